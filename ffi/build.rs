@@ -1,0 +1,355 @@
+//! Builds the two layout probes and the decision shim for one configured tree.
+//!
+//! The tree comes from `INNODB_SRC` (source root) and `INNODB_BUILD` (a build
+//! directory configured with the project's cmake options plus
+//! `CMAKE_EXPORT_COMPILE_COMMANDS=ON`, with `make GenError` run). Without them
+//! the crate builds with no tree and its tests fail, pointing at
+//! `cargo xtask ffi check --tree <spec>`.
+//!
+//! With a tree:
+//! 1. the generation (10.5-style, 10.11-style, post-fix) is read from
+//!    `buf0buf.h`, and only the matching shim is compiled;
+//! 2. the defines, include directories and `-std` of the server's own
+//!    `storage/innobase/buf/buf0buf.cc` are taken from `compile_commands.json`;
+//! 3. bindgen (libclang) generates the descriptor structs, and Rust code that
+//!    measures them is generated from `src/probes.rs`;
+//! 4. the shim is compiled with g++ and those flags, together with C++ code
+//!    generated from the same probe list.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::{env, fs};
+
+#[path = "src/probes.rs"]
+#[allow(dead_code)]
+mod probes;
+
+use probes::{Generation, Kind, Probe};
+
+fn main() {
+    println!("cargo::rerun-if-env-changed=INNODB_SRC");
+    println!("cargo::rerun-if-env-changed=INNODB_BUILD");
+    println!("cargo::rerun-if-changed=shim");
+    println!("cargo::rerun-if-changed=src/probes.rs");
+    println!(
+        "cargo::rustc-check-cfg=cfg(innodb, values(\"none\", \"10.5\", \"10.11\", \"post-fix\"))"
+    );
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
+    let build = env::var_os("INNODB_BUILD").filter(|s| !s.is_empty());
+    match (src, build) {
+        (None, None) => write_no_tree(&out),
+        (Some(src), Some(build)) => {
+            if let Err(e) = build_tree(&out, Path::new(&src), Path::new(&build)) {
+                panic!("ffi: {e}");
+            }
+        }
+        _ => panic!(
+            "ffi: set both INNODB_SRC (source root) and INNODB_BUILD (configured build dir), \
+             or neither; `cargo xtask ffi check --tree <spec>` sets them"
+        ),
+    }
+}
+
+/// No tree: an empty crate whose API reports "not configured".
+fn write_no_tree(out: &Path) {
+    println!("cargo::rustc-cfg=innodb=\"none\"");
+    write(
+        out.join("tree.rs"),
+        "pub(crate) const TREE: Option<TreeInfo> = None;\n",
+    );
+}
+
+fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
+    let header = src.join("storage/innobase/include/buf0buf.h");
+    let text = fs::read_to_string(&header)
+        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
+    let generation = Generation::detect(&text).ok_or_else(|| {
+        format!(
+            "cannot tell the generation of {}: none of the 10.5, 10.11 or post-fix markers found",
+            header.display()
+        )
+    })?;
+    let version = read_version(src);
+    let flags = server_flags(build)?;
+    println!("cargo::rustc-cfg=innodb=\"{}\"", generation.name());
+    println!(
+        "cargo::rerun-if-changed={}",
+        build.join("compile_commands.json").display()
+    );
+    println!("cargo::rerun-if-changed={}", header.display());
+
+    let list = probes::probes(generation);
+    write(out.join("probes.inc"), &cxx_probes(list));
+    write(out.join("probes_bindgen.rs"), &rust_probes(list));
+    run_bindgen(out, &flags)?;
+    compile_shim(out, generation, &flags);
+
+    let mut tree = String::new();
+    writeln!(
+        tree,
+        "pub(crate) const TREE: Option<TreeInfo> = Some(TreeInfo {{ generation: Generation::{:?}, \
+         version: {:?}, src: {:?}, build: {:?}, flags: &{:?} }});",
+        generation,
+        version,
+        src.display().to_string(),
+        build.display().to_string(),
+        flags
+    )
+    .unwrap();
+    write(out.join("tree.rs"), &tree);
+    Ok(())
+}
+
+/// `10.11.18` from the tree's `VERSION` file.
+fn read_version(src: &Path) -> String {
+    let text = fs::read_to_string(src.join("VERSION")).unwrap_or_default();
+    let get = |key: &str| {
+        text.lines()
+            .find_map(|l| {
+                l.strip_prefix(key)?
+                    .trim_start()
+                    .strip_prefix('=')
+                    .map(|v| v.trim().to_string())
+            })
+            .unwrap_or_default()
+    };
+    format!(
+        "{}.{}.{}{}",
+        get("MYSQL_VERSION_MAJOR"),
+        get("MYSQL_VERSION_MINOR"),
+        get("MYSQL_VERSION_PATCH"),
+        get("MYSQL_VERSION_EXTRA")
+    )
+}
+
+/// The layout-relevant flags the server uses for `buf/buf0buf.cc`: defines,
+/// include directories, forced includes and the language standard.
+fn server_flags(build: &Path) -> Result<Vec<String>, String> {
+    let path = build.join("compile_commands.json");
+    let text = fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "cannot read {}: {e}; configure the tree with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+            path.display()
+        )
+    })?;
+    let json: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("cannot parse {}: {e}", path.display()))?;
+    let entries = json
+        .as_array()
+        .ok_or_else(|| format!("{} is not an array", path.display()))?;
+    let mut candidates = Vec::new();
+    for e in entries {
+        let file = e["file"].as_str().unwrap_or_default();
+        if !file.ends_with("storage/innobase/buf/buf0buf.cc") {
+            continue;
+        }
+        let args: Vec<String> = match (e["arguments"].as_array(), e["command"].as_str()) {
+            (Some(a), _) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect(),
+            (None, Some(c)) => {
+                shlex::split(c).ok_or_else(|| format!("cannot split the command of {file}"))?
+            }
+            _ => continue,
+        };
+        let dir = PathBuf::from(e["directory"].as_str().unwrap_or("."));
+        candidates.push((args, dir));
+    }
+    // The storage engine itself (innobase.dir), not innochecksum, which
+    // compiles the same file with -DUNIV_INNOCHECKSUM.
+    let (args, dir) = candidates
+        .iter()
+        .find(|(a, _)| a.iter().any(|x| x.contains("innobase.dir")))
+        .or_else(|| {
+            candidates
+                .iter()
+                .find(|(a, _)| !a.iter().any(|x| x == "-DUNIV_INNOCHECKSUM"))
+        })
+        .ok_or_else(|| {
+            format!(
+                "no entry for storage/innobase/buf/buf0buf.cc in {}",
+                path.display()
+            )
+        })?;
+    let abs = |p: &str| {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        }
+        .display()
+        .to_string()
+    };
+    let mut flags = Vec::new();
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        if a.starts_with("-D") || a.starts_with("-U") || a.starts_with("-std=") {
+            flags.push(a.clone());
+        } else if let Some(p) = a.strip_prefix("-I").filter(|p| !p.is_empty()) {
+            flags.push(format!("-I{}", abs(p)));
+        } else if matches!(a.as_str(), "-I" | "-isystem" | "-iquote" | "-include") {
+            if let Some(p) = it.next() {
+                flags.push(a.clone());
+                flags.push(if a == "-include" { p.clone() } else { abs(p) });
+            }
+        }
+    }
+    Ok(flags)
+}
+
+/// C++ that fills `ffi_fact`s from the probe list (included by the shim).
+fn cxx_probes(list: &[Probe]) -> String {
+    let mut s = String::from("/* generated by build.rs from src/probes.rs */\n");
+    s.push_str("#pragma GCC diagnostic push\n#pragma GCC diagnostic ignored \"-Woverflow\"\n");
+    s.push_str("#pragma GCC diagnostic ignored \"-Wconversion\"\n");
+    for (i, p) in list.iter().enumerate() {
+        if let Some(t) = p.private {
+            writeln!(
+                s,
+                "struct ffi_tag_{i} {{ typedef {t} {ty}::*type; friend type ffi_get(ffi_tag_{i}); }};\n\
+                 template struct ffi_rob<ffi_tag_{i}, &{ty}::{m}>;",
+                ty = p.ty,
+                m = p.member
+            )
+            .unwrap();
+        }
+    }
+    s.push_str("extern \"C\" size_t ffi_layout(ffi_fact *out, size_t cap)\n{\n  size_t n= 0;\n");
+    for (i, p) in list.iter().enumerate() {
+        let (ty, m) = (p.ty, p.member);
+        let member = match p.private {
+            Some(_) => format!("(p->*ffi_get(ffi_tag_{i}()))"),
+            None => format!("(p->{m})"),
+        };
+        match p.kind {
+            Kind::Size => {
+                writeln!(s, "  FFI_PUSH(FFI_SIZE, \"{ty}\", \"\", sizeof({ty}));").unwrap()
+            }
+            Kind::Offset => {
+                writeln!(
+                    s,
+                    "  {{ {ty} *p= ffi_zeroed<{ty}>();\n    \
+                     FFI_PUSH(FFI_OFFSET, \"{ty}\", \"{m}\", ffi_offset(p, &{member}));"
+                )
+                .unwrap();
+                if p.width {
+                    writeln!(
+                        s,
+                        "    FFI_PUSH(FFI_WIDTH, \"{ty}\", \"{m}\", 8 * sizeof {member});"
+                    )
+                    .unwrap();
+                }
+                s.push_str("  }\n");
+            }
+            Kind::Bits => writeln!(
+                s,
+                "  {{ {ty} *p= ffi_zeroed<{ty}>(); p->{m}= ~0U; uint64_t lo, w;\n    \
+                 ffi_scan_bits(p, sizeof *p, &lo, &w);\n    \
+                 FFI_PUSH(FFI_BIT_OFFSET, \"{ty}\", \"{m}\", lo);\n    \
+                 FFI_PUSH(FFI_BIT_WIDTH, \"{ty}\", \"{m}\", w); }}"
+            )
+            .unwrap(),
+        }
+    }
+    s.push_str("  return n;\n}\n#pragma GCC diagnostic pop\n");
+    s
+}
+
+/// Rust that measures the bindgen structs from the probe list (included by
+/// the library's private `sys` module).
+fn rust_probes(list: &[Probe]) -> String {
+    let mut s = String::from(
+        "// generated by build.rs from src/probes.rs\n\
+         pub(crate) fn bindgen_facts() -> Vec<(Quantity, u64)> {\n    let mut v = Vec::new();\n",
+    );
+    for p in list {
+        let (ty, m, r) = (p.ty, p.member, p.rust_name());
+        match p.kind {
+            Kind::Size => writeln!(
+                s,
+                "    v.push((Quantity::Size(\"{ty}\"), std::mem::size_of::<bindings::{ty}>() as u64));"
+            )
+            .unwrap(),
+            Kind::Offset => {
+                writeln!(
+                    s,
+                    "    v.push((Quantity::Offset(\"{ty}\", \"{m}\"), std::mem::offset_of!(bindings::{ty}, {r}) as u64));"
+                )
+                .unwrap();
+                if p.width {
+                    writeln!(
+                        s,
+                        "    v.push((Quantity::Width(\"{ty}\", \"{m}\"), 8 * field_size(|x: &bindings::{ty}| &x.{r})));"
+                    )
+                    .unwrap();
+                }
+            }
+            Kind::Bits => writeln!(
+                s,
+                "    {{ let (lo, w) = bitfield_bits(|x: &mut bindings::{ty}| x.set_{m}(!0));\n      \
+                 v.push((Quantity::BitOffset(\"{ty}\", \"{m}\"), lo));\n      \
+                 v.push((Quantity::BitWidth(\"{ty}\", \"{m}\"), w)); }}"
+            )
+            .unwrap(),
+        }
+    }
+    s.push_str("    v\n}\n");
+    s
+}
+
+fn run_bindgen(out: &Path, flags: &[String]) -> Result<(), String> {
+    let wrapper = out.join("wrapper.hpp");
+    write(&wrapper, "#include \"univ.i\"\n#include \"buf0buf.h\"\n");
+    let bindings = bindgen::Builder::default()
+        .header(wrapper.display().to_string())
+        .clang_args(["-x", "c++", "-O2"])
+        .clang_args(flags)
+        .allowlist_type("buf_page_t|buf_block_t|page_zip_des_t|page_id_t")
+        // Locks, atomics, list nodes and library templates only matter by
+        // size and alignment here.
+        .opaque_type(
+            "block_lock|sux_lock.*|ssux_lock.*|srw_.*|rw_lock_t|rw_lock|ib_mutex_t|Atomic_.*",
+        )
+        .opaque_type("std::.*|ut_list_node.*|dict_index_t|buf_tmp_buffer_t|buf_pool_t|os_event.*")
+        .with_codegen_config(bindgen::CodegenConfig::TYPES)
+        .layout_tests(true)
+        .derive_debug(false)
+        .derive_default(false)
+        .generate_comments(false)
+        .parse_callbacks(Box::new(bindgen::CargoCallbacks::new()))
+        .generate()
+        .map_err(|e| format!("bindgen failed on {}: {e}", wrapper.display()))?;
+    bindings
+        .write_to_file(out.join("bindings.rs"))
+        .map_err(|e| format!("cannot write bindings: {e}"))
+}
+
+fn compile_shim(out: &Path, generation: Generation, flags: &[String]) {
+    let shim = match generation {
+        Generation::V10_5 => "shim/shim_10_5.cc",
+        Generation::V10_11 => "shim/shim_10_11.cc",
+        Generation::PostFix => "shim/shim_post_fix.cc",
+    };
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .compiler("g++")
+        .file(shim)
+        .include("shim")
+        .include(out)
+        .warnings(false)
+        .extra_warnings(false)
+        // the server's optimisation level for this file (last -O wins)
+        .flag("-O2");
+    for f in flags {
+        b.flag(f);
+    }
+    b.compile("innodb_shim");
+}
+
+fn write(path: impl AsRef<Path>, text: &str) {
+    let path = path.as_ref();
+    fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}

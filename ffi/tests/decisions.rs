@@ -1,0 +1,450 @@
+//! The tree's header-inline decision functions == the model's (`lru_model::decide`),
+//! on seeded random inputs biased towards the edges: clock wrap-around, the
+//! 32-bit millisecond wrap, threshold boundaries (and 0), pool sizes and old
+//! ratios. `FFI_SEED` and `FFI_CASES` override the seed and the case count.
+
+use lru_model::decide;
+
+const DEFAULT_SEED: u64 = 0x1bdb_5eed_0003;
+const DEFAULT_CASES: u64 = 200_000;
+const MASK31: u32 = (1 << 31) - 1;
+
+fn tree() -> ffi::TreeInfo {
+    ffi::tree().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn cases() -> u64 {
+    env_u64("FFI_CASES", DEFAULT_CASES)
+}
+
+/// splitmix64: small, seedable, reproducible across platforms.
+struct Rng(u64);
+
+impl Rng {
+    fn new(salt: u64) -> Rng {
+        Rng(env_u64("FFI_SEED", DEFAULT_SEED) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    }
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn u32(&mut self) -> u32 {
+        self.next() as u32
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    /// a small signed offset, for hitting `<` / `>=` boundaries exactly
+    fn jitter(&mut self) -> i64 {
+        self.below(7) as i64 - 3
+    }
+}
+
+fn add(x: u32, d: i64) -> u32 {
+    x.wrapping_add(d as u32)
+}
+
+/// The pool clock: 0 (no eviction yet), small, around the 31-bit and 32-bit wraps, anything.
+fn pool_clock(r: &mut Rng) -> u32 {
+    match r.below(6) {
+        0 => 0,
+        1 => r.below(5000) as u32,
+        2 => add(1 << 31, r.below(4000) as i64 - 2000),
+        3 => add(0, -(r.below(4000) as i64) - 1),
+        _ => r.u32(),
+    }
+}
+
+fn curr_size(r: &mut Rng) -> u64 {
+    match r.below(6) {
+        0 => 0,
+        1 => r.below(512),
+        2 => 8192,
+        3 => r.below(1 << 20),
+        4 => r.below(1 << 32),
+        _ => r.below(1 << 40),
+    }
+}
+
+/// LRU_old_ratio: the server's range [51, 1024], sometimes beyond (wraps in ulint).
+fn old_ratio(r: &mut Rng) -> u32 {
+    match r.below(10) {
+        0 => 378,
+        1 => [51, 1024, 0, 1025, 4096][r.below(5) as usize],
+        _ => 51 + r.below(1024 - 51 + 1) as u32,
+    }
+}
+
+fn window(curr_size: u64, ratio: u32) -> u64 {
+    curr_size.wrapping_mul(1024u64.wrapping_sub(u64::from(ratio))) / 4096
+}
+
+/// The block's 31-bit stamp, often placed so that the pool clock sits right at
+/// the edge of the "young" window, or just before the 31-bit wrap.
+fn block_clock(r: &mut Rng, pool: u32, size: u64, ratio: u32) -> u32 {
+    match r.below(4) {
+        0 => r.u32() & MASK31,
+        1 => add(MASK31, -(r.below(3000) as i64)) & MASK31,
+        _ => {
+            add(
+                (pool & MASK31).wrapping_sub(window(size, ratio) as u32),
+                r.jitter(),
+            ) & MASK31
+        }
+    }
+}
+
+fn threshold(r: &mut Rng) -> u32 {
+    match r.below(6) {
+        0 => 0,
+        1 => 1,
+        2 => 1000,
+        3 => u32::MAX - r.below(3) as u32,
+        _ => r.below(100_000) as u32,
+    }
+}
+
+/// (access_time, now): never accessed, at the threshold boundary, across the
+/// 2^32 ms wrap, or anything; `now` also gets random high bits (ut_time_ms()
+/// is a 64-bit ulint that the C++ truncates).
+fn access_and_now(r: &mut Rng, threshold: u32) -> (u32, u64) {
+    let access = match r.below(8) {
+        0 => 0,
+        1 => u32::MAX - r.below(2000) as u32,
+        _ => r.u32(),
+    };
+    let low = match r.below(5) {
+        0 => r.u32(),
+        1 => r.below(2000) as u32,
+        _ => add(access.wrapping_add(threshold), r.jitter()),
+    };
+    let high = if r.chance(50) {
+        r.next() & !u64::from(u32::MAX)
+    } else {
+        0
+    };
+    (access, high | u64::from(low))
+}
+
+fn eager(r: &mut Rng) -> ffi::real::Eager {
+    let pool = pool_clock(r);
+    let size = curr_size(r);
+    let ratio = old_ratio(r);
+    let threshold = threshold(r);
+    let (access_time, now_ms) = access_and_now(r, threshold);
+    ffi::real::Eager {
+        pool_clock: pool,
+        block_clock: block_clock(r, pool, size, ratio),
+        old: r.chance(50),
+        access_time,
+        now_ms,
+        curr_size: size,
+        old_ratio: u64::from(ratio),
+        threshold_ms: threshold,
+    }
+}
+
+/// Which branch of buf_page_peek_if_too_old() the C++ took.
+fn eager_class(i: &ffi::real::Eager, real: (bool, u64)) -> String {
+    let branch = if i.pool_clock == 0 {
+        "no eviction yet"
+    } else if i.threshold_ms != 0 && i.old {
+        "old block, threshold"
+    } else {
+        "new block or threshold 0"
+    };
+    format!("{branch}: too_old={} not_made_young+={}", real.0, real.1)
+}
+
+fn model_input(i: &ffi::real::Eager) -> decide::EagerInput {
+    decide::EagerInput {
+        pool_clock: i.pool_clock,
+        block_clock: i.block_clock,
+        block_old: i.old,
+        access_time: i.access_time,
+        now_ms: i.now_ms as u32,
+        curr_size: i.curr_size,
+        old_ratio: i.old_ratio as u32,
+        threshold_ms: i.threshold_ms,
+    }
+}
+
+/// Collects disagreements and the outcome mix (to show every branch was hit).
+struct Tally {
+    name: &'static str,
+    cases: u64,
+    mismatches: u64,
+    examples: Vec<String>,
+    outcomes: std::collections::BTreeMap<String, u64>,
+}
+
+impl Tally {
+    fn new(name: &'static str) -> Tally {
+        Tally {
+            name,
+            cases: 0,
+            mismatches: 0,
+            examples: Vec::new(),
+            outcomes: Default::default(),
+        }
+    }
+    /// `class` names the branch the C++ took, to show the inputs reach all of them.
+    fn check<T: PartialEq + std::fmt::Debug>(
+        &mut self,
+        input: impl std::fmt::Debug,
+        real: T,
+        model: T,
+        class: &str,
+    ) {
+        self.cases += 1;
+        *self.outcomes.entry(class.to_string()).or_default() += 1;
+        if real != model {
+            self.mismatches += 1;
+            if self.examples.len() < 5 {
+                self.examples
+                    .push(format!("{input:?}: C++ {real:?}, model {model:?}"));
+            }
+        }
+    }
+    fn finish(self, tree: &ffi::TreeInfo, needed_outcomes: usize) {
+        println!(
+            "{}: {}: {} cases checked (seed {:#x}), {} mismatches; C++ outcomes {:?}",
+            tree.version,
+            self.name,
+            self.cases,
+            env_u64("FFI_SEED", DEFAULT_SEED),
+            self.mismatches,
+            self.outcomes
+        );
+        assert!(
+            self.mismatches == 0,
+            "{}: {} differs between the C++ and lru_model::decide in {} of {} cases, e.g.:\n  {}",
+            tree.version,
+            self.name,
+            self.mismatches,
+            self.cases,
+            self.examples.join("\n  ")
+        );
+        assert!(
+            self.outcomes.len() >= needed_outcomes,
+            "{}: {}: the inputs reached only {:?}; the generator misses a branch",
+            tree.version,
+            self.name,
+            self.outcomes
+        );
+    }
+}
+
+fn pre_fix(tree: &ffi::TreeInfo) -> bool {
+    if matches!(tree.generation, ffi::Generation::PostFix) {
+        println!(
+            "{}: pre-fix functions are gone in a post-fix tree; not applicable",
+            tree.version
+        );
+        return false;
+    }
+    true
+}
+
+#[test]
+fn set_accessed_matches_the_model() {
+    let tree = tree();
+    if !pre_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(1);
+    let mut t = Tally::new("buf_page_t::set_accessed");
+    for n in 0..cases() {
+        let access = if r.chance(40) { 0 } else { r.u32() };
+        let now = match n % 8 {
+            0 => r.next() & !u64::from(u32::MAX), // low 32 bits 0: stays "never accessed"
+            _ => r.next(),
+        };
+        let real = ffi::real::set_accessed(access, now).unwrap();
+        let model = decide::set_accessed(access, now as u32);
+        let class = match real {
+            (true, _) => "not first",
+            (false, 0) => "first, clock reads 0 mod 2^32",
+            (false, _) => "first, stamped",
+        };
+        t.check((access, now), real, model, class);
+    }
+    t.finish(&tree, 3);
+}
+
+#[test]
+fn peek_if_young_matches_the_model() {
+    let tree = tree();
+    if !pre_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(2);
+    let mut t = Tally::new("buf_page_peek_if_young");
+    for _ in 0..cases() {
+        let i = eager(&mut r);
+        let real = ffi::real::peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio)
+            .unwrap();
+        let model =
+            decide::peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio as u32);
+        t.check(
+            (i.pool_clock, i.block_clock, i.curr_size, i.old_ratio),
+            real,
+            model,
+            &real.to_string(),
+        );
+    }
+    t.finish(&tree, 2);
+}
+
+#[test]
+fn peek_if_too_old_matches_the_model() {
+    let tree = tree();
+    if !pre_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(3);
+    let mut t = Tally::new("buf_page_peek_if_too_old (decision, n_pages_not_made_young)");
+    for _ in 0..cases() {
+        let i = eager(&mut r);
+        let real = ffi::real::peek_if_too_old(&i).unwrap();
+        let model = decide::peek_if_too_old(&model_input(&i));
+        t.check(i, real, model, &eager_class(&i, real));
+    }
+    t.finish(&tree, 5);
+}
+
+#[test]
+fn make_young_if_needed_10_5_matches_the_model() {
+    let tree = tree();
+    if !matches!(tree.generation, ffi::Generation::V10_5) {
+        println!(
+            "{}: buf_page_make_young_if_needed is inline only in 10.5-style trees; not applicable",
+            tree.version
+        );
+        return;
+    }
+    let mut r = Rng::new(4);
+    let mut t =
+        Tally::new("buf_page_make_young_if_needed (make_young calls, n_pages_not_made_young)");
+    for _ in 0..cases() {
+        let i = eager(&mut r);
+        let real = ffi::real::make_young_if_needed_eager(&i).unwrap();
+        let (too_old, not_young) = decide::peek_if_too_old(&model_input(&i));
+        t.check(
+            i,
+            real,
+            (u64::from(too_old), not_young),
+            &eager_class(&i, (real.0 == 1, real.1)),
+        );
+    }
+    t.finish(&tree, 5);
+}
+
+fn post_fix(tree: &ffi::TreeInfo) -> bool {
+    if !matches!(tree.generation, ffi::Generation::PostFix) {
+        println!(
+            "{}: not a post-fix tree; touch_no_stamp/make_young_if_needed not applicable",
+            tree.version
+        );
+        return false;
+    }
+    true
+}
+
+fn clock_pair(r: &mut Rng, threshold: u16) -> (u16, u16) {
+    let access = match r.below(6) {
+        0 => 0,
+        1 => u16::MAX - r.below(100) as u16,
+        _ => r.next() as u16,
+    };
+    let clock = match r.below(4) {
+        0 => r.next() as u16,
+        _ => access
+            .wrapping_add(threshold)
+            .wrapping_add(r.jitter() as u16),
+    };
+    (access, clock)
+}
+
+#[test]
+fn touch_no_stamp_matches_the_model() {
+    let tree = tree();
+    if !post_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(5);
+    let mut t = Tally::new("buf_page_t::touch_no_stamp (PROMOTE after)");
+    for _ in 0..cases() {
+        let threshold = match r.below(5) {
+            0 => 0,
+            1 => 1,
+            2 => decide::LAZY_THRESHOLD_MAX,
+            _ => r.below(70_000) as u16,
+        };
+        let promote = r.chance(20);
+        let (access, clock) = clock_pair(&mut r, threshold);
+        let real = ffi::real::touch_no_stamp(promote, access, clock, threshold).unwrap();
+        let model = decide::touch_no_stamp(promote, access, clock, threshold);
+        let class = match (promote, threshold, real) {
+            (true, _, _) => "already flagged",
+            (false, 0, _) => "threshold 0",
+            (false, _, true) => "flagged: older than threshold",
+            (false, _, false) => "not flagged",
+        };
+        t.check((promote, access, clock, threshold), real, model, class);
+    }
+    t.finish(&tree, 2);
+}
+
+#[test]
+fn make_young_if_needed_post_fix_matches_the_model() {
+    let tree = tree();
+    if !post_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(6);
+    let mut t = Tally::new("buf_page_t::make_young_if_needed<count_not_young, only_old>");
+    for _ in 0..cases() {
+        let (count, only_old, promote, old) =
+            (r.chance(50), r.chance(50), r.chance(50), r.chance(50));
+        let access = if r.chance(30) { 0 } else { r.next() as u16 };
+        let real = ffi::real::make_young_if_needed(count, only_old, promote, old, access).unwrap();
+        let model = match (count, only_old) {
+            (false, false) => decide::make_young_if_needed::<false, false>(promote, old, access),
+            (false, true) => decide::make_young_if_needed::<false, true>(promote, old, access),
+            (true, false) => decide::make_young_if_needed::<true, false>(promote, old, access),
+            (true, true) => decide::make_young_if_needed::<true, true>(promote, old, access),
+        };
+        let real = (
+            real.moved,
+            real.make_young_calls,
+            real.made_young,
+            real.not_made_young,
+        );
+        let model = (
+            model.moved,
+            u64::from(model.moved),
+            model.made_young,
+            model.not_made_young,
+        );
+        let class = format!(
+            "moved={} made_young={} not_made_young={}",
+            real.0, real.2, real.3
+        );
+        t.check((count, only_old, promote, old, access), real, model, &class);
+    }
+    t.finish(&tree, 4);
+}

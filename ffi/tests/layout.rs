@@ -1,0 +1,117 @@
+//! bindgen's layout == the g++ shim's layout == the model's declared field map.
+
+use std::collections::BTreeMap;
+
+use lru_model::layout::Quantity;
+
+fn tree() -> ffi::TreeInfo {
+    ffi::tree().unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn by_quantity(facts: Vec<ffi::Measured>) -> BTreeMap<Quantity, u64> {
+    let mut map = BTreeMap::new();
+    for f in facts {
+        assert!(
+            map.insert(f.what, f.value).is_none(),
+            "{} measured twice",
+            f.what
+        );
+    }
+    map
+}
+
+fn show(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+#[test]
+fn layout_bindgen_shim_and_model_agree() {
+    let tree = tree();
+    let series = tree.series();
+    let model = series.field_map();
+    let bindgen = by_quantity(ffi::bindgen_layout().unwrap());
+    let shim = by_quantity(ffi::shim_layout().unwrap());
+    let declared: BTreeMap<Quantity, u64> = model.facts.iter().map(|f| (f.what, f.value)).collect();
+
+    // the model's order first, then anything only the probes measured
+    let mut all: Vec<Quantity> = model.facts.iter().map(|f| f.what).collect();
+    for q in bindgen.keys().chain(shim.keys()) {
+        if !all.contains(q) {
+            all.push(*q);
+        }
+    }
+
+    println!(
+        "layout of {} ({} series, model map {}), {} quantities:",
+        tree.version,
+        series,
+        if model.compiled {
+            "compiled before"
+        } else {
+            "hand-computed"
+        },
+        all.len()
+    );
+    println!(
+        "  {:<44} {:>8} {:>8} {:>8}",
+        "quantity", "bindgen", "g++", "model"
+    );
+    let mut mismatches = Vec::new();
+    for q in &all {
+        let (b, s, m) = (
+            bindgen.get(q).copied(),
+            shim.get(q).copied(),
+            declared.get(q).copied(),
+        );
+        let ok = b.is_some() && b == s && s == m;
+        println!(
+            "  {:<44} {:>8} {:>8} {:>8}{}",
+            q.to_string(),
+            show(b),
+            show(s),
+            show(m),
+            if ok { "" } else { "  <-- MISMATCH" }
+        );
+        if !ok {
+            mismatches.push(format!(
+                "{} ({series}): {q}: bindgen={}, g++ shim={}, model (lru_model::layout)={}",
+                tree.version,
+                show(b),
+                show(s),
+                show(m)
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "layout mismatches:\n  {}",
+        mismatches.join("\n  ")
+    );
+    println!(
+        "{}: {} layout quantities agree across bindgen, g++ and the model",
+        tree.version,
+        all.len()
+    );
+}
+
+#[test]
+fn flags_come_from_the_server_build() {
+    let tree = tree();
+    println!(
+        "{}: shim and bindgen flags from compile_commands.json: {}",
+        tree.version,
+        tree.flags.join(" ")
+    );
+    for needed in ["-DHAVE_CONFIG_H", "-DBTR_CUR_HASH_ADAPT"] {
+        assert!(
+            tree.flags.contains(&needed),
+            "{}: {needed} missing from the server's flags",
+            tree.version
+        );
+    }
+    assert!(
+        !tree.flags.contains(&"-DUNIV_INNOCHECKSUM"),
+        "{}: took innochecksum's compile command instead of the server's",
+        tree.version
+    );
+}

@@ -1,0 +1,373 @@
+//! The header-inline decision rules of InnoDB's buffer pool LRU, as pure functions.
+//!
+//! Each function reproduces one C++ rule bit for bit, including the integer
+//! widths and the wrap-around of the C++ arithmetic, so that the ffi crate can
+//! check it against the real headers and the policies in [`crate::policy`]
+//! can run exactly the code that was checked.
+//!
+//! References without a prefix are to MariaDB 10.11.18 `storage/innobase/`.
+//! References prefixed with `P:` are to the post-fix (MDEV-33966) tree at
+//! MariaDB/server commit 180a9db4087015ef903fdd9865cc8e880e067635, and those
+//! prefixed with `Q:` to commit 0e4aec4058440075a00f415cea6225cc591eb9b2; they
+//! name the function because that tree was read without line numbers.
+
+/// `BUF_LRU_OLD_RATIO_DIV` (include/buf0lru.h:147): the old-sublist ratio is in 1/1024 units.
+pub const OLD_RATIO_DIV: u64 = 1024;
+
+/// The 31 bits of `buf_page_t::freed_page_clock` (include/buf0buf.h:580).
+pub const FREED_PAGE_CLOCK_MASK: u32 = (1 << 31) - 1;
+
+/// 10.5/10.11 `buf_page_t::set_accessed()`: returns (not_first_access, new_access_time).
+///
+/// Reproduces include/buf0buf.h:855-860 (10.5: include/buf0buf.h:1040-1044):
+/// the first access stores `uint32_t(ut_time_ms())`; a later one keeps the
+/// stamp. A clock that reads 0 (mod 2^32) leaves the block "never accessed",
+/// exactly as in the server.
+pub fn set_accessed(access_time: u32, now_ms: u32) -> (bool, u32) {
+    if access_time != 0 {
+        (true, access_time)
+    } else {
+        (false, now_ms)
+    }
+}
+
+/// `buf_page_peek_if_young()`: pool_clock is buf_pool.freed_page_clock (u32), block_clock is the 31-bit stamp,
+/// curr_size is buf_pool.curr_size() (ulint = u64), old_ratio is buf_pool.LRU_old_ratio (1/1024 units).
+///
+/// Reproduces include/buf0buf.inl:35-43 (10.5: include/buf0buf.inl:82-90):
+/// `(freed_page_clock & (2^31-1)) < bpage->freed_page_clock +
+/// curr_size() * (1024 - LRU_old_ratio) / (1024 * 4)`.
+/// The arithmetic is done in `ulint` as in C++: `LRU_old_ratio` is a `ulint`
+/// (include/buf0buf.h:1570), so `1024 - ratio` and the product wrap modulo
+/// 2^64, and the 31-bit stamp is widened without wrapping. A `block_clock`
+/// wider than 31 bits is truncated as storing it into the bitfield would.
+/// There is deliberately no wrap-around handling (the FIXME in the C++).
+pub fn peek_if_young(pool_clock: u32, block_clock: u32, curr_size: u64, old_ratio: u32) -> bool {
+    let clock = u64::from(pool_clock) & u64::from(FREED_PAGE_CLOCK_MASK);
+    let stamp = u64::from(block_clock & FREED_PAGE_CLOCK_MASK);
+    let window = curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(u64::from(old_ratio)))
+        / (OLD_RATIO_DIV * 4);
+    clock < stamp.wrapping_add(window)
+}
+
+/// Everything `buf_page_peek_if_too_old()` reads, as one snapshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EagerInput {
+    /// `buf_pool.freed_page_clock`
+    pub pool_clock: u32,
+    /// `bpage->freed_page_clock` (31 bits)
+    pub block_clock: u32,
+    /// `bpage->old`
+    pub block_old: bool,
+    /// `bpage->access_time` (ms of the first access, 0 = never)
+    pub access_time: u32,
+    /// `ut_time_ms()` truncated to 32 bits
+    pub now_ms: u32,
+    /// `buf_pool.curr_size()`
+    pub curr_size: u64,
+    /// `buf_pool.LRU_old_ratio`
+    pub old_ratio: u32,
+    /// `buf_LRU_old_threshold_ms` (innodb_old_blocks_time)
+    pub threshold_ms: u32,
+}
+
+/// `buf_page_peek_if_too_old()`: (too_old, increment of stat.n_pages_not_made_young: 0 or 1)
+///
+/// Reproduces include/buf0buf.inl:49-76 (10.5: include/buf0buf.inl:96-123):
+/// 1. `freed_page_clock == 0`: false, no statistics (warm-up or in-memory);
+/// 2. threshold set and the block old: true if it was accessed and
+///    `uint32_t(ut_time_ms() - access_time) >= threshold` (wraps every
+///    2^32 ms, about 49.7 days), else one `n_pages_not_made_young`;
+/// 3. otherwise `!buf_page_peek_if_young()`.
+pub fn peek_if_too_old(i: &EagerInput) -> (bool, u64) {
+    if i.pool_clock == 0 {
+        return (false, 0);
+    }
+    if i.threshold_ms != 0 && i.block_old {
+        if i.access_time != 0 && i.now_ms.wrapping_sub(i.access_time) >= i.threshold_ms {
+            return (true, 0);
+        }
+        return (false, 1);
+    }
+    (
+        !peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio),
+        0,
+    )
+}
+
+/// Largest `LRU_old_threshold`: a 16-bit age can never exceed `UINT16_MAX - 1`.
+pub const LAZY_THRESHOLD_MAX: u16 = u16::MAX - 1;
+
+/// post-fix: buf_pool_t::set_old_threshold_ms() -> LRU_old_threshold (seconds, u16)
+///
+/// Reproduces P:buf/buf0buf.cc `buf_pool_t::set_old_threshold_ms()`:
+/// `uint16_t(std::min((uint64_t{ms} + 999) / 1000, 65534))`. Rounding up keeps
+/// sub-second settings enabled; the cap keeps the threshold below the 16-bit
+/// age range.
+pub fn lazy_threshold_from_ms(ms: u32) -> u16 {
+    // The min() makes the narrowing lossless.
+    u64::from(ms)
+        .div_ceil(1000)
+        .min(u64::from(LAZY_THRESHOLD_MAX)) as u16
+}
+
+/// post-fix buf_pool_t::now() mapping of monotonic seconds: uint16 truncation with 0 mapped to 1
+///
+/// Reproduces P:srv/srv0srv.cc `buf_pool_t::now()`: `t = uint16_t(seconds)`,
+/// then `t | ((uint32_t{t} - 1) >> 31)`, which maps 0 (reserved for "never
+/// accessed") to 1 without a branch.
+pub fn lazy_clock_from_secs(secs: u64) -> u16 {
+    let t = secs as u16; // the C++ truncates to uint16_t on purpose
+    t | (u32::from(t).wrapping_sub(1) >> 31) as u16
+}
+
+/// post-fix touch_no_stamp(): returns the new PROMOTE bit
+///
+/// Reproduces P:include/buf0buf.h `buf_page_t::touch_no_stamp()`: a block
+/// already flagged stays flagged; with `innodb_old_blocks_time=0` every access
+/// flags it; otherwise it is flagged only if it has a stamp and its age,
+/// modulo 65536, is strictly greater than the threshold (one more tick, since
+/// the clock advances about once per second).
+pub fn touch_no_stamp(promote: bool, access_time: u16, access_clock: u16, threshold: u16) -> bool {
+    if promote {
+        return true;
+    }
+    if threshold != 0 && (access_time == 0 || access_clock.wrapping_sub(access_time) <= threshold) {
+        return false;
+    }
+    true
+}
+
+/// post-fix touch(): returns (not_first, new_access_time, new_promote)
+///
+/// Reproduces P:buf/buf0buf.cc `buf_page_t::touch()`: stamp `access_time =
+/// buf_pool.access_clock` on the first access, then `touch_no_stamp()` with
+/// that stamp. No mutex and no list access.
+pub fn touch(
+    promote: bool,
+    access_time: u16,
+    access_clock: u16,
+    threshold: u16,
+) -> (bool, u16, bool) {
+    let not_first = access_time != 0;
+    let stamp = if not_first { access_time } else { access_clock };
+    (
+        not_first,
+        stamp,
+        touch_no_stamp(promote, stamp, access_clock, threshold),
+    )
+}
+
+/// What one sweep visit did to a block and to the two status counters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct SweepOutcome {
+    /// whether `make_young()` was called (the block goes to the MRU end)
+    pub moved: bool,
+    /// increment of `buf_pool.stat.n_pages_made_young` (0 or 1)
+    pub made_young: u64,
+    /// increment of `buf_pool.stat.n_pages_not_made_young` (0 or 1)
+    pub not_made_young: u64,
+}
+
+/// post-fix make_young_if_needed<COUNT_NOT_YOUNG, ONLY_OLD>() decision on a snapshot of (promote, old, access_time)
+///
+/// Reproduces P:include/buf0buf.h `buf_page_t::make_young_if_needed()`:
+/// a sweep that visits only old blocks leaves the others; a block without
+/// PROMOTE stays, and is counted as not made young when the sweep counts,
+/// the block is old and has a stamp; a flagged block is moved, and counted as
+/// made young only if it was old.
+pub fn make_young_if_needed<const COUNT_NOT_YOUNG: bool, const ONLY_OLD: bool>(
+    promote: bool,
+    old: bool,
+    access_time: u16,
+) -> SweepOutcome {
+    if ONLY_OLD && !old {
+        return SweepOutcome::default();
+    }
+    if !promote {
+        let counted = COUNT_NOT_YOUNG && old && access_time != 0;
+        return SweepOutcome {
+            moved: false,
+            made_young: 0,
+            not_made_young: u64::from(counted),
+        };
+    }
+    SweepOutcome {
+        moved: true,
+        made_young: u64::from(old),
+        not_made_young: 0,
+    }
+}
+
+/// `buf_LRU_old_ratio_update()` (buf/buf0lru.cc:1159-1187): innodb_old_blocks_pct to
+/// `LRU_old_ratio`, `pct * 1024 / 100` clamped to [51, 1024] (37% gives 378).
+pub fn old_ratio_from_pct(pct: u32) -> u32 {
+    // BUF_LRU_OLD_RATIO_MIN (include/buf0lru.h:157), BUF_LRU_OLD_RATIO_MAX (:151)
+    (pct.wrapping_mul(1024) / 100).clamp(51, 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn eager(pool_clock: u32, block_old: bool, access_time: u32, now_ms: u32) -> EagerInput {
+        EagerInput {
+            pool_clock,
+            block_clock: 0,
+            block_old,
+            access_time,
+            now_ms,
+            curr_size: 8192,
+            old_ratio: 378,
+            threshold_ms: 1000,
+        }
+    }
+
+    #[test]
+    fn set_accessed_stamps_only_the_first_access() {
+        assert_eq!(set_accessed(0, 5000), (false, 5000));
+        assert_eq!(set_accessed(5000, 9000), (true, 5000));
+        // a clock that reads 0 leaves the block unaccessed, as in C++
+        assert_eq!(set_accessed(0, 0), (false, 0));
+    }
+
+    #[test]
+    fn peek_if_young_window_is_a_quarter_of_the_new_sublist() {
+        // 8192 * (1024 - 378) / 4096 = 1292
+        assert!(peek_if_young(1291, 0, 8192, 378));
+        assert!(!peek_if_young(1292, 0, 8192, 378));
+        // the pool clock is masked to 31 bits, the stamp is 31 bits
+        assert!(peek_if_young(1 << 31, 0, 8192, 378));
+        assert!(peek_if_young(10, u32::MAX, 0, 378));
+        assert!(!peek_if_young(u32::MAX, 0x7fff_fffe, 0, 378));
+    }
+
+    #[test]
+    fn peek_if_young_has_no_wrap_handling() {
+        // A stamp taken just before the 31-bit clock wraps makes every later
+        // clock value look young: the known FIXME of the C++.
+        assert!(peek_if_young(5, 0x7fff_fff0, 8192, 378));
+        // ratio > 1024 wraps in ulint, making the window huge
+        assert!(peek_if_young(100, 0, 8192, 2000));
+    }
+
+    #[test]
+    fn peek_if_too_old_rules() {
+        assert_eq!(peek_if_too_old(&eager(0, true, 1, 1_000_000)), (false, 0));
+        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 1999)), (false, 1));
+        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 2000)), (true, 0));
+        assert_eq!(peek_if_too_old(&eager(1, true, 0, 2000)), (false, 1));
+        // new sublist: young while the clock is inside the window
+        assert_eq!(peek_if_too_old(&eager(1291, false, 1, 2)), (false, 0));
+        assert_eq!(peek_if_too_old(&eager(1292, false, 1, 2)), (true, 0));
+        // threshold 0: old blocks are judged like new ones
+        let mut i = eager(1292, true, 1000, 1000);
+        i.threshold_ms = 0;
+        assert_eq!(peek_if_too_old(&i), (true, 0));
+    }
+
+    #[test]
+    fn peek_if_too_old_wraps_the_32_bit_milliseconds() {
+        // first access 10 ms before the 2^32 ms wrap, re-access 990 ms after it: 1000 ms
+        assert_eq!(
+            peek_if_too_old(&eager(1, true, u32::MAX - 9, 990)),
+            (true, 0)
+        );
+        // 2^32 + 15 ms later looks like 15 ms
+        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 1015)), (false, 1));
+    }
+
+    #[test]
+    fn lazy_threshold_rounds_up_and_caps() {
+        assert_eq!(lazy_threshold_from_ms(0), 0);
+        assert_eq!(lazy_threshold_from_ms(1), 1);
+        assert_eq!(lazy_threshold_from_ms(1000), 1);
+        assert_eq!(lazy_threshold_from_ms(1001), 2);
+        assert_eq!(lazy_threshold_from_ms(65_534_000), 65534);
+        assert_eq!(lazy_threshold_from_ms(65_534_001), 65534);
+        assert_eq!(lazy_threshold_from_ms(u32::MAX), 65534);
+    }
+
+    #[test]
+    fn lazy_clock_truncates_and_skips_zero() {
+        assert_eq!(lazy_clock_from_secs(0), 1);
+        assert_eq!(lazy_clock_from_secs(1), 1);
+        assert_eq!(lazy_clock_from_secs(2), 2);
+        assert_eq!(lazy_clock_from_secs(65535), 65535);
+        assert_eq!(lazy_clock_from_secs(65536), 1);
+        assert_eq!(lazy_clock_from_secs(65537), 1);
+        assert_eq!(lazy_clock_from_secs(65538), 2);
+    }
+
+    #[test]
+    fn touch_needs_one_more_tick_than_the_threshold() {
+        assert!(!touch_no_stamp(false, 10, 11, 1));
+        assert!(touch_no_stamp(false, 10, 12, 1));
+        assert!(!touch_no_stamp(false, 0, 12, 1));
+        assert!(touch_no_stamp(false, 0, 12, 0));
+        assert!(touch_no_stamp(true, 10, 10, 1));
+        // 16-bit wrap: stamp 65535, clock 1 is 2 ticks later
+        assert!(touch_no_stamp(false, 65535, 1, 1));
+        assert!(!touch_no_stamp(false, 65535, 0, 1));
+    }
+
+    #[test]
+    fn touch_stamps_then_judges() {
+        assert_eq!(touch(false, 0, 7, 1), (false, 7, false));
+        assert_eq!(touch(false, 0, 7, 0), (false, 7, true));
+        assert_eq!(touch(false, 5, 7, 1), (true, 5, true));
+        assert_eq!(touch(false, 6, 7, 1), (true, 6, false));
+    }
+
+    #[test]
+    fn make_young_if_needed_counts_like_the_server() {
+        let moved_old = SweepOutcome {
+            moved: true,
+            made_young: 1,
+            not_made_young: 0,
+        };
+        let moved_new = SweepOutcome {
+            moved: true,
+            made_young: 0,
+            not_made_young: 0,
+        };
+        let counted = SweepOutcome {
+            moved: false,
+            made_young: 0,
+            not_made_young: 1,
+        };
+        assert_eq!(
+            make_young_if_needed::<true, false>(true, true, 3),
+            moved_old
+        );
+        assert_eq!(
+            make_young_if_needed::<true, false>(true, false, 3),
+            moved_new
+        );
+        assert_eq!(make_young_if_needed::<true, false>(false, true, 3), counted);
+        assert_eq!(
+            make_young_if_needed::<true, false>(false, true, 0),
+            SweepOutcome::default()
+        );
+        assert_eq!(
+            make_young_if_needed::<false, false>(false, true, 3),
+            SweepOutcome::default()
+        );
+        assert_eq!(
+            make_young_if_needed::<false, true>(true, false, 3),
+            SweepOutcome::default()
+        );
+        assert_eq!(
+            make_young_if_needed::<false, true>(true, true, 3),
+            moved_old
+        );
+    }
+
+    #[test]
+    fn old_ratio_matches_the_sysvar_update() {
+        assert_eq!(old_ratio_from_pct(37), 378);
+        assert_eq!(old_ratio_from_pct(5), 51);
+        assert_eq!(old_ratio_from_pct(95), 972);
+        assert_eq!(old_ratio_from_pct(100), 1024);
+    }
+}

@@ -1,0 +1,301 @@
+//! The model's declared field map of the InnoDB block descriptors.
+//!
+//! The model reasons about `buf_page_t` and `buf_block_t` (the size of a
+//! descriptor, where the LRU fields live, how wide the clock stamp and the
+//! access time are). This module writes those assumptions down per series so
+//! that the `ffi` crate can check them against the real headers of a tree,
+//! compiled twice (bindgen/libclang and g++ with the server's flags).
+//!
+//! All values are for x86_64 release builds (`UNIV_DEBUG` off) with
+//! `BTR_CUR_HASH_ADAPT`, configured with the project's cmake options.
+//! Offsets and sizes are in bytes; bit offsets count from bit 0 of the first
+//! byte of the structure (little-endian) and widths are in bits.
+
+use std::fmt;
+
+/// A tree generation whose descriptor layout the model knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Series {
+    /// 10.5 (for example Debian's 10.5.23): per-block `rw_lock_t` in `buf_block_t`.
+    V10_5,
+    /// 10.6 .. 10.11 (for example Debian's 10.11.18): `block_lock` and `frame`
+    /// moved into `buf_page_t`, state/io-fix/buffer-fix merged into `zip.fix`.
+    V10_11,
+    /// After MDEV-33966 / MDEV-37992: `old:1`/`freed_page_clock:31` removed,
+    /// 16-bit `access_time` (seconds clock), `modify_clock` moved into `buf_page_t`.
+    PostFix,
+}
+
+impl Series {
+    /// Every series, oldest first.
+    pub fn all() -> [Series; 3] {
+        [Series::V10_5, Series::V10_11, Series::PostFix]
+    }
+
+    /// The field map the model declares for this series.
+    pub fn field_map(self) -> &'static FieldMap {
+        match self {
+            Series::V10_5 => &FIELD_MAP_10_5,
+            Series::V10_11 => &FIELD_MAP_10_11,
+            Series::PostFix => &FIELD_MAP_POST_FIX,
+        }
+    }
+}
+
+impl fmt::Display for Series {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Series::V10_5 => "10.5",
+            Series::V10_11 => "10.11",
+            Series::PostFix => "post-fix",
+        })
+    }
+}
+
+/// One measurable property of a structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Quantity {
+    /// `sizeof(ty)` in bytes.
+    Size(&'static str),
+    /// `offsetof(ty, member)` in bytes.
+    Offset(&'static str, &'static str),
+    /// Position of the lowest bit of a bitfield, in bits from the start of `ty`.
+    BitOffset(&'static str, &'static str),
+    /// Width of a bitfield, in bits.
+    BitWidth(&'static str, &'static str),
+    /// Width of a (non-bitfield) member, in bits: `8 * sizeof(member)`.
+    Width(&'static str, &'static str),
+}
+
+impl fmt::Display for Quantity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Quantity::Size(ty) => write!(f, "sizeof({ty})"),
+            Quantity::Offset(ty, m) => write!(f, "offsetof({ty}, {m})"),
+            Quantity::BitOffset(ty, m) => write!(f, "bit offset of {ty}::{m}"),
+            Quantity::BitWidth(ty, m) => write!(f, "bit width of {ty}::{m}"),
+            Quantity::Width(ty, m) => write!(f, "width of {ty}::{m} in bits"),
+        }
+    }
+}
+
+/// A declared value of one [`Quantity`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fact {
+    /// What is declared.
+    pub what: Quantity,
+    /// Its value (bytes for sizes and offsets, bits otherwise).
+    pub value: u64,
+}
+
+/// The model's field map for one series.
+#[derive(Debug)]
+pub struct FieldMap {
+    /// The series this map describes.
+    pub series: Series,
+    /// Whether the values were confirmed by compiling real headers (false for
+    /// the post-fix map, which was computed by hand from the sources).
+    pub compiled: bool,
+    /// The declared facts.
+    pub facts: &'static [Fact],
+}
+
+impl FieldMap {
+    /// The declared value of `what`, if the map declares it.
+    pub fn get(&self, what: Quantity) -> Option<u64> {
+        self.facts.iter().find(|f| f.what == what).map(|f| f.value)
+    }
+
+    /// `sizeof(buf_page_t)`.
+    pub fn page_size(&self) -> u64 {
+        self.get(Quantity::Size(PAGE))
+            .expect("every map declares sizeof(buf_page_t)")
+    }
+
+    /// `sizeof(buf_block_t)`.
+    pub fn block_size(&self) -> u64 {
+        self.get(Quantity::Size(BLOCK))
+            .expect("every map declares sizeof(buf_block_t)")
+    }
+
+    /// Width of `buf_page_t::access_time` in bits (32: milliseconds; 16: seconds clock).
+    pub fn access_time_bits(&self) -> u64 {
+        self.get(Quantity::Width(PAGE, "access_time"))
+            .expect("every map declares the width of access_time")
+    }
+
+    /// Width of `buf_page_t::freed_page_clock` in bits, if the series has it.
+    pub fn freed_page_clock_bits(&self) -> Option<u64> {
+        self.get(Quantity::BitWidth(PAGE, "freed_page_clock"))
+    }
+}
+
+const PAGE: &str = "buf_page_t";
+const BLOCK: &str = "buf_block_t";
+
+const fn size(ty: &'static str, value: u64) -> Fact {
+    Fact {
+        what: Quantity::Size(ty),
+        value,
+    }
+}
+const fn off(ty: &'static str, m: &'static str, value: u64) -> Fact {
+    Fact {
+        what: Quantity::Offset(ty, m),
+        value,
+    }
+}
+const fn bit_off(ty: &'static str, m: &'static str, value: u64) -> Fact {
+    Fact {
+        what: Quantity::BitOffset(ty, m),
+        value,
+    }
+}
+const fn bit_width(ty: &'static str, m: &'static str, value: u64) -> Fact {
+    Fact {
+        what: Quantity::BitWidth(ty, m),
+        value,
+    }
+}
+const fn width(ty: &'static str, m: &'static str, value: u64) -> Fact {
+    Fact {
+        what: Quantity::Width(ty, m),
+        value,
+    }
+}
+
+/// 10.11.18, include/buf0buf.h:478-1009 (research notes, part B.1/B.2).
+static FIELD_MAP_10_11: FieldMap = FieldMap {
+    series: Series::V10_11,
+    compiled: true,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "hash", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "lock", 24),
+        off(PAGE, "frame", 48),
+        off(PAGE, "zip", 56),
+        off(PAGE, "list", 72),
+        off(PAGE, "LRU", 88),
+        // `unsigned old:1; unsigned freed_page_clock:31;` share the word at 104.
+        bit_off(PAGE, "old", 104 * 8),
+        bit_width(PAGE, "old", 1),
+        bit_off(PAGE, "freed_page_clock", 104 * 8 + 1),
+        bit_width(PAGE, "freed_page_clock", 31),
+        off(PAGE, "access_time", 108),
+        width(PAGE, "access_time", 32),
+        size(BLOCK, 160),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "unzip_LRU", 112),
+        off(BLOCK, "modify_clock", 128),
+        off(BLOCK, "n_bytes", 136),
+        off(BLOCK, "n_fields", 138),
+        off(BLOCK, "n_hash_helps", 140),
+        off(BLOCK, "left_side", 142),
+        bit_off(BLOCK, "curr_n_fields", 144 * 8),
+        bit_width(BLOCK, "curr_n_fields", 10),
+        bit_off(BLOCK, "curr_n_bytes", 144 * 8 + 10),
+        bit_width(BLOCK, "curr_n_bytes", 15),
+        bit_off(BLOCK, "curr_left_side", 144 * 8 + 25),
+        bit_width(BLOCK, "curr_left_side", 1),
+        off(BLOCK, "index", 152),
+    ],
+};
+
+/// 10.5.23, include/buf0buf.h:751-1049 and the following `buf_block_t`
+/// (research notes, part B.3), built with performance_schema (the project's
+/// build options keep it), so `rw_lock_t` is 88 bytes.
+static FIELD_MAP_10_5: FieldMap = FieldMap {
+    series: Series::V10_5,
+    compiled: true,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "buf_fix_count_", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "io_fix_", 24),
+        off(PAGE, "state_", 28),
+        off(PAGE, "hash", 32),
+        off(PAGE, "zip", 40),
+        off(PAGE, "slot", 56),
+        off(PAGE, "list", 64),
+        off(PAGE, "LRU", 80),
+        bit_off(PAGE, "old", 96 * 8),
+        bit_width(PAGE, "old", 1),
+        bit_off(PAGE, "freed_page_clock", 96 * 8 + 1),
+        bit_width(PAGE, "freed_page_clock", 31),
+        off(PAGE, "access_time", 100),
+        width(PAGE, "access_time", 32),
+        off(PAGE, "ibuf_exist", 104),
+        off(PAGE, "status", 108),
+        size(BLOCK, 256),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "frame", 112),
+        off(BLOCK, "lock", 120),
+        off(BLOCK, "unzip_LRU", 208),
+        off(BLOCK, "modify_clock", 224),
+        off(BLOCK, "n_bytes", 232),
+        off(BLOCK, "n_fields", 234),
+        off(BLOCK, "n_hash_helps", 236),
+        off(BLOCK, "left_side", 238),
+        bit_off(BLOCK, "curr_n_fields", 240 * 8),
+        bit_width(BLOCK, "curr_n_fields", 10),
+        bit_off(BLOCK, "curr_n_bytes", 240 * 8 + 10),
+        bit_width(BLOCK, "curr_n_bytes", 15),
+        bit_off(BLOCK, "curr_left_side", 240 * 8 + 25),
+        bit_width(BLOCK, "curr_left_side", 1),
+        off(BLOCK, "index", 248),
+    ],
+};
+
+/// Post-fix (MariaDB/server commit 180a9db4, include/buf0buf.h; research
+/// notes, part B.5). Computed by hand, not compiled: no post-fix tree was
+/// available to configure.
+static FIELD_MAP_POST_FIX: FieldMap = FieldMap {
+    series: Series::PostFix,
+    compiled: false,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "hash", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "modify_clock_low", 24),
+        off(PAGE, "modify_clock_high", 28),
+        off(PAGE, "access_time", 30),
+        width(PAGE, "access_time", 16),
+        off(PAGE, "lock", 32),
+        off(PAGE, "frame", 56),
+        off(PAGE, "zip", 64),
+        off(PAGE, "list", 80),
+        off(PAGE, "LRU", 96),
+        size(BLOCK, 144),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "unzip_LRU", 112),
+        off(BLOCK, "ahi_left_bytes_fields", 128),
+        off(BLOCK, "n_hash_helps", 132),
+        off(BLOCK, "index", 136),
+    ],
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_are_self_consistent() {
+        for s in Series::all() {
+            let m = s.field_map();
+            assert_eq!(m.series, s);
+            let mut seen = std::collections::BTreeSet::new();
+            for f in m.facts {
+                assert!(seen.insert(f.what), "{s}: {} declared twice", f.what);
+                if let Quantity::Offset(ty, _) = f.what {
+                    let sz = m.get(Quantity::Size(ty)).unwrap();
+                    assert!(f.value < sz, "{s}: {} beyond {ty}", f.what);
+                }
+            }
+            assert!(m.access_time_bits() == 32 || m.access_time_bits() == 16);
+        }
+    }
+}

@@ -1,0 +1,448 @@
+//! Hand-worked traces, one or more per rule of each policy.
+
+use lru_model::{BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy};
+
+const OLD_MIN_LEN: u64 = 512;
+
+fn cfg(pool_pages: u32) -> Config {
+    Config {
+        pool_pages,
+        ..Config::default()
+    }
+}
+
+fn pool<P: Policy>(pool_pages: u32) -> BufferPool<P> {
+    BufferPool::<P>::new(cfg(pool_pages)).unwrap()
+}
+
+/// Read and access pages `from..to` at time `t_ms`.
+fn load<P: Policy>(p: &mut BufferPool<P>, from: u64, to: u64, t_ms: u64) {
+    p.set_time(t_ms).unwrap();
+    for page in from..to {
+        p.read(page).unwrap();
+        p.access(page).unwrap();
+    }
+    p.check_invariants().unwrap();
+}
+
+// --- the list, common to every policy --------------------------------------
+
+#[test]
+fn short_list_inserts_at_the_head_without_old_blocks() {
+    let mut p = pool::<Eager>(100);
+    for page in [1, 2, 3] {
+        p.read(page).unwrap();
+    }
+    assert_eq!(p.lru_pages(), vec![3, 2, 1]);
+    assert_eq!((p.lru_len(), p.old_len(), p.free_len()), (3, 0, 97));
+    assert_eq!(p.is_old(1), Some(false));
+}
+
+#[test]
+fn old_sublist_appears_at_512_and_takes_midpoint_inserts() {
+    let mut p = pool::<Eager>(1000);
+    for page in 0..OLD_MIN_LEN {
+        p.read(page).unwrap();
+    }
+    // buf_LRU_old_init: all old, then adjust to min(512*378/1024, 512-25) = 189,
+    // stopping at the tolerance: 189 + 20 = 209 old blocks, pages 208..=0.
+    assert_eq!(p.old_len(), 209);
+    assert_eq!(p.is_old(208), Some(true));
+    assert_eq!(p.is_old(209), Some(false));
+    // A read goes right after LRU_old (page 208); old_len 210 > 189 + 20 moves
+    // LRU_old one step to the tail, onto the new page, and makes 208 young.
+    p.read(512).unwrap();
+    assert_eq!(p.old_len(), 209);
+    assert_eq!(p.is_old(208), Some(false));
+    assert_eq!(p.is_old(512), Some(true));
+    let lru = p.lru_pages();
+    assert_eq!(lru[303], 208);
+    assert_eq!(lru[304], 512);
+    p.check_invariants().unwrap();
+}
+
+#[test]
+fn dropping_below_512_clears_every_old_flag() {
+    let mut p = pool::<Eager>(1000);
+    load(&mut p, 0, 513, 0);
+    assert_eq!(p.old_len(), 209);
+    p.free(0).unwrap();
+    // 512 blocks still have an old sublist: 208 is within 189 +- 20
+    assert_eq!(p.old_len(), 208);
+    p.free(1).unwrap();
+    assert_eq!(p.old_len(), 0);
+    assert!((2..513).all(|pg| p.is_old(pg) == Some(false)));
+    p.check_invariants().unwrap();
+}
+
+#[test]
+fn user_thread_evicts_the_tail_when_the_free_list_is_empty() {
+    let mut p = pool::<Eager>(600);
+    load(&mut p, 0, 600, 0);
+    assert_eq!(p.free_len(), 0);
+    p.read(600).unwrap();
+    assert_eq!(p.counters().evictions, 1);
+    assert!(!p.is_resident(0), "page 0 was at the LRU tail");
+    assert_eq!(p.freed_page_clock(), 1);
+}
+
+#[test]
+fn cleaner_refills_the_free_list_up_to_the_scan_depth() {
+    let mut p = BufferPool::<Eager>::new(Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 1000, 0);
+    p.cleaner_batch();
+    assert_eq!((p.free_len(), p.counters().evictions), (100, 100));
+    assert!((0..100).all(|pg| !p.is_resident(pg)));
+    // the batch stops at the target
+    p.cleaner_batch();
+    assert_eq!(p.counters().evictions, 100);
+    p.check_invariants().unwrap();
+}
+
+#[test]
+fn cleaner_keeps_the_minimum_lru_length() {
+    // min(usable/20 - 1, 256) = min(29, 256) = 29 blocks stay
+    let mut p = pool::<Lazy>(600);
+    load(&mut p, 0, 100, 0);
+    p.cleaner_batch();
+    assert_eq!(p.lru_len(), 29);
+}
+
+#[test]
+fn tiny_pool_cannot_evict_below_256_blocks() {
+    // usable/20 - 1 wraps in size_t for a pool of fewer than 20 pages: 256 stays the minimum
+    let mut p = pool::<Eager>(10);
+    load(&mut p, 0, 10, 0);
+    // the user thread's own scan still evicts
+    p.read(10).unwrap();
+    assert_eq!(p.counters().evictions, 1);
+    let mut p = pool::<Lazy>(10);
+    load(&mut p, 0, 10, 1000);
+    p.set_time(10_000).unwrap();
+    for page in 0..10 {
+        p.access(page).unwrap();
+    }
+    assert_eq!(p.promote_pending(), 10);
+    // The user thread's scan moves every flagged block to the head; its
+    // iterator then reaches the first one it moved, now unflagged, and
+    // evicts it. No block is old in so short a list, so none counts.
+    p.read(10).unwrap();
+    let c = p.counters();
+    assert_eq!((c.evictions, c.made_young, c.lru_waits), (1, 0, 0));
+    assert!(!p.is_resident(0));
+    assert_eq!(p.lru_pages(), vec![10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+}
+
+// --- eager (10.5 .. 11.8.9) -------------------------------------------------
+
+#[test]
+fn eager_does_nothing_while_the_clock_is_zero() {
+    let mut p = pool::<Eager>(1000);
+    load(&mut p, 0, 600, 0);
+    p.set_time(5000).unwrap();
+    for page in 0..600 {
+        p.access(page).unwrap();
+    }
+    let c = p.counters();
+    assert_eq!(
+        (c.made_young, c.not_made_young, c.access_mutex_acquisitions),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn eager_old_block_needs_old_blocks_time_after_its_first_access() {
+    let mut p = pool::<Eager>(1000);
+    load(&mut p, 0, 600, 100);
+    // arm the clock: a freed page ticks it
+    p.free(599).unwrap();
+    assert_eq!(p.freed_page_clock(), 1);
+    assert_eq!(p.is_old(0), Some(true));
+    p.set_time(1099).unwrap();
+    p.access(0).unwrap();
+    let c = p.counters();
+    assert_eq!(
+        (c.made_young, c.not_made_young, c.access_mutex_acquisitions),
+        (0, 1, 0)
+    );
+    p.set_time(1100).unwrap();
+    p.access(0).unwrap();
+    let c = p.counters();
+    assert_eq!(
+        (c.made_young, c.not_made_young, c.access_mutex_acquisitions),
+        (1, 1, 1)
+    );
+    assert_eq!(p.lru_pages()[0], 0);
+    assert_eq!(p.is_old(0), Some(false));
+}
+
+#[test]
+fn eager_new_block_is_promoted_once_a_quarter_of_the_new_sublist_was_evicted() {
+    // window = 600 * (1024 - 378) / 4096 = 94 evictions
+    let mut p = pool::<Eager>(600);
+    load(&mut p, 0, 600, 1);
+    // pages 512.. went to the midpoint: page 511 is the head, stamped with clock 0
+    let head = 511;
+    assert_eq!(p.lru_pages()[0], head);
+    p.free(0).unwrap(); // clock 1
+    let mut next = 1000;
+    let mut read_until_clock = |p: &mut BufferPool<Eager>, clock: u32| {
+        while p.freed_page_clock() < clock {
+            p.read(next).unwrap();
+            next += 1;
+        }
+    };
+    read_until_clock(&mut p, 93);
+    p.access(head).unwrap();
+    assert_eq!(
+        p.counters().access_mutex_acquisitions,
+        0,
+        "93 < 0 + 94: still young"
+    );
+    read_until_clock(&mut p, 94);
+    p.access(head).unwrap();
+    let c = p.counters();
+    assert_eq!(
+        (c.access_mutex_acquisitions, c.made_young),
+        (1, 0),
+        "moved, but it was not old"
+    );
+    // the move re-stamped the block with clock 94
+    read_until_clock(&mut p, 187);
+    p.access(head).unwrap();
+    assert_eq!(p.counters().access_mutex_acquisitions, 1);
+    read_until_clock(&mut p, 188);
+    p.access(head).unwrap();
+    assert_eq!(p.counters().access_mutex_acquisitions, 2);
+    p.check_invariants().unwrap();
+}
+
+#[test]
+fn eager_milliseconds_wrap_at_2_pow_32() {
+    let wrap = 1u64 << 32;
+    let mut p = pool::<Eager>(1000);
+    load(&mut p, 0, 600, wrap - 10);
+    p.free(599).unwrap();
+    // 999 ms after the first access, across the wrap
+    p.set_time(wrap + 989).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(
+        (p.counters().made_young, p.counters().not_made_young),
+        (0, 1)
+    );
+    p.set_time(wrap + 990).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.counters().made_young, 1);
+    // 2^32 + 500 ms after a first access looks like 500 ms
+    p.set_time(2 * wrap - 10 + 500).unwrap();
+    let old_page = (2..598).find(|&pg| p.is_old(pg) == Some(true)).unwrap();
+    p.access(old_page).unwrap();
+    assert_eq!(
+        (p.counters().made_young, p.counters().not_made_young),
+        (1, 2)
+    );
+}
+
+#[test]
+fn eager_free_releases_the_frame_and_ticks_the_clock() {
+    let mut p = pool::<Eager>(100);
+    load(&mut p, 0, 10, 0);
+    p.free(3).unwrap();
+    assert_eq!(
+        (p.lru_len(), p.free_len(), p.freed_page_clock()),
+        (9, 91, 1)
+    );
+    assert_eq!(p.access(3), Err(ModelError::NotResident(3)));
+    assert_eq!(p.counters().evictions, 0, "a free is not an eviction");
+}
+
+// --- classic (10.4) ---------------------------------------------------------
+
+#[test]
+fn classic_free_leaves_the_block_in_the_lru_and_the_clock_at_zero() {
+    let mut p = pool::<Classic>(1000);
+    load(&mut p, 0, 600, 0);
+    p.free(0).unwrap();
+    assert_eq!(
+        (p.lru_len(), p.free_len(), p.freed_page_clock()),
+        (600, 400, 0)
+    );
+    assert_eq!(p.access(0), Err(ModelError::Freed(0)));
+    p.set_time(10_000).unwrap();
+    for page in 1..600 {
+        p.access(page).unwrap();
+    }
+    assert_eq!(
+        p.counters().access_mutex_acquisitions,
+        0,
+        "no promotion before an eviction"
+    );
+    // reading the freed page finds its block in the pool
+    p.read(0).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.lru_len(), 600);
+}
+
+#[test]
+fn classic_promotes_once_eviction_started() {
+    let mut p = pool::<Classic>(600);
+    load(&mut p, 0, 600, 1);
+    p.free(0).unwrap();
+    p.set_time(2000).unwrap();
+    p.read(600).unwrap();
+    // the freed block was at the tail and is evicted like any block, ticking the clock
+    assert_eq!((p.counters().evictions, p.freed_page_clock()), (1, 1));
+    assert!(!p.is_resident(0));
+    let old_page = (1..600).find(|&pg| p.is_old(pg) == Some(true)).unwrap();
+    p.access(old_page).unwrap();
+    let c = p.counters();
+    assert_eq!((c.made_young, c.access_mutex_acquisitions), (1, 1));
+}
+
+// --- lazy (MDEV-33966) ------------------------------------------------------
+
+#[test]
+fn lazy_access_flags_but_never_moves() {
+    let mut p = pool::<Lazy>(1000);
+    load(&mut p, 0, 600, 500); // clock 1 (0 s reads as 1)
+    let before = p.lru_pages();
+    p.set_time(2999).unwrap(); // clock 2: age 1 tick, not more than the threshold
+    for page in 0..600 {
+        p.access(page).unwrap();
+    }
+    assert_eq!(p.promote_pending(), 0);
+    p.set_time(3000).unwrap(); // clock 3: age 2 > 1
+    for page in 0..600 {
+        p.access(page).unwrap();
+    }
+    assert_eq!(p.promote_pending(), 600);
+    assert_eq!(p.lru_pages(), before);
+    let c = p.counters();
+    assert_eq!(
+        (c.made_young, c.not_made_young, c.access_mutex_acquisitions),
+        (0, 0, 0)
+    );
+}
+
+#[test]
+fn lazy_threshold_zero_flags_the_first_access() {
+    let mut p = BufferPool::<Lazy>::new(Config {
+        pool_pages: 100,
+        old_blocks_time_ms: 0,
+        ..Config::default()
+    })
+    .unwrap();
+    p.read(1).unwrap();
+    p.access(1).unwrap();
+    assert_eq!(p.promote_pending(), 1);
+}
+
+#[test]
+fn lazy_cleaner_moves_flagged_blocks_and_counts_the_others() {
+    let mut p = BufferPool::<Lazy>::new(Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 1000, 0);
+    // pages 0..=9 are the 10 blocks at the tail, all old; flag 0..5
+    p.set_time(3000).unwrap(); // clock 3: 2 ticks after the load (0 s reads as 1)
+    for page in 0..5 {
+        p.access(page).unwrap();
+    }
+    assert_eq!(p.promote_pending(), 5);
+    p.cleaner_batch();
+    let c = p.counters();
+    // 5 moved (old: made young), then 100 evicted, each an old block with a stamp
+    assert_eq!((c.made_young, c.not_made_young, c.evictions), (5, 100, 100));
+    assert_eq!(p.promote_pending(), 0);
+    assert!((0..5).all(|pg| p.is_resident(pg) && p.is_old(pg) == Some(false)));
+    assert!((5..105).all(|pg| !p.is_resident(pg)));
+    assert_eq!(p.lru_pages()[..5], [4, 3, 2, 1, 0]);
+    p.check_invariants().unwrap();
+}
+
+#[test]
+fn lazy_promotion_restamps_so_the_next_needs_a_new_reaccess() {
+    let mut p = BufferPool::<Lazy>::new(Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 1000, 0);
+    p.set_time(5000).unwrap(); // clock 5
+    p.access(0).unwrap();
+    p.cleaner_batch(); // moves page 0, re-stamped with clock 5
+    assert_eq!(p.counters().made_young, 1);
+    p.set_time(6000).unwrap(); // clock 6: 1 tick after the promotion
+    p.access(0).unwrap();
+    assert_eq!(p.promote_pending(), 0);
+    p.set_time(7000).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.promote_pending(), 1);
+}
+
+#[test]
+fn lazy_user_thread_scan_moves_flagged_blocks_instead_of_evicting_them() {
+    let mut p = pool::<Lazy>(600);
+    load(&mut p, 0, 600, 0);
+    p.set_time(3000).unwrap();
+    for page in 0..3 {
+        p.access(page).unwrap();
+    }
+    p.read(600).unwrap();
+    let c = p.counters();
+    assert_eq!(
+        (c.made_young, c.evictions, c.access_mutex_acquisitions),
+        (3, 1, 0)
+    );
+    assert!((0..3).all(|pg| p.is_resident(pg)));
+    assert!(!p.is_resident(3));
+}
+
+#[test]
+fn lazy_free_passes_the_flush_list_sweep_first() {
+    let mut p = pool::<Lazy>(1000);
+    load(&mut p, 0, 600, 0);
+    p.set_time(3000).unwrap();
+    p.access(0).unwrap(); // old and flagged
+    p.access(511).unwrap(); // the head: young and flagged
+    p.free(0).unwrap();
+    p.free(511).unwrap();
+    p.free(1).unwrap(); // old, not flagged: the flush-list sweep does not count
+    let c = p.counters();
+    assert_eq!((c.made_young, c.not_made_young), (1, 0));
+    assert_eq!(
+        p.freed_page_clock(),
+        0,
+        "the lazy policy has no freed_page_clock"
+    );
+    assert_eq!((p.lru_len(), p.free_len()), (597, 403));
+}
+
+#[test]
+fn lazy_seconds_wrap_at_65536() {
+    let s = |secs: u64| secs * 1000;
+    let mut p = pool::<Lazy>(100);
+    load(&mut p, 0, 3, s(65535)); // stamp 65535
+                                  // 65536 s reads as clock 0, mapped to 1: 2 ticks after 65535 though 1 s passed
+    p.set_time(s(65536)).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.promote_pending(), 1);
+    // a block stamped at clock 10 and re-accessed 65536 s later has age 0
+    let mut p = pool::<Lazy>(100);
+    load(&mut p, 0, 1, s(10));
+    p.set_time(s(10 + 65536)).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.promote_pending(), 0);
+    p.set_time(s(12 + 65536)).unwrap();
+    p.access(0).unwrap();
+    assert_eq!(p.promote_pending(), 1);
+}

@@ -1,0 +1,330 @@
+//! Builds: cmake with a minimal plugin set, make of the server and what
+//! bootstrapping needs, through ccache shared by all variants of a tree.
+//!
+//! A build lives in `<cache>/builds/<key>/{src,build}`, where the key hashes
+//! (tree commit, patch hash, cmake options, compiler version). Every build
+//! has the same relative layout, and ccache runs with `base_dir` at
+//! `<cache>/builds` and `hash_dir` off, so the compiler sees the same
+//! relative paths in every variant and files the patch does not touch are
+//! cache hits.
+
+use crate::patch::{self, Patch};
+use crate::tree::{self, Tree};
+use crate::util::{cache_root, sha256_hex, write_json, Command, Stage};
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The cmake options of every build: release with debug info (what Mark's
+/// `rel_withdbg` builds and Debian use), no Galera, no embedded server,
+/// no unit tests, system libraries (nothing is downloaded at build time),
+/// and the large optional engines switched off.
+pub const CMAKE_OPTIONS: &[&str] = &[
+    "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
+    "-DWITH_WSREP=OFF",
+    "-DWITH_EMBEDDED_SERVER=OFF",
+    "-DWITH_UNIT_TESTS=OFF",
+    "-DWITH_SSL=system",
+    "-DWITH_PCRE=system",
+    "-DWITH_ZLIB=system",
+    "-DWITH_LIBFMT=system",
+    "-DWITH_MARIABACKUP=OFF",
+    "-DPLUGIN_ROCKSDB=NO",
+    "-DPLUGIN_MROONGA=NO",
+    "-DPLUGIN_SPIDER=NO",
+    "-DPLUGIN_CONNECT=NO",
+    "-DPLUGIN_TOKUDB=NO",
+    "-DPLUGIN_OQGRAPH=NO",
+    "-DPLUGIN_SPHINX=NO",
+    "-DPLUGIN_S3=NO",
+    "-DPLUGIN_COLUMNSTORE=NO",
+    "-DPLUGIN_FEDERATED=NO",
+    "-DPLUGIN_FEDERATEDX=NO",
+    "-DPLUGIN_ARCHIVE=NO",
+    "-DPLUGIN_BLACKHOLE=NO",
+    "-DPLUGIN_AUTH_PAM=NO",
+    "-DPLUGIN_AUTH_GSSAPI=NO",
+    "-DPLUGIN_HASHICORP_KEY_MANAGEMENT=NO",
+    "-DWITH_SAFEMALLOC=OFF",
+];
+
+/// Options that do not change what is compiled: the ccache launcher and
+/// the compile-commands export (the ffi check reads the real flags there).
+const CMAKE_TOOLING: &[&str] = &[
+    "-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+    "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache",
+    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+];
+
+/// The make targets: the server, and the two helpers that the tree's own
+/// `mariadb-install-db --srcdir` uses to bootstrap a datadir.
+const MAKE_TARGETS: &[&str] = &["mariadbd", "my_print_defaults", "resolveip"];
+
+/// What identifies a build. Equal keys mean an identical binary can be
+/// reused.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct BuildKey {
+    pub tree_id: String,
+    pub patch_sha256: Option<String>,
+    pub cmake_options: Vec<String>,
+    pub compiler: String,
+}
+
+impl BuildKey {
+    pub fn hash(&self) -> String {
+        sha256_hex(&serde_json::to_vec(self).expect("a key serializes"))[..16].to_string()
+    }
+}
+
+/// ccache counters over one build.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct CcacheUse {
+    pub hits: u64,
+    pub misses: u64,
+    /// hits / (hits + misses), 0 when nothing was compiled
+    pub hit_rate: f64,
+}
+
+/// A finished build, as recorded in `build.json` (written last: its
+/// presence marks the build complete) and in every run result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Build {
+    pub key: BuildKey,
+    pub key_hash: String,
+    pub tree_spec: String,
+    pub tree_version: String,
+    pub variant: String,
+    pub patch: Option<Patch>,
+    pub src: PathBuf,
+    pub build: PathBuf,
+    pub mariadbd: PathBuf,
+    pub checkout_seconds: f64,
+    pub configure_seconds: f64,
+    pub make_seconds: f64,
+    pub ccache: CcacheUse,
+    /// true when this invocation found the build already made
+    #[serde(default)]
+    pub reused: bool,
+}
+
+pub fn cmake_options() -> Vec<String> {
+    CMAKE_OPTIONS.iter().chain(CMAKE_TOOLING).map(|s| s.to_string()).collect()
+}
+
+/// The environment that makes ccache share objects between variants.
+pub fn ccache_env() -> Vec<(String, String)> {
+    let root = cache_root();
+    vec![
+        ("CCACHE_DIR".into(), root.join("ccache").display().to_string()),
+        ("CCACHE_BASEDIR".into(), root.join("builds").display().to_string()),
+        ("CCACHE_NOHASHDIR".into(), "1".into()),
+        ("CCACHE_MAXSIZE".into(), "10G".into()),
+    ]
+}
+
+fn compiler_version() -> Result<String> {
+    let out = Command::new("c++").arg("--version").read().context("no C++ compiler (install g++)")?;
+    Ok(out.lines().next().unwrap_or_default().to_string())
+}
+
+fn ccache_counters() -> Result<BTreeMap<String, u64>> {
+    let mut cmd = Command::new("ccache").arg("--print-stats");
+    for (k, v) in ccache_env() {
+        cmd = cmd.env(k, v);
+    }
+    let out = cmd.read().context("ccache is needed for builds (apt-get install ccache)")?;
+    Ok(out
+        .lines()
+        .filter_map(|l| {
+            let (k, v) = l.split_once('\t')?;
+            Some((k.to_string(), v.trim().parse().ok()?))
+        })
+        .collect())
+}
+
+fn ccache_use(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> CcacheUse {
+    let delta = |k: &str| after.get(k).unwrap_or(&0).saturating_sub(*before.get(k).unwrap_or(&0));
+    let hits = delta("direct_cache_hit") + delta("preprocessed_cache_hit");
+    let misses = delta("cache_miss");
+    let total = hits + misses;
+    CcacheUse { hits, misses, hit_rate: if total == 0 { 0.0 } else { hits as f64 / total as f64 } }
+}
+
+fn jobs() -> String {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).to_string()
+}
+
+/// The key a build of `tree` with `patch` would have.
+pub fn key_for(tree: &Tree, patch: Option<&Patch>) -> Result<BuildKey> {
+    Ok(BuildKey {
+        tree_id: tree.id.clone(),
+        patch_sha256: patch.map(|p| p.sha256.clone()),
+        cmake_options: CMAKE_OPTIONS.iter().map(|s| s.to_string()).collect(),
+        compiler: compiler_version()?,
+    })
+}
+
+/// Builds `variant` of `tree` (with `patch`, none for base), or returns the
+/// existing build with the same key.
+pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build> {
+    let key = key_for(tree, patch)?;
+    let key_hash = key.hash();
+    let dir = cache_root().join("builds").join(&key_hash);
+    let record = dir.join("build.json");
+    if let Ok(text) = fs::read_to_string(&record) {
+        if let Ok(mut done) = serde_json::from_str::<Build>(&text) {
+            if done.key == key && done.mariadbd.exists() {
+                eprintln!("    reusing build {key_hash} of {} {variant}", tree.version);
+                done.reused = true;
+                done.variant = variant.to_string();
+                return Ok(done);
+            }
+        }
+    }
+    let src = dir.join("src");
+    let build_dir = dir.join("build");
+    let logs = dir.join("logs");
+
+    let stage = Stage::start(format!("check out {} for {variant}", tree.version));
+    let repo = tree::checkout(tree, &src)?;
+    if let Some(p) = patch {
+        patch::apply(&repo, p)?;
+    }
+    let checkout_seconds = stage.done();
+
+    let before = ccache_counters()?;
+    let stage = Stage::start(format!("configure {} {variant}", tree.version));
+    if build_dir.exists() {
+        fs::remove_dir_all(&build_dir)?;
+    }
+    fs::create_dir_all(&build_dir)?;
+    let mut cmake = Command::new("cmake").arg(src.display().to_string()).args(cmake_options()).dir(&build_dir);
+    for (k, v) in ccache_env() {
+        cmake = cmake.env(k, v);
+    }
+    cmake.run_logged("configure", &logs.join("configure.log"))?;
+    let configure_seconds = stage.done();
+
+    let stage = Stage::start(format!("make {} of {} {variant}", MAKE_TARGETS.join(" "), tree.version));
+    let mut make = Command::new("make").arg(format!("-j{}", jobs())).args(MAKE_TARGETS.iter().copied()).dir(&build_dir);
+    for (k, v) in ccache_env() {
+        make = make.env(k, v);
+    }
+    make.run_logged("make", &logs.join("make.log"))?;
+    let make_seconds = stage.done();
+    let ccache = ccache_use(&before, &ccache_counters()?);
+    eprintln!(
+        "    ccache: {} hits, {} misses ({:.1}% hit rate)",
+        ccache.hits,
+        ccache.misses,
+        100.0 * ccache.hit_rate
+    );
+
+    let mariadbd = build_dir.join("sql/mariadbd");
+    if !mariadbd.exists() {
+        bail!("make succeeded but {} is missing", mariadbd.display());
+    }
+    let done = Build {
+        key,
+        key_hash,
+        tree_spec: tree.spec.clone(),
+        tree_version: tree.version.clone(),
+        variant: variant.to_string(),
+        patch: patch.cloned(),
+        src,
+        build: build_dir,
+        mariadbd,
+        checkout_seconds,
+        configure_seconds,
+        make_seconds,
+        ccache,
+        reused: false,
+    };
+    write_json(&record, &done)?;
+    Ok(done)
+}
+
+/// A tree configured with the build options, with only the generated
+/// headers made (my_config.h by cmake, mysqld_error.h by GenError): enough
+/// to compile code against the real InnoDB headers in minutes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ConfiguredTree {
+    pub src: PathBuf,
+    pub build: PathBuf,
+}
+
+pub fn configure_only(tree: &Tree) -> Result<ConfiguredTree> {
+    let dir = cache_root().join("configured").join(&tree.id[..16.min(tree.id.len())]);
+    let build_dir = dir.join("build");
+    let marker = dir.join("configured.json");
+    let configured = ConfiguredTree { src: tree.src.clone(), build: build_dir.clone() };
+    if marker.exists() && build_dir.join("include/mysqld_error.h").exists() {
+        return Ok(configured);
+    }
+    let stage = Stage::start(format!("configure {} (headers only)", tree.version));
+    fs::create_dir_all(&build_dir)?;
+    let mut cmake = Command::new("cmake").arg(tree.src.display().to_string()).args(cmake_options()).dir(&build_dir);
+    let mut make = Command::new("make").arg("GenError").dir(&build_dir);
+    for (k, v) in ccache_env() {
+        cmake = cmake.env(k.clone(), v.clone());
+        make = make.env(k, v);
+    }
+    cmake.run_logged("configure", &dir.join("configure.log"))?;
+    make.run_logged("GenError", &dir.join("generr.log"))?;
+    write_json(&marker, &configured)?;
+    stage.done();
+    Ok(configured)
+}
+
+/// Where the tree's own bootstrap script is in a build (the name changed
+/// from mysql_install_db to mariadb-install-db in 10.4/10.5).
+pub fn install_db_script(build: &Path) -> Result<PathBuf> {
+    ["scripts/mariadb-install-db", "scripts/mysql_install_db"]
+        .iter()
+        .map(|p| build.join(p))
+        .find(|p| p.exists())
+        .with_context(|| format!("no mariadb-install-db in {}/scripts", build.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_changes_with_each_input() {
+        let base = BuildKey {
+            tree_id: "a".into(),
+            patch_sha256: None,
+            cmake_options: vec!["-DX=1".into()],
+            compiler: "g++ 12".into(),
+        };
+        let h = base.hash();
+        assert_eq!(h, base.clone().hash(), "the hash is deterministic");
+        let mut k = base.clone();
+        k.patch_sha256 = Some("p".into());
+        assert_ne!(k.hash(), h);
+        let mut k = base.clone();
+        k.compiler = "g++ 13".into();
+        assert_ne!(k.hash(), h);
+        let mut k = base;
+        k.cmake_options.push("-DY=1".into());
+        assert_ne!(k.hash(), h);
+    }
+
+    #[test]
+    fn ccache_rate_from_counter_deltas() {
+        let before: BTreeMap<String, u64> =
+            [("direct_cache_hit", 10), ("preprocessed_cache_hit", 0), ("cache_miss", 100)]
+                .map(|(k, v)| (k.to_string(), v))
+                .into();
+        let after: BTreeMap<String, u64> =
+            [("direct_cache_hit", 100), ("preprocessed_cache_hit", 0), ("cache_miss", 110)]
+                .map(|(k, v)| (k.to_string(), v))
+                .into();
+        let u = ccache_use(&before, &after);
+        assert_eq!((u.hits, u.misses), (90, 10));
+        assert!((u.hit_rate - 0.9).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,134 @@
+//! `cargo xtask ffi check --tree <spec>`: the model against a tree's real
+//! headers.
+//!
+//! Configures the tree without building it (cmake with the project's options
+//! and the compile-commands export, then `make GenError`), then runs the
+//! `ffi` crate's tests against it: bindgen's layout, the g++ shim's layout and
+//! `lru_model::layout` must agree, and the header-inline decision functions
+//! must agree with `lru_model::decide` on seeded random inputs. The tests
+//! print the layouts and the number of cases they checked.
+
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, BufReader};
+
+/// `cargo xtask ffi ...`
+#[derive(clap::Subcommand, Debug)]
+pub enum FfiCommand {
+    /// Configure a tree (headers only) and check the model's layout and
+    /// decisions against its real headers.
+    Check {
+        /// The tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1`.
+        #[arg(long)]
+        tree: String,
+    },
+}
+
+pub fn run(cmd: FfiCommand) -> Result<()> {
+    match cmd {
+        FfiCommand::Check { tree } => check(&tree),
+    }
+}
+
+fn check(spec: &str) -> Result<()> {
+    let tree =
+        crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
+    let configured = crate::build::configure_only(&tree)
+        .with_context(|| format!("cannot configure {} for the ffi check", tree.version))?;
+    eprintln!(
+        "ffi check: {} (series {}, commit {}), source {}, configured in {}",
+        tree.version,
+        tree.series,
+        short(&tree.id),
+        configured.src.display(),
+        configured.build.display()
+    );
+    // --nocapture so the layouts and case counts reach the log; one thread so
+    // the tables are not interleaved; no fail-fast so a layout mismatch does
+    // not hide the decision results (or the other way round).
+    let args = [
+        "test",
+        "--release",
+        "--package",
+        "ffi",
+        "--no-fail-fast",
+        "--",
+        "--nocapture",
+        "--test-threads=1",
+    ];
+    eprintln!(
+        "$ INNODB_SRC={} INNODB_BUILD={} cargo {}",
+        configured.src.display(),
+        configured.build.display(),
+        args.join(" ")
+    );
+    // Stream the test output (cargo's own progress on stderr is inherited)
+    // and keep the lines that say what was checked, for the summary.
+    let reader = duct::cmd("cargo", args)
+        .dir(crate::util::repo_root())
+        .env("INNODB_SRC", &configured.src)
+        .env("INNODB_BUILD", &configured.build)
+        .unchecked()
+        .reader()
+        .context("cannot start `cargo test -p ffi`")?;
+    let mut summary = Vec::new();
+    for line in BufReader::new(&reader).lines() {
+        let line = line.context("cannot read the output of `cargo test -p ffi`")?;
+        println!("{line}");
+        if let Some(fact) = summary_line(&line) {
+            summary.push(fact.to_string());
+        }
+    }
+    let status = reader
+        .try_wait()
+        .context("cannot wait for `cargo test -p ffi`")?
+        .map(|out| out.status)
+        .context("`cargo test -p ffi` closed its output but did not exit")?;
+    eprintln!("\nffi check summary for {} ({spec}):", tree.version);
+    for fact in &summary {
+        eprintln!("  {fact}");
+    }
+    if !status.success() {
+        bail!(
+            "ffi check failed for {} ({spec}): the model disagrees with the tree's headers, or the \
+             probes could not be built; see the test output above",
+            tree.version
+        );
+    }
+    eprintln!("ffi check passed for {} ({spec})", tree.version);
+    Ok(())
+}
+
+/// The part of a test output line worth repeating in the summary: layout
+/// agreement and decision case counts (the tests print them with the tree's
+/// version first).
+fn summary_line(line: &str) -> Option<&str> {
+    let fact = line.split_once(" ... ").map_or(line, |(_, rest)| rest);
+    let fact = fact
+        .split_once("; C++ outcomes")
+        .map_or(fact, |(head, _)| head);
+    (fact.contains("cases checked") || fact.contains("layout quantities agree")).then_some(fact)
+}
+
+fn short(id: &str) -> &str {
+    &id[..12.min(id.len())]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary_line;
+
+    #[test]
+    fn summary_keeps_counts_and_drops_outcomes() {
+        let line = "test peek_if_young_matches_the_model ... 10.11.18: buf_page_peek_if_young: \
+                    200000 cases checked (seed 0x1), 0 mismatches; C++ outcomes {\"false\": 1}";
+        assert_eq!(
+            summary_line(line),
+            Some("10.11.18: buf_page_peek_if_young: 200000 cases checked (seed 0x1), 0 mismatches")
+        );
+        assert_eq!(
+            summary_line("10.5.23: 36 layout quantities agree across bindgen, g++ and the model"),
+            Some("10.5.23: 36 layout quantities agree across bindgen, g++ and the model")
+        );
+        assert_eq!(summary_line("test result: ok. 6 passed"), None);
+    }
+}

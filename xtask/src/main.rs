@@ -1,0 +1,93 @@
+//! `cargo xtask`: the command line. Each subcommand hands over to one
+//! stage module; nothing here does work of its own.
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use xtask::{build, matrix, patch, report, tree, util};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "Validate InnoDB buffer pool patches on real MariaDB builds")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build every (tree, variant) of a matrix, run its workloads with
+    /// interleaved repetitions, and write run results, summary.json and
+    /// report.md.
+    Matrix {
+        /// The matrix file.
+        #[arg(default_value = "matrix/smoke.toml")]
+        file: PathBuf,
+        /// Output directory (default: results/<matrix name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Keep each run's datadir on /dev/shm.
+        #[arg(long)]
+        keep: bool,
+        /// Re-run cells that already have a matching successful result.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Fetch a tree and print what it is.
+    Tree { spec: String },
+    /// Build one variant of a tree (or reuse the build with the same key).
+    Build {
+        #[arg(long)]
+        tree: String,
+        #[arg(long, default_value = "base")]
+        variant: String,
+    },
+    /// Rewrite summary.json and report.md from the run results in a directory.
+    Report { dir: PathBuf },
+    /// Run the test suite: unit and end-to-end tests, then the ffi check of
+    /// both Debian trees, printing how long each stage took.
+    Test,
+}
+
+fn main() {
+    if let Err(e) = run(Cli::parse()) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Matrix { file, out, keep, force } => {
+            let m = matrix::load(&file)?;
+            let out = out.unwrap_or_else(|| util::repo_root().join("results").join(&m.name));
+            let failed = matrix::run(&m, &matrix::RunOptions { out, keep, force })?;
+            if failed > 0 {
+                bail!("{failed} run(s) failed; their errors are in the report");
+            }
+            Ok(())
+        }
+        Command::Tree { spec } => {
+            println!("{}", serde_json::to_string_pretty(&tree::resolve(&spec)?)?);
+            Ok(())
+        }
+        Command::Build { tree, variant } => {
+            let t = tree::resolve(&tree)?;
+            let p = if variant == "base" { None } else { Some(patch::for_variant(&t.series, &variant)?) };
+            let b = build::build(&t, &variant, p.as_ref())?;
+            println!("{}", serde_json::to_string_pretty(&b)?);
+            Ok(())
+        }
+        Command::Report { dir } => {
+            let results = matrix::read_results(&dir)?;
+            if results.is_empty() {
+                bail!("no run results under {}", dir.join("runs").display());
+            }
+            let summary = report::summarize(&results);
+            util::write_json(&dir.join("summary.json"), &summary)?;
+            let first = &results[0];
+            let md = report::markdown(&first.matrix, &first.host, &first.tool_revision, &summary, &results);
+            util::write_atomic(&dir.join("report.md"), md.as_bytes())
+        }
+        Command::Test => xtask::testing::run_all(),
+    }
+}

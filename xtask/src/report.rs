@@ -1,0 +1,340 @@
+//! Reports: pure functions from run results to `summary.json` rows and a
+//! Markdown report shaped like the Testing table of the MDEV-37992 post.
+
+use crate::host::Host;
+use crate::matrix::RunResult;
+use crate::stats::{self, Comparison, Spread};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// Medians over the successful runs of a cell.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Medians {
+    pub qps: f64,
+    pub p95_ms: f64,
+    pub pages_made_young_per_query: f64,
+    pub pages_made_not_young_per_query: f64,
+    pub read_requests_per_query: f64,
+    pub cs_per_query: f64,
+    pub cpu_ms_per_query: f64,
+    /// from the diagnostic pass (instrument on); null without one
+    pub buf_pool_mutex_per_query: Option<f64>,
+    pub buf_pool_mutex_wait_us_per_query: Option<f64>,
+}
+
+/// One object of `summary.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SummaryRow {
+    pub tree: String,
+    pub variant: String,
+    pub workload: String,
+    /// successful runs
+    pub runs: usize,
+    pub failed: usize,
+    pub median: Option<Medians>,
+    pub qps: Option<Spread>,
+    /// QPS against the same tree's base, same workload
+    pub qps_vs_base: Option<Comparison>,
+    pub total_queries: u64,
+    pub total_pages_made_young: u64,
+    pub build_key: Option<String>,
+    pub patch_sha256: Option<String>,
+}
+
+fn median_of(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let v: Vec<f64> = values.collect();
+    stats::spread(&v).map(|s| s.median)
+}
+
+/// Groups results by (tree, variant, workload) in first-seen order.
+pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
+    let mut keys: Vec<(String, String, String)> = Vec::new();
+    let mut groups: BTreeMap<(String, String, String), Vec<&RunResult>> = BTreeMap::new();
+    for r in results {
+        let key = (r.tree.clone(), r.variant.clone(), r.workload.clone());
+        if !groups.contains_key(&key) {
+            keys.push(key.clone());
+        }
+        groups.entry(key).or_default().push(r);
+    }
+    let qps_of = |runs: &[&RunResult]| -> Vec<f64> {
+        runs.iter().filter_map(|r| r.outcome.as_ref()?.measured.as_ref()).map(|m| m.sysbench.qps).collect()
+    };
+    keys.iter()
+        .map(|key| {
+            let runs = &groups[key];
+            let ok: Vec<&RunResult> = runs.iter().copied().filter(|r| r.ok).collect();
+            let measured: Vec<_> = ok.iter().filter_map(|r| r.outcome.as_ref()?.measured.as_ref()).collect();
+            let diagnostic: Vec<_> = ok.iter().filter_map(|r| r.outcome.as_ref()?.diagnostic.as_ref()).collect();
+            let median = (!measured.is_empty()).then(|| Medians {
+                qps: median_of(measured.iter().map(|m| m.sysbench.qps)).unwrap_or(0.0),
+                p95_ms: median_of(measured.iter().map(|m| m.sysbench.p95_ms)).unwrap_or(0.0),
+                pages_made_young_per_query: median_of(measured.iter().map(|m| m.pages_made_young_per_query))
+                    .unwrap_or(0.0),
+                pages_made_not_young_per_query: median_of(
+                    measured.iter().map(|m| m.pages_made_not_young_per_query),
+                )
+                .unwrap_or(0.0),
+                read_requests_per_query: median_of(measured.iter().map(|m| m.read_requests_per_query))
+                    .unwrap_or(0.0),
+                cs_per_query: median_of(measured.iter().map(|m| m.cs_per_query)).unwrap_or(0.0),
+                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query)).unwrap_or(0.0),
+                buf_pool_mutex_per_query: median_of(
+                    diagnostic.iter().filter_map(|d| d.measured.buf_pool_mutex_per_query),
+                ),
+                buf_pool_mutex_wait_us_per_query: median_of(
+                    diagnostic.iter().filter_map(|d| d.measured.buf_pool_mutex_wait_us_per_query),
+                ),
+            });
+            let base_key = (key.0.clone(), "base".to_string(), key.2.clone());
+            let qps = qps_of(&ok);
+            let qps_vs_base = match groups.get(&base_key) {
+                Some(base) if key.1 != "base" => {
+                    let base_ok: Vec<&RunResult> = base.iter().copied().filter(|r| r.ok).collect();
+                    stats::compare(&qps_of(&base_ok), &qps)
+                }
+                _ => None,
+            };
+            let build = ok.first().or(runs.first()).and_then(|r| r.build.as_ref());
+            SummaryRow {
+                tree: key.0.clone(),
+                variant: key.1.clone(),
+                workload: key.2.clone(),
+                runs: ok.len(),
+                failed: runs.len() - ok.len(),
+                median,
+                qps: stats::spread(&qps),
+                qps_vs_base,
+                total_queries: measured.iter().map(|m| m.sysbench.queries).sum(),
+                total_pages_made_young: measured.iter().map(|m| m.pages_made_young).sum(),
+                build_key: build.map(|b| b.key_hash.clone()),
+                patch_sha256: build.and_then(|b| b.patch.as_ref().map(|p| p.sha256.clone())),
+            }
+        })
+        .collect()
+}
+
+fn opt(v: Option<f64>, digits: usize) -> String {
+    v.map(|x| format!("{x:.digits$}")).unwrap_or_else(|| "n/a".into())
+}
+
+/// The Markdown report: what produced the numbers, the table, the
+/// comparison with base, and every failure with its error-log tail.
+pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow], results: &[RunResult]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# innodb-lab report: {matrix}\n");
+    let _ = writeln!(md, "- host: `{}` ({})", host.hostname, host.label());
+    let _ = writeln!(md, "- innodb-lab revision: `{revision}`");
+    let mut trees: Vec<String> = Vec::new();
+    for r in results {
+        if let Some(t) = &r.tree_info {
+            let line = format!("- tree `{}`: {} `{}` (`{}`)", r.tree, t.version, t.spec, t.id);
+            if !trees.contains(&line) {
+                trees.push(line);
+            }
+        }
+    }
+    for t in &trees {
+        let _ = writeln!(md, "{t}");
+    }
+    if let Some(r) = results.iter().find(|r| r.ok) {
+        let w = &r.workload_def;
+        let _ = writeln!(
+            md,
+            "- workload `{}`: {} tables x {} rows, {} threads, {} ids per IN-list; arming {} s of \
+             oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1, warm-up {} s (not measured), \
+             measured {} s, diagnostic pass {} s",
+            w.name,
+            w.tables,
+            w.table_size,
+            w.threads,
+            w.random_points,
+            w.arm_seconds,
+            w.warmup_seconds,
+            w.measure_seconds,
+            w.diagnostic_seconds
+        );
+        if let Some(b) = &r.build {
+            let _ = writeln!(md, "- cmake: `{}`; compiler: {}", b.key.cmake_options.join(" "), b.key.compiler);
+        }
+        if let Some(cnf) = &r.my_cnf {
+            let _ = writeln!(md, "- my.cnf: Mark Callaghan's z12 settings for the series, scaled to this host:");
+            for s in &cnf.scaled {
+                let _ = writeln!(md, "  - `{}` = {} (Mark: {}): {}", s.name, s.here, s.mark, s.why);
+            }
+        }
+    }
+    let _ = writeln!(md, "\n## Results (median of the successful runs)\n");
+    let _ = writeln!(
+        md,
+        "| tree | variant | workload | runs | QPS | QPS min-max | p95 (ms) | pages made young / query | \
+         made not young / query | cs / query | CPU ms / query | buf_pool.mutex / query | mutex wait µs / query |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for row in summary {
+        let runs = if row.failed > 0 { format!("{} (+{} failed)", row.runs, row.failed) } else { row.runs.to_string() };
+        match &row.median {
+            Some(m) => {
+                let range = row.qps.map(|s| format!("{:.0}-{:.0}", s.min, s.max)).unwrap_or_default();
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {:.0} | {} | {:.2} | {:.4} | {:.3} | {:.2} | {:.3} | {} | {} |",
+                    row.tree,
+                    row.variant,
+                    row.workload,
+                    runs,
+                    m.qps,
+                    range,
+                    m.p95_ms,
+                    m.pages_made_young_per_query,
+                    m.pages_made_not_young_per_query,
+                    m.cs_per_query,
+                    m.cpu_ms_per_query,
+                    opt(m.buf_pool_mutex_per_query, 2),
+                    opt(m.buf_pool_mutex_wait_us_per_query, 2),
+                );
+            }
+            None => {
+                let _ = writeln!(md, "| {} | {} | {} | {} | failed | | | | | | | | |", row.tree, row.variant, row.workload, runs);
+            }
+        }
+    }
+    let _ = writeln!(
+        md,
+        "\nPages made young, context switches and CPU are counter deltas over the measured interval only \
+         (the warm-up is not counted). buf_pool.mutex acquisitions and wait time come from a separate \
+         diagnostic pass with the performance_schema instrument `wait/synch/mutex/innodb/buf_pool_mutex` \
+         enabled, because timing that instrument slows the hot path; its QPS is not reported."
+    );
+    let compared: Vec<&SummaryRow> = summary.iter().filter(|r| r.qps_vs_base.is_some()).collect();
+    if !compared.is_empty() {
+        let _ = writeln!(md, "\n## QPS against base (two-sided Mann-Whitney U)\n");
+        let _ = writeln!(md, "| tree | variant | workload | change of median | p | smallest possible p | verdict |");
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|");
+        for row in compared {
+            let c = row.qps_vs_base.as_ref().unwrap();
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {:+.1}% | {} | {:.3} | {:?} |",
+                row.tree,
+                row.variant,
+                row.workload,
+                c.change_pct,
+                opt(c.p_value, 3),
+                c.min_possible_p,
+                c.verdict
+            );
+        }
+        let _ = writeln!(
+            md,
+            "\nA verdict other than NotShown needs p < {}. When the smallest possible p is above that, \
+             these repetitions cannot show a difference in throughput whatever the numbers: add repetitions.",
+            stats::ALPHA
+        );
+    }
+    let failures: Vec<&RunResult> = results.iter().filter(|r| !r.ok).collect();
+    if !failures.is_empty() {
+        let _ = writeln!(md, "\n## Failures\n");
+        for r in failures {
+            let _ = writeln!(
+                md,
+                "### {} {} {} rep {}\n\n```\n{}\n```\n",
+                r.tree,
+                r.variant,
+                r.workload,
+                r.repetition,
+                r.error.as_deref().unwrap_or("")
+            );
+            if let Some(tail) = &r.error_log_tail {
+                let _ = writeln!(md, "error log tail:\n\n```\n{tail}\n```\n");
+            }
+        }
+    }
+    md
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::{Measured, SysbenchReport};
+    use crate::workload::{Outcome, Workload};
+
+    fn result(variant: &str, rep: u32, qps: f64, young_per_query: f64, ok: bool) -> RunResult {
+        let measured = Measured {
+            sysbench: SysbenchReport { qps, queries: 1000, p95_ms: 1.0, ..Default::default() },
+            pages_made_young: (young_per_query * 1000.0) as u64,
+            pages_made_young_per_query: young_per_query,
+            ..Default::default()
+        };
+        RunResult {
+            schema_version: 1,
+            matrix: "m".into(),
+            tree: "10.11.18".into(),
+            variant: variant.into(),
+            workload: "points-covered-pk".into(),
+            repetition: rep,
+            ok,
+            error: (!ok).then(|| "mariadbd died".into()),
+            error_log_tail: (!ok).then(|| "[ERROR] InnoDB: boom".into()),
+            tree_info: None,
+            build: None,
+            variant_settings: Default::default(),
+            my_cnf: None,
+            my_cnf_text: None,
+            workload_def: Workload {
+                name: "points-covered-pk".into(),
+                tables: 1,
+                table_size: 1,
+                threads: 1,
+                random_points: 1,
+                arm_seconds: 0,
+                warmup_seconds: 0,
+                measure_seconds: 1,
+                diagnostic_seconds: 0,
+            },
+            host: Host { hostname: "h".into(), cores: 2, memory_bytes: 1, kernel: "k".into(), cpu_model: "c".into() },
+            tool_revision: "r".into(),
+            started_unix: 0,
+            wall_seconds: 0.0,
+            outcome: ok.then(|| Outcome { measured: Some(measured), ..Default::default() }),
+            clean_shutdown: Some(ok),
+        }
+    }
+
+    #[test]
+    fn summary_takes_medians_and_counts_failures() {
+        let results = vec![
+            result("base", 1, 100.0, 30.0, true),
+            result("base", 2, 300.0, 32.0, true),
+            result("base", 3, 200.0, 31.0, true),
+            result("gate", 1, 210.0, 0.0, true),
+            result("gate", 2, 0.0, 0.0, false),
+        ];
+        let s = summarize(&results);
+        assert_eq!(s.len(), 2);
+        let base = &s[0];
+        assert_eq!((base.variant.as_str(), base.runs, base.failed), ("base", 3, 0));
+        let m = base.median.as_ref().unwrap();
+        assert_eq!((m.qps, m.pages_made_young_per_query), (200.0, 31.0));
+        assert!(base.qps_vs_base.is_none());
+        let gate = &s[1];
+        assert_eq!((gate.runs, gate.failed), (1, 1));
+        assert!((gate.qps_vs_base.as_ref().unwrap().change_pct - 5.0).abs() < 1e-9);
+        // summary.json keys the issue names
+        let json = serde_json::to_value(&s).unwrap();
+        for key in ["qps", "p95_ms", "pages_made_young_per_query", "cs_per_query", "buf_pool_mutex_per_query"] {
+            assert!(json[0]["median"].get(key).is_some(), "missing median.{key}");
+        }
+    }
+
+    #[test]
+    fn markdown_has_the_table_and_the_failure_tail() {
+        let results = vec![result("base", 1, 100.0, 30.0, true), result("gate", 1, 0.0, 0.0, false)];
+        let host = Host { hostname: "box".into(), cores: 2, memory_bytes: 1 << 30, kernel: "6.1".into(), cpu_model: "cpu".into() };
+        let md = markdown("smoke", &host, "abc", &summarize(&results), &results);
+        assert!(md.contains("| 10.11.18 | base | points-covered-pk | 1 | 100 |"), "{md}");
+        assert!(md.contains("| 10.11.18 | gate | points-covered-pk | 0 (+1 failed) | failed |"), "{md}");
+        assert!(md.contains("[ERROR] InnoDB: boom") && md.contains("host: `box`"));
+    }
+}

@@ -1,0 +1,484 @@
+//! Servers: a my.cnf from Mark Callaghan's settings scaled to this host, a
+//! datadir on /dev/shm bootstrapped by the tree's own install script, a
+//! `mariadbd` in its own process group listening on a unix socket only,
+//! and a clean shutdown (or SIGKILL) on every exit path.
+
+use crate::build::Build;
+use crate::children;
+use crate::host::Host;
+use crate::util::{tail_lines, Command};
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+/// How to bootstrap and start one server binary.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ServerBinaries {
+    pub mariadbd: PathBuf,
+    pub install_db: PathBuf,
+    /// e.g. `--srcdir`/`--builddir` for a build tree
+    pub install_db_args: Vec<String>,
+    /// my.cnf lines that locate the binary's files (messages, charsets)
+    pub location_settings: Vec<(String, String)>,
+}
+
+impl ServerBinaries {
+    pub fn from_build(build: &Build) -> Result<ServerBinaries> {
+        Ok(ServerBinaries {
+            mariadbd: build.mariadbd.clone(),
+            install_db: crate::build::install_db_script(&build.build)?,
+            install_db_args: vec![
+                format!("--srcdir={}", build.src.display()),
+                format!("--builddir={}", build.build.display()),
+            ],
+            location_settings: vec![
+                ("lc_messages_dir".into(), build.build.join("sql/share").display().to_string()),
+                ("character_sets_dir".into(), build.src.join("sql/share/charsets").display().to_string()),
+            ],
+        })
+    }
+}
+
+/// A setting whose value here differs from Mark's, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Scaled {
+    pub name: String,
+    pub mark: String,
+    pub here: String,
+    pub why: String,
+}
+
+/// The server settings of a run, before the run's own paths are added.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MyCnf {
+    /// `[mariadbd]` settings in file order; a name starting with `loose_`
+    /// is ignored by series that do not know it.
+    pub settings: Vec<(String, String)>,
+    pub scaled: Vec<Scaled>,
+}
+
+const GIB: u64 = 1 << 30;
+
+impl MyCnf {
+    /// Mark Callaghan's z12a/z12b settings (shared/research/mark-setup.md,
+    /// section 1) for `series`, scaled to `host`. `tmpfs_datadir` is true
+    /// for the usual /dev/shm datadir, which cannot do O_DIRECT.
+    pub fn for_series(series: &str, host: &Host, tmpfs_datadir: bool) -> MyCnf {
+        let (major, minor) = parse_series(series);
+        let family_old = (major, minor) < (10, 5);
+        let family_11 = major >= 11;
+        let mut cnf = MyCnf { settings: Vec::new(), scaled: Vec::new() };
+        let common = [
+            ("sql_mode", "no_engine_substitution,no_unsigned_subtraction"),
+            ("default_tmp_storage_engine", "MyISAM"),
+            ("query_cache_size", "0"),
+            ("query_cache_type", "0"),
+            ("long_query_time", "5"),
+            ("slow_query_log", "1"),
+            ("max_binlog_size", "256M"),
+            ("server_id", "77"),
+            ("binlog_format", "ROW"),
+            ("sync_binlog", "0"),
+            ("innodb_file_per_table", "1"),
+            ("innodb_data_file_path", "ibdata1:512M:autoextend"),
+            ("performance_schema", "1"),
+            ("ssl", "0"),
+            ("character_set_server", "latin1"),
+            ("collation_server", "latin1_swedish_ci"),
+            ("eq_range_index_dive_limit", "10"),
+            ("innodb_fast_shutdown", "1"),
+            ("innodb_doublewrite", "1"),
+            ("innodb_autoinc_lock_mode", "2"),
+            ("innodb_flush_neighbors", "0"),
+            ("innodb_buffer_pool_load_at_startup", "OFF"),
+            ("innodb_buffer_pool_dump_at_shutdown", "OFF"),
+            ("innodb_flush_log_at_trx_commit", "2"),
+            ("innodb_max_dirty_pages_pct_lwm", "80"),
+            ("innodb_max_dirty_pages_pct", "90"),
+            ("innodb_io_capacity", "10000"),
+            ("innodb_io_capacity_max", "20000"),
+            ("innodb_adaptive_hash_index", "OFF"),
+            ("innodb_undo_tablespaces", "32"),
+            ("innodb_checksum_algorithm", "crc32"),
+            ("innodb_max_purge_lag", "500000"),
+            ("innodb_max_purge_lag_delay", "1000000"),
+        ];
+        for (k, v) in common {
+            cnf.set(k, v);
+        }
+        // removed in 11.x: ignored there rather than refused
+        let version_sensitive = [("innodb_change_buffering", "none"), ("innodb_log_write_ahead_size", "4096")];
+        for (k, v) in version_sensitive {
+            cnf.set(&if family_11 { format!("loose_{k}") } else { k.to_string() }, v);
+        }
+
+        let half_cores = (host.cores / 2).clamp(1, 8);
+        let threads = half_cores.to_string();
+        for name in ["innodb_purge_threads", "innodb_read_io_threads", "innodb_write_io_threads"] {
+            cnf.scale(name, "8", &threads, "Mark uses 8 on 48 cores and 4 on 8 cores: half the cores, at most 8");
+        }
+        let pool_gib = (host.memory_bytes / GIB / 4).clamp(1, 100);
+        cnf.scale(
+            "innodb_buffer_pool_size",
+            "100G",
+            &format!("{pool_gib}G"),
+            "Mark's 100G is for 128G of RAM; here a quarter of RAM, as the datadir on /dev/shm also takes RAM",
+        );
+        let log_gib = (host.memory_bytes / GIB / 16).clamp(1, 100);
+        if family_old {
+            cnf.set("innodb_buffer_pool_instances", "8");
+            cnf.set("innodb_page_cleaners", "8");
+            cnf.set("innodb_concurrency_tickets", "1000000");
+            cnf.set("innodb_log_files_in_group", "2");
+            cnf.scale(
+                "innodb_log_file_size",
+                "10G",
+                &format!("{}M", log_gib * 512),
+                "redo lives on /dev/shm: 1/16 of RAM in all, split over 2 files (Mark: 10 x 10G)",
+            );
+        } else {
+            cnf.scale(
+                "innodb_log_file_size",
+                "100G",
+                &format!("{log_gib}G"),
+                "redo lives on /dev/shm (RAM): 1/16 of RAM",
+            );
+            cnf.set("innodb_lru_scan_depth", "5000");
+        }
+        if family_11 {
+            cnf.set("innodb_log_file_buffering", "1");
+            cnf.set("innodb_log_file_write_through", "0");
+            cnf.scale(
+                "innodb_data_file_buffering",
+                "0",
+                if tmpfs_datadir { "1" } else { "0" },
+                "tmpfs has no O_DIRECT",
+            );
+            cnf.set("innodb_data_file_write_through", "0");
+            if (major, minor) >= (11, 8) {
+                cnf.set("innodb_snapshot_isolation", "0");
+            }
+        } else {
+            cnf.scale(
+                "innodb_flush_method",
+                "O_DIRECT_NO_FSYNC",
+                if tmpfs_datadir { "fsync" } else { "O_DIRECT_NO_FSYNC" },
+                "tmpfs has no O_DIRECT",
+            );
+        }
+        cnf
+    }
+
+    /// Sets (or replaces) a setting as Mark has it.
+    pub fn set(&mut self, name: &str, value: &str) {
+        match self.settings.iter_mut().find(|(k, _)| k == name) {
+            Some(entry) => entry.1 = value.to_string(),
+            None => self.settings.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    fn scale(&mut self, name: &str, mark: &str, here: &str, why: &str) {
+        self.set(name, here);
+        if mark != here {
+            self.scaled.push(Scaled { name: name.into(), mark: mark.into(), here: here.into(), why: why.into() });
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.settings.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// The whole file for a run whose files live in `dir`.
+    pub fn render(&self, dir: &RunDir, binaries: &ServerBinaries) -> String {
+        let mut out = String::from("# written by innodb-lab: Mark Callaghan's settings scaled to this host\n");
+        out.push_str("[client-server]\nssl=0\n\n[mariadbd]\n");
+        let paths = [
+            ("datadir", dir.data.display().to_string()),
+            ("innodb_data_home_dir", dir.data.display().to_string()),
+            ("innodb_log_group_home_dir", dir.data.display().to_string()),
+            ("tmpdir", dir.tmp.display().to_string()),
+            ("socket", dir.socket.display().to_string()),
+            ("pid_file", dir.root.join("mariadbd.pid").display().to_string()),
+            ("log_error", dir.error_log.display().to_string()),
+            ("log_bin", dir.root.join("binlogs/bl").display().to_string()),
+            // unix socket only: nothing listens on the network
+            ("skip_networking", "1".to_string()),
+        ];
+        for (k, v) in paths.iter().map(|(k, v)| (*k, v.as_str())).chain(
+            binaries.location_settings.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        ) {
+            out.push_str(&format!("{k}={v}\n"));
+        }
+        // SAFETY: geteuid has no preconditions
+        if unsafe { libc::geteuid() } == 0 {
+            out.push_str("user=root\n");
+        }
+        for (k, v) in &self.settings {
+            out.push_str(&format!("{k}={v}\n"));
+        }
+        out
+    }
+}
+
+fn parse_series(series: &str) -> (u32, u32) {
+    let mut parts = series.split('.').map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// The files of one run: all under /dev/shm, removed afterwards unless kept.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunDir {
+    pub root: PathBuf,
+    pub data: PathBuf,
+    pub tmp: PathBuf,
+    pub socket: PathBuf,
+    pub error_log: PathBuf,
+    pub cnf: PathBuf,
+}
+
+impl RunDir {
+    pub fn create(name: &str) -> Result<RunDir> {
+        let base = std::env::var_os("INNODB_LAB_SHM").map(PathBuf::from).unwrap_or_else(|| "/dev/shm/innodb-lab".into());
+        let root = base.join(format!("{}-{}", crate::util::slug(name), std::process::id()));
+        if root.exists() {
+            fs::remove_dir_all(&root)?;
+        }
+        let dir = RunDir {
+            data: root.join("data"),
+            tmp: root.join("tmp"),
+            socket: root.join("mariadbd.sock"),
+            error_log: root.join("error.log"),
+            cnf: root.join("my.cnf"),
+            root,
+        };
+        for d in [&dir.data, &dir.tmp, &dir.root.join("binlogs")] {
+            fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+        }
+        Ok(dir)
+    }
+}
+
+/// A running server. Dropping it stops the server (SIGTERM, then SIGKILL)
+/// and removes its files unless they are kept.
+pub struct Server {
+    pub pid: u32,
+    child: Child,
+    pub dir: RunDir,
+    keep: bool,
+    stopped: bool,
+}
+
+/// How long a server may take to start, to shut down cleanly.
+const START_TIMEOUT: Duration = Duration::from_secs(180);
+const STOP_TIMEOUT: Duration = Duration::from_secs(120);
+
+impl Server {
+    /// Writes the my.cnf, bootstraps the datadir with the tree's own
+    /// install script and starts mariadbd, waiting until it accepts
+    /// connections.
+    pub fn start(binaries: &ServerBinaries, cnf: &MyCnf, name: &str, keep: bool) -> Result<Server> {
+        let dir = RunDir::create(name)?;
+        fs::write(&dir.cnf, cnf.render(&dir, binaries))?;
+        let mut install = Command::new(binaries.install_db.display().to_string())
+            .arg(format!("--defaults-file={}", dir.cnf.display()))
+            .args(binaries.install_db_args.iter().cloned())
+            .arg(format!("--datadir={}", dir.data.display()))
+            .args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
+        if unsafe { libc::geteuid() } == 0 {
+            install = install.arg("--user=root");
+        }
+        let bootstrap_log = dir.root.join("bootstrap.log");
+        if let Err(e) = install.run_logged("bootstrap", &bootstrap_log) {
+            let tail = tail_lines(&dir.error_log, 30);
+            if !keep {
+                let _ = fs::remove_dir_all(&dir.root);
+            }
+            return Err(e.context(format!("bootstrap failed; error log tail:\n{tail}")));
+        }
+
+        let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
+        let mut cmd = std::process::Command::new(&binaries.mariadbd);
+        cmd.arg(format!("--defaults-file={}", dir.cnf.display()))
+            .stdin(std::process::Stdio::null())
+            .stdout(stdout.try_clone()?)
+            .stderr(stdout);
+        children::in_own_group(&mut cmd);
+        let child = cmd.spawn().with_context(|| format!("cannot start {}", binaries.mariadbd.display()))?;
+        let pid = child.id();
+        children::register(pid as i32);
+        if !keep {
+            children::register_dir(&dir.root);
+        }
+        let mut server = Server { pid, child, dir, keep, stopped: false };
+        server.wait_ready()?;
+        Ok(server)
+    }
+
+    fn wait_ready(&mut self) -> Result<()> {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait()? {
+                self.stopped = true;
+                children::unregister(self.pid as i32);
+                bail!("mariadbd exited during start-up ({status}); error log tail:\n{}", self.error_log_tail());
+            }
+            if self.dir.socket.exists() && self.connect().is_ok() {
+                return Ok(());
+            }
+            if start.elapsed() > START_TIMEOUT {
+                bail!(
+                    "mariadbd did not accept connections within {} s; error log tail:\n{}",
+                    START_TIMEOUT.as_secs(),
+                    self.error_log_tail()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    pub fn connect(&self) -> Result<mysql::Conn> {
+        let opts = mysql::OptsBuilder::new()
+            .socket(Some(self.dir.socket.display().to_string()))
+            .user(Some("root"))
+            .prefer_socket(true);
+        mysql::Conn::new(opts).with_context(|| format!("cannot connect to {}", self.dir.socket.display()))
+    }
+
+    /// None while the server runs; its exit status once it died.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    pub fn error_log_tail(&self) -> String {
+        tail_lines(&self.dir.error_log, 30)
+    }
+
+    /// Shuts the server down cleanly (SHUTDOWN, then wait); on timeout or
+    /// when it cannot be asked, the process group is killed. Returns
+    /// whether the shutdown was clean.
+    pub fn stop(mut self) -> Result<bool> {
+        let clean = self.shutdown();
+        Ok(clean)
+    }
+
+    fn shutdown(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.stopped = true;
+        let asked = self.connect().and_then(|mut c| {
+            use mysql::prelude::Queryable;
+            c.query_drop("SHUTDOWN").map_err(Into::into)
+        });
+        let deadline = Instant::now() + STOP_TIMEOUT;
+        let mut clean = false;
+        if asked.is_ok() {
+            while Instant::now() < deadline {
+                if let Ok(Some(status)) = self.child.try_wait() {
+                    clean = status.success();
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        }
+        if !clean {
+            children::terminate_group(self.pid as i32, Duration::from_secs(30));
+            let _ = self.child.wait();
+        }
+        children::unregister(self.pid as i32);
+        clean
+    }
+
+    pub fn keep_files(&mut self) {
+        self.keep = true;
+        children::unregister_dir(&self.dir.root);
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shutdown();
+        if self.keep {
+            eprintln!("    kept the run files in {}", self.dir.root.display());
+        } else {
+            let _ = fs::remove_dir_all(&self.dir.root);
+        }
+        children::unregister_dir(&self.dir.root);
+    }
+}
+
+/// Whether `path` is on a tmpfs (statfs magic), as /dev/shm is.
+pub fn is_tmpfs(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: c is a valid NUL-terminated path and st a valid out pointer
+    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
+    rc == 0 && st.f_type == libc::TMPFS_MAGIC
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(cores: usize, gib: u64) -> Host {
+        Host { hostname: "h".into(), cores, memory_bytes: gib * GIB, kernel: "6".into(), cpu_model: "x".into() }
+    }
+
+    #[test]
+    fn scales_marks_settings_to_a_small_host() {
+        let cnf = MyCnf::for_series("10.11", &host(2, 24), true);
+        assert_eq!(cnf.get("innodb_buffer_pool_size"), Some("6G"));
+        assert_eq!(cnf.get("innodb_purge_threads"), Some("1"));
+        assert_eq!(cnf.get("innodb_log_file_size"), Some("1G"));
+        assert_eq!(cnf.get("innodb_flush_method"), Some("fsync"));
+        assert_eq!(cnf.get("innodb_lru_scan_depth"), Some("5000"));
+        assert_eq!(cnf.get("innodb_buffer_pool_instances"), None, "removed in 10.5");
+        let names: Vec<&str> = cnf.scaled.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"innodb_buffer_pool_size") && names.contains(&"innodb_flush_method"));
+    }
+
+    #[test]
+    fn a_big_host_gets_marks_values() {
+        let cnf = MyCnf::for_series("10.11", &host(48, 400), false);
+        assert_eq!(cnf.get("innodb_purge_threads"), Some("8"));
+        assert_eq!(cnf.get("innodb_flush_method"), Some("O_DIRECT_NO_FSYNC"));
+        assert!(!cnf.scaled.iter().any(|s| s.name == "innodb_purge_threads"));
+    }
+
+    #[test]
+    fn series_families() {
+        let old = MyCnf::for_series("10.4", &host(8, 32), true);
+        assert_eq!(old.get("innodb_buffer_pool_instances"), Some("8"));
+        let new = MyCnf::for_series("11.8", &host(8, 32), true);
+        assert_eq!(new.get("innodb_snapshot_isolation"), Some("0"));
+        assert_eq!(new.get("loose_innodb_change_buffering"), Some("none"));
+        assert_eq!(new.get("innodb_flush_method"), None);
+    }
+
+    #[test]
+    fn rendered_file_is_socket_only() {
+        let cnf = MyCnf::for_series("10.11", &host(2, 24), true);
+        let dir = RunDir {
+            root: "/r".into(),
+            data: "/r/data".into(),
+            tmp: "/r/tmp".into(),
+            socket: "/r/s.sock".into(),
+            error_log: "/r/e.log".into(),
+            cnf: "/r/my.cnf".into(),
+        };
+        let bin = ServerBinaries {
+            mariadbd: "/b/mariadbd".into(),
+            install_db: "/b/install".into(),
+            install_db_args: vec![],
+            location_settings: vec![("lc_messages_dir".into(), "/b/share".into())],
+        };
+        let text = cnf.render(&dir, &bin);
+        assert!(text.contains("\nskip_networking=1\n") && text.contains("\nsocket=/r/s.sock\n"));
+        assert!(text.contains("\nlc_messages_dir=/b/share\n"));
+        assert!(!text.contains("bind_address") && !text.contains("port="));
+    }
+}
