@@ -127,6 +127,23 @@ impl fmt::Display for ModelError {
 
 impl std::error::Error for ModelError {}
 
+/// The LRU fields of a resident block, for checks against the C++.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PageState {
+    /// `old` (10.11) / the OLD bit (post-fix)
+    pub old: bool,
+    /// 10.11 `access_time` in ms (0 = never accessed)
+    pub access_time_ms: u32,
+    /// 10.11 `freed_page_clock` stamp (31 bits)
+    pub freed_page_clock: u32,
+    /// post-fix `access_time` in `access_clock` seconds (0 = never accessed)
+    pub access_time_s: u16,
+    /// post-fix PROMOTE bit
+    pub promote: bool,
+    /// classic only: freed, still in the LRU
+    pub freed: bool,
+}
+
 /// One block descriptor: the fields of `buf_page_t` the LRU uses.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Frame {
@@ -495,6 +512,26 @@ impl<P: Policy> BufferPool<P> {
             .pages
             .get(&page)
             .map(|&f| self.s.frames[f as usize].old)
+    }
+
+    /// The LRU fields of a page in the pool (freed classic blocks included).
+    pub fn page_state(&self, page: u64) -> Option<PageState> {
+        self.s.pages.get(&page).map(|&f| {
+            let fr = &self.s.frames[f as usize];
+            PageState {
+                old: fr.old,
+                access_time_ms: fr.access_ms,
+                freed_page_clock: fr.freed_page_clock,
+                access_time_s: fr.access_s,
+                promote: fr.promote,
+                freed: fr.freed,
+            }
+        })
+    }
+
+    /// `buf_pool.access_clock` (post-fix), derived from the time of the last event.
+    pub fn access_clock(&self) -> u16 {
+        self.s.access_clock
     }
 
     /// The number of blocks carrying the PROMOTE bit (lazy policy), waiting for a sweep.

@@ -58,6 +58,8 @@ fn old_sublist_appears_at_512_and_takes_midpoint_inserts() {
     let lru = p.lru_pages();
     assert_eq!(lru[303], 208);
     assert_eq!(lru[304], 512);
+    // 303 steps of the initial adjustment and one for the insert
+    assert_eq!(p.counters().boundary_made_young, 304);
     p.check_invariants().unwrap();
 }
 
@@ -213,6 +215,7 @@ fn eager_new_block_is_promoted_once_a_quarter_of_the_new_sublist_was_evicted() {
         "moved, but it was not old"
     );
     // the move re-stamped the block with clock 94
+    assert_eq!(p.page_state(head).unwrap().freed_page_clock, 94);
     read_until_clock(&mut p, 187);
     p.access(head).unwrap();
     assert_eq!(p.counters().access_mutex_acquisitions, 1);
@@ -381,6 +384,11 @@ fn lazy_promotion_restamps_so_the_next_needs_a_new_reaccess() {
     p.access(0).unwrap();
     p.cleaner_batch(); // moves page 0, re-stamped with clock 5
     assert_eq!(p.counters().made_young, 1);
+    let state = p.page_state(0).unwrap();
+    assert_eq!(
+        (state.access_time_s, state.promote, state.old),
+        (5, false, false)
+    );
     p.set_time(6000).unwrap(); // clock 6: 1 tick after the promotion
     p.access(0).unwrap();
     assert_eq!(p.promote_pending(), 0);

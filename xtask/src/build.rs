@@ -110,22 +110,35 @@ pub struct Build {
 }
 
 pub fn cmake_options() -> Vec<String> {
-    CMAKE_OPTIONS.iter().chain(CMAKE_TOOLING).map(|s| s.to_string()).collect()
+    CMAKE_OPTIONS
+        .iter()
+        .chain(CMAKE_TOOLING)
+        .map(|s| s.to_string())
+        .collect()
 }
 
 /// The environment that makes ccache share objects between variants.
 pub fn ccache_env() -> Vec<(String, String)> {
     let root = cache_root();
     vec![
-        ("CCACHE_DIR".into(), root.join("ccache").display().to_string()),
-        ("CCACHE_BASEDIR".into(), root.join("builds").display().to_string()),
+        (
+            "CCACHE_DIR".into(),
+            root.join("ccache").display().to_string(),
+        ),
+        (
+            "CCACHE_BASEDIR".into(),
+            root.join("builds").display().to_string(),
+        ),
         ("CCACHE_NOHASHDIR".into(), "1".into()),
         ("CCACHE_MAXSIZE".into(), "10G".into()),
     ]
 }
 
 fn compiler_version() -> Result<String> {
-    let out = Command::new("c++").arg("--version").read().context("no C++ compiler (install g++)")?;
+    let out = Command::new("c++")
+        .arg("--version")
+        .read()
+        .context("no C++ compiler (install g++)")?;
     Ok(out.lines().next().unwrap_or_default().to_string())
 }
 
@@ -134,7 +147,9 @@ fn ccache_counters() -> Result<BTreeMap<String, u64>> {
     for (k, v) in ccache_env() {
         cmd = cmd.env(k, v);
     }
-    let out = cmd.read().context("ccache is needed for builds (apt-get install ccache)")?;
+    let out = cmd
+        .read()
+        .context("ccache is needed for builds (apt-get install ccache)")?;
     Ok(out
         .lines()
         .filter_map(|l| {
@@ -145,15 +160,31 @@ fn ccache_counters() -> Result<BTreeMap<String, u64>> {
 }
 
 fn ccache_use(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> CcacheUse {
-    let delta = |k: &str| after.get(k).unwrap_or(&0).saturating_sub(*before.get(k).unwrap_or(&0));
+    let delta = |k: &str| {
+        after
+            .get(k)
+            .unwrap_or(&0)
+            .saturating_sub(*before.get(k).unwrap_or(&0))
+    };
     let hits = delta("direct_cache_hit") + delta("preprocessed_cache_hit");
     let misses = delta("cache_miss");
     let total = hits + misses;
-    CcacheUse { hits, misses, hit_rate: if total == 0 { 0.0 } else { hits as f64 / total as f64 } }
+    CcacheUse {
+        hits,
+        misses,
+        hit_rate: if total == 0 {
+            0.0
+        } else {
+            hits as f64 / total as f64
+        },
+    }
 }
 
 fn jobs() -> String {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2).to_string()
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .to_string()
 }
 
 /// The key a build of `tree` with `patch` would have.
@@ -200,15 +231,25 @@ pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build>
         fs::remove_dir_all(&build_dir)?;
     }
     fs::create_dir_all(&build_dir)?;
-    let mut cmake = Command::new("cmake").arg(src.display().to_string()).args(cmake_options()).dir(&build_dir);
+    let mut cmake = Command::new("cmake")
+        .arg(src.display().to_string())
+        .args(cmake_options())
+        .dir(&build_dir);
     for (k, v) in ccache_env() {
         cmake = cmake.env(k, v);
     }
     cmake.run_logged("configure", &logs.join("configure.log"))?;
     let configure_seconds = stage.done();
 
-    let stage = Stage::start(format!("make {} of {} {variant}", MAKE_TARGETS.join(" "), tree.version));
-    let mut make = Command::new("make").arg(format!("-j{}", jobs())).args(MAKE_TARGETS.iter().copied()).dir(&build_dir);
+    let stage = Stage::start(format!(
+        "make {} of {} {variant}",
+        MAKE_TARGETS.join(" "),
+        tree.version
+    ));
+    let mut make = Command::new("make")
+        .arg(format!("-j{}", jobs()))
+        .args(MAKE_TARGETS.iter().copied())
+        .dir(&build_dir);
     for (k, v) in ccache_env() {
         make = make.env(k, v);
     }
@@ -256,16 +297,24 @@ pub struct ConfiguredTree {
 }
 
 pub fn configure_only(tree: &Tree) -> Result<ConfiguredTree> {
-    let dir = cache_root().join("configured").join(&tree.id[..16.min(tree.id.len())]);
+    let dir = cache_root()
+        .join("configured")
+        .join(&tree.id[..16.min(tree.id.len())]);
     let build_dir = dir.join("build");
     let marker = dir.join("configured.json");
-    let configured = ConfiguredTree { src: tree.src.clone(), build: build_dir.clone() };
+    let configured = ConfiguredTree {
+        src: tree.src.clone(),
+        build: build_dir.clone(),
+    };
     if marker.exists() && build_dir.join("include/mysqld_error.h").exists() {
         return Ok(configured);
     }
     let stage = Stage::start(format!("configure {} (headers only)", tree.version));
     fs::create_dir_all(&build_dir)?;
-    let mut cmake = Command::new("cmake").arg(tree.src.display().to_string()).args(cmake_options()).dir(&build_dir);
+    let mut cmake = Command::new("cmake")
+        .arg(tree.src.display().to_string())
+        .args(cmake_options())
+        .dir(&build_dir);
     let mut make = Command::new("make").arg("GenError").dir(&build_dir);
     for (k, v) in ccache_env() {
         cmake = cmake.env(k.clone(), v.clone());
@@ -315,14 +364,20 @@ mod tests {
 
     #[test]
     fn ccache_rate_from_counter_deltas() {
-        let before: BTreeMap<String, u64> =
-            [("direct_cache_hit", 10), ("preprocessed_cache_hit", 0), ("cache_miss", 100)]
-                .map(|(k, v)| (k.to_string(), v))
-                .into();
-        let after: BTreeMap<String, u64> =
-            [("direct_cache_hit", 100), ("preprocessed_cache_hit", 0), ("cache_miss", 110)]
-                .map(|(k, v)| (k.to_string(), v))
-                .into();
+        let before: BTreeMap<String, u64> = [
+            ("direct_cache_hit", 10),
+            ("preprocessed_cache_hit", 0),
+            ("cache_miss", 100),
+        ]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
+        let after: BTreeMap<String, u64> = [
+            ("direct_cache_hit", 100),
+            ("preprocessed_cache_hit", 0),
+            ("cache_miss", 110),
+        ]
+        .map(|(k, v)| (k.to_string(), v))
+        .into();
         let u = ccache_use(&before, &after);
         assert_eq!((u.hits, u.misses), (90, 10));
         assert!((u.hit_rate - 0.9).abs() < 1e-12);

@@ -18,18 +18,25 @@ pub fn register(pgid: i32) {
 
 /// Forgets a process group that its owner has stopped.
 pub fn unregister(pgid: i32) {
-    GROUPS.lock().unwrap_or_else(|e| e.into_inner()).retain(|&g| g != pgid);
+    GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&g| g != pgid);
 }
 
 /// Remembers a directory (a run's datadir) to remove if the tool is
 /// interrupted after its owner stopped the processes using it.
 pub fn register_dir(dir: &std::path::Path) {
     install_signal_handler();
-    DIRS.lock().unwrap_or_else(|e| e.into_inner()).push(dir.to_path_buf());
+    DIRS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(dir.to_path_buf());
 }
 
 pub fn unregister_dir(dir: &std::path::Path) {
-    DIRS.lock().unwrap_or_else(|e| e.into_inner()).retain(|d| d != dir);
+    DIRS.lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|d| d != dir);
 }
 
 /// Sends SIGTERM to the group, waits up to `grace` for its leader to exit,
@@ -57,9 +64,13 @@ fn group_alive(pgid: i32) -> bool {
         return unsafe { libc::kill(-pgid, 0) == 0 };
     };
     entries.flatten().any(|e| {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { return false };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
         // fields after the parenthesised name: state, ppid, pgrp
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else { return false };
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            return false;
+        };
         let mut fields = rest.split_whitespace();
         let state = fields.next();
         let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
@@ -71,7 +82,10 @@ fn install_signal_handler() {
     HANDLER.call_once(|| {
         let result = ctrlc::set_handler(|| {
             let groups: Vec<i32> = GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            eprintln!("\ninterrupted: stopping {} child process group(s)", groups.len());
+            eprintln!(
+                "\ninterrupted: stopping {} child process group(s)",
+                groups.len()
+            );
             for pgid in groups {
                 terminate_group(pgid, Duration::from_secs(20));
             }
@@ -108,7 +122,10 @@ mod tests {
         register(pgid);
         std::thread::sleep(Duration::from_millis(200));
         let graceful = terminate_group(pgid, Duration::from_millis(300));
-        assert!(!graceful, "the shell ignores SIGTERM, so SIGKILL was needed");
+        assert!(
+            !graceful,
+            "the shell ignores SIGTERM, so SIGKILL was needed"
+        );
         child.wait().unwrap();
         std::thread::sleep(Duration::from_millis(200));
         assert!(!group_alive(pgid), "a process of the group survived");

@@ -20,12 +20,18 @@ impl Host {
         let meminfo = read("/proc/meminfo");
         Host {
             hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
-            cores: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            cores: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
             memory_bytes: meminfo_kib(&meminfo, "MemTotal").unwrap_or(0) * 1024,
             kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
             cpu_model: cpuinfo
                 .lines()
-                .find_map(|l| l.strip_prefix("model name")?.split_once(':').map(|(_, v)| v.trim().to_string()))
+                .find_map(|l| {
+                    l.strip_prefix("model name")?
+                        .split_once(':')
+                        .map(|(_, v)| v.trim().to_string())
+                })
                 .unwrap_or_else(|| "unknown".into()),
         }
     }
@@ -43,7 +49,14 @@ impl Host {
 }
 
 fn meminfo_kib(meminfo: &str, key: &str) -> Option<u64> {
-    meminfo.lines().find_map(|l| l.strip_prefix(key)?.strip_prefix(':')?.split_whitespace().next()?.parse().ok())
+    meminfo.lines().find_map(|l| {
+        l.strip_prefix(key)?
+            .strip_prefix(':')?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    })
 }
 
 #[cfg(test)]
@@ -60,7 +73,10 @@ mod tests {
 
     #[test]
     fn meminfo_parsing() {
-        assert_eq!(meminfo_kib("MemTotal:       24598100 kB\nMemFree: 1 kB\n", "MemTotal"), Some(24598100));
+        assert_eq!(
+            meminfo_kib("MemTotal:       24598100 kB\nMemFree: 1 kB\n", "MemTotal"),
+            Some(24598100)
+        );
         assert_eq!(meminfo_kib("MemFree: 1 kB\n", "MemTotal"), None);
     }
 }

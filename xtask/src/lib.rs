@@ -7,14 +7,16 @@
 
 pub mod build;
 pub mod children;
+pub mod ffi;
 pub mod host;
 pub mod matrix;
 pub mod metrics;
+pub mod model;
 pub mod patch;
 pub mod report;
 pub mod server;
 pub mod stats;
+pub mod testing;
 pub mod tree;
 pub mod util;
 pub mod workload;
-pub mod testing;

@@ -7,7 +7,10 @@ use std::path::PathBuf;
 use xtask::{build, matrix, patch, report, tree, util};
 
 #[derive(Parser)]
-#[command(name = "cargo xtask", about = "Validate InnoDB buffer pool patches on real MariaDB builds")]
+#[command(
+    name = "cargo xtask",
+    about = "Validate InnoDB buffer pool patches on real MariaDB builds"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -43,6 +46,16 @@ enum Command {
     },
     /// Rewrite summary.json and report.md from the run results in a directory.
     Report { dir: PathBuf },
+    /// The LRU model: replay a trace, simulate a scenario, benchmark.
+    Model {
+        #[command(subcommand)]
+        command: xtask::model::ModelCommand,
+    },
+    /// Check the model's layouts and decisions against a tree's real headers.
+    Ffi {
+        #[command(subcommand)]
+        command: xtask::ffi::FfiCommand,
+    },
     /// Run the test suite: unit and end-to-end tests, then the ffi check of
     /// both Debian trees, printing how long each stage took.
     Test,
@@ -57,7 +70,12 @@ fn main() {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Matrix { file, out, keep, force } => {
+        Command::Matrix {
+            file,
+            out,
+            keep,
+            force,
+        } => {
             let m = matrix::load(&file)?;
             let out = out.unwrap_or_else(|| util::repo_root().join("results").join(&m.name));
             let failed = matrix::run(&m, &matrix::RunOptions { out, keep, force })?;
@@ -72,7 +90,11 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Build { tree, variant } => {
             let t = tree::resolve(&tree)?;
-            let p = if variant == "base" { None } else { Some(patch::for_variant(&t.series, &variant)?) };
+            let p = if variant == "base" {
+                None
+            } else {
+                Some(patch::for_variant(&t.series, &variant)?)
+            };
             let b = build::build(&t, &variant, p.as_ref())?;
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
@@ -85,9 +107,17 @@ fn run(cli: Cli) -> Result<()> {
             let summary = report::summarize(&results);
             util::write_json(&dir.join("summary.json"), &summary)?;
             let first = &results[0];
-            let md = report::markdown(&first.matrix, &first.host, &first.tool_revision, &summary, &results);
+            let md = report::markdown(
+                &first.matrix,
+                &first.host,
+                &first.tool_revision,
+                &summary,
+                &results,
+            );
             util::write_atomic(&dir.join("report.md"), md.as_bytes())
         }
+        Command::Model { command } => xtask::model::run(command),
+        Command::Ffi { command } => xtask::ffi::run(command),
         Command::Test => xtask::testing::run_all(),
     }
 }

@@ -71,22 +71,29 @@ pub struct VariantDef {
 /// Reads and checks a matrix file. Errors name the file, and the line and
 /// column for syntax and unknown keys.
 pub fn load(path: &Path) -> Result<Matrix> {
-    let text = fs::read_to_string(path).with_context(|| format!("cannot read matrix {}", path.display()))?;
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read matrix {}", path.display()))?;
     let matrix: Matrix = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     if matrix.repetitions == 0 {
         bail!("{}: repetitions must be at least 1", path.display());
     }
     if matrix.trees.is_empty() || matrix.workloads.is_empty() {
-        bail!("{}: a matrix needs at least one [[tree]] and one [[workload]]", path.display());
+        bail!(
+            "{}: a matrix needs at least one [[tree]] and one [[workload]]",
+            path.display()
+        );
     }
     for t in &matrix.trees {
-        t.spec.parse::<tree::TreeSpec>().with_context(|| format!("{}: [[tree]] spec", path.display()))?;
+        t.spec
+            .parse::<tree::TreeSpec>()
+            .with_context(|| format!("{}: [[tree]] spec", path.display()))?;
         if t.variants.is_empty() {
             bail!("{}: tree `{}` lists no variants", path.display(), t.spec);
         }
     }
     for w in &matrix.workloads {
-        w.validate().with_context(|| format!("{}: [[workload]]", path.display()))?;
+        w.validate()
+            .with_context(|| format!("{}: [[workload]]", path.display()))?;
     }
     Ok(matrix)
 }
@@ -140,7 +147,14 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
     let settings: BTreeMap<String, String> = def
         .settings
         .iter()
-        .map(|(k, v)| (k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string()),
+            )
+        })
         .collect();
     if tree.has_upstream_fix && matches!(name, "gate" | "clock") {
         bail!(
@@ -161,8 +175,15 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
 }
 
 fn tool_revision() -> String {
-    let Ok(repo) = git2::Repository::open(repo_root()) else { return "unknown".into() };
-    let head = repo.head().ok().and_then(|h| h.target()).map(|o| o.to_string()).unwrap_or_else(|| "none".into());
+    let Ok(repo) = git2::Repository::open(repo_root()) else {
+        return "unknown".into();
+    };
+    let head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|o| o.to_string())
+        .unwrap_or_else(|| "none".into());
     let dirty = repo
         .statuses(Some(git2::StatusOptions::new().include_untracked(false)))
         .map(|s| s.iter().any(|e| e.status() != git2::Status::CURRENT))
@@ -175,7 +196,10 @@ fn tool_revision() -> String {
 }
 
 fn unix_now() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
 }
 
 fn result_path(out: &Path, tree: &str, variant: &str, workload: &str, rep: u32) -> PathBuf {
@@ -198,7 +222,8 @@ struct Prepared {
 
 /// Runs the whole matrix; returns the number of failed runs.
 pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
-    fs::create_dir_all(&opts.out).with_context(|| format!("cannot create {}", opts.out.display()))?;
+    fs::create_dir_all(&opts.out)
+        .with_context(|| format!("cannot create {}", opts.out.display()))?;
     let host = Host::detect();
     let revision = tool_revision();
     let matrix_start = Instant::now();
@@ -244,10 +269,17 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
 
     // Builds: unpatched first, so that patched variants find the cache warm.
     let mut order: Vec<usize> = (0..prepared.len()).collect();
-    order.sort_by_key(|&i| prepared[i].resolved.as_ref().is_some_and(|r| r.patch.is_some()));
+    order.sort_by_key(|&i| {
+        prepared[i]
+            .resolved
+            .as_ref()
+            .is_some_and(|r| r.patch.is_some())
+    });
     for i in order {
         let p = &mut prepared[i];
-        let (Some(t), Some(r)) = (&p.tree, &p.resolved) else { continue };
+        let (Some(t), Some(r)) = (&p.tree, &p.resolved) else {
+            continue;
+        };
         let label = format!("build {} {}", p.tree_name, p.variant);
         let stage = Stage::start(&label);
         match build::build(t, &p.variant, r.patch.as_ref()) {
@@ -262,8 +294,9 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
 
     // Runs, interleaved: repetition r runs the cells rotated by r, so no
     // variant always runs first or right after another.
-    let cells: Vec<(usize, &Workload)> =
-        (0..prepared.len()).flat_map(|i| matrix.workloads.iter().map(move |w| (i, w))).collect();
+    let cells: Vec<(usize, &Workload)> = (0..prepared.len())
+        .flat_map(|i| matrix.workloads.iter().map(move |w| (i, w)))
+        .collect();
     let total = cells.len() * matrix.repetitions as usize;
     let mut done = 0;
     let mut failed = 0;
@@ -274,15 +307,24 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
             let p = &prepared[i];
             let path = result_path(&opts.out, &p.tree_name, &p.variant, &w.name, rep);
             if !opts.force && matches_previous(&path, p, w) {
-                eprintln!("--- [{done}/{total}] {} {} {} rep {rep}: already done", p.tree_name, p.variant, w.name);
+                eprintln!(
+                    "--- [{done}/{total}] {} {} {} rep {rep}: already done",
+                    p.tree_name, p.variant, w.name
+                );
                 continue;
             }
-            let label = format!("[{done}/{total}] {} {} {} rep {rep}", p.tree_name, p.variant, w.name);
+            let label = format!(
+                "[{done}/{total}] {} {} {} rep {rep}",
+                p.tree_name, p.variant, w.name
+            );
             let stage = Stage::start(&label);
             let result = run_cell(matrix, p, w, rep, opts, &host, &revision);
             if !result.ok {
                 failed += 1;
-                eprintln!("error: {label}: {}", result.error.as_deref().unwrap_or("failed"));
+                eprintln!(
+                    "error: {label}: {}",
+                    result.error.as_deref().unwrap_or("failed")
+                );
             } else if let Some(m) = result.outcome.as_ref().and_then(|o| o.measured.as_ref()) {
                 eprintln!(
                     "    qps {:.0}, p95 {:.2} ms, pages made young/query {:.3}, cs/query {:.2}",
@@ -304,14 +346,22 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     for (label, secs) in &timings {
         eprintln!("  {:>9}  {label}", human_duration(*secs));
     }
-    eprintln!("wrote {} and {}", opts.out.join("summary.json").display(), opts.out.join("report.md").display());
+    eprintln!(
+        "wrote {} and {}",
+        opts.out.join("summary.json").display(),
+        opts.out.join("report.md").display()
+    );
     Ok(failed)
 }
 
 /// A previous successful result for the same build, settings and workload.
 fn matches_previous(path: &Path, p: &Prepared, w: &Workload) -> bool {
-    let Ok(text) = fs::read_to_string(path) else { return false };
-    let Ok(prev) = serde_json::from_str::<RunResult>(&text) else { return false };
+    let Ok(text) = fs::read_to_string(path) else {
+        return false;
+    };
+    let Ok(prev) = serde_json::from_str::<RunResult>(&text) else {
+        return false;
+    };
     prev.ok
         && &prev.workload_def == w
         && prev.build.as_ref().map(|b| &b.key_hash) == p.build.as_ref().map(|b| &b.key_hash)
@@ -340,7 +390,11 @@ fn run_cell(
         error_log_tail: None,
         tree_info: p.tree.clone(),
         build: p.build.clone(),
-        variant_settings: p.resolved.as_ref().map(|r| r.settings.clone()).unwrap_or_default(),
+        variant_settings: p
+            .resolved
+            .as_ref()
+            .map(|r| r.settings.clone())
+            .unwrap_or_default(),
         my_cnf: None,
         my_cnf_text: None,
         workload_def: w.clone(),
@@ -385,7 +439,8 @@ fn run_on_server(
         Err(e) => {
             result.error_log_tail = e.chain().find_map(|c| {
                 let s = c.to_string();
-                s.split_once("error log tail:\n").map(|(_, t)| t.to_string())
+                s.split_once("error log tail:\n")
+                    .map(|(_, t)| t.to_string())
             });
             return Err(e);
         }
@@ -423,13 +478,16 @@ pub fn read_results(out: &Path) -> Result<Vec<RunResult>> {
         .iter()
         .map(|f| {
             let text = fs::read_to_string(f)?;
-            serde_json::from_str(&text).with_context(|| format!("{} is not a run result", f.display()))
+            serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a run result", f.display()))
         })
         .collect()
 }
 
 fn collect_json(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
-    let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
     for e in entries.flatten() {
         let p = e.path();
         if p.is_dir() {
@@ -472,7 +530,10 @@ mod tests {
             "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\nmeasure_secs = 3\n",
         );
         let err = format!("{:#}", load(&p).unwrap_err());
-        assert!(err.contains("m.toml") && err.contains("measure_secs") && err.contains("line 7"), "{err}");
+        assert!(
+            err.contains("m.toml") && err.contains("measure_secs") && err.contains("line 7"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -505,13 +566,24 @@ mod tests {
         let base = resolve_variant(&m, &tree(false), "base").unwrap();
         assert!(base.patch.is_none() && base.settings.is_empty());
         let gate = resolve_variant(&m, &tree(false), "gate").unwrap();
-        assert_eq!(gate.patch.unwrap().file, PathBuf::from("patches/10.11/gate.patch"));
+        assert_eq!(
+            gate.patch.unwrap().file,
+            PathBuf::from("patches/10.11/gate.patch")
+        );
         let w = resolve_variant(&m, &tree(false), "workaround").unwrap();
         assert!(w.patch.is_none());
         assert_eq!(w.settings["innodb_old_blocks_time"], "2147483647");
-        let err = resolve_variant(&m, &tree(true), "gate").unwrap_err().to_string();
-        assert!(err.contains("refused") && err.contains("MDEV-33966"), "{err}");
+        let err = resolve_variant(&m, &tree(true), "gate")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("refused") && err.contains("MDEV-33966"),
+            "{err}"
+        );
         m.variants.insert("typo".into(), VariantDef::default());
-        assert!(resolve_variant(&m, &tree(false), "typo").unwrap_err().to_string().contains("typo.patch"));
+        assert!(resolve_variant(&m, &tree(false), "typo")
+            .unwrap_err()
+            .to_string()
+            .contains("typo.patch"));
     }
 }

@@ -44,21 +44,38 @@ impl Snapshot {
         Ok(Snapshot {
             status: status_counters(conn)?,
             process: proc_counters(pid)?,
-            buf_pool_mutex: if with_mutex { Some(buf_pool_mutex(conn)?) } else { None },
+            buf_pool_mutex: if with_mutex {
+                Some(buf_pool_mutex(conn)?)
+            } else {
+                None
+            },
         })
     }
 
     fn delta(&self, later: &Snapshot, name: &str) -> u64 {
-        later.status.get(name).unwrap_or(&0).saturating_sub(*self.status.get(name).unwrap_or(&0))
+        later
+            .status
+            .get(name)
+            .unwrap_or(&0)
+            .saturating_sub(*self.status.get(name).unwrap_or(&0))
     }
 }
 
 pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> {
-    let list = STATUS_COUNTERS.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(",");
+    let list = STATUS_COUNTERS
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(",");
     let rows: Vec<(String, String)> = conn
-        .query(format!("SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"))
+        .query(format!(
+            "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
+        ))
         .context("SHOW GLOBAL STATUS failed")?;
-    Ok(rows.into_iter().filter_map(|(k, v)| Some((k, v.parse().ok()?))).collect())
+    Ok(rows
+        .into_iter()
+        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
+        .collect())
 }
 
 /// Enables or disables counting and timing of buf_pool.mutex waits (a
@@ -94,8 +111,10 @@ pub fn buf_pool_mutex(conn: &mut mysql::Conn) -> Result<(u64, u64)> {
 }
 
 pub fn proc_counters(pid: u32) -> Result<ProcCounters> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).with_context(|| format!("process {pid} is gone"))?;
-    let cpu_ticks = parse_stat_cpu_ticks(&stat).with_context(|| format!("cannot parse /proc/{pid}/stat"))?;
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat"))
+        .with_context(|| format!("process {pid} is gone"))?;
+    let cpu_ticks =
+        parse_stat_cpu_ticks(&stat).with_context(|| format!("cannot parse /proc/{pid}/stat"))?;
     let mut context_switches = 0;
     let mut threads = 0;
     for task in fs::read_dir(format!("/proc/{pid}/task"))?.flatten() {
@@ -105,7 +124,11 @@ pub fn proc_counters(pid: u32) -> Result<ProcCounters> {
             threads += 1;
         }
     }
-    Ok(ProcCounters { cpu_ticks, context_switches, threads })
+    Ok(ProcCounters {
+        cpu_ticks,
+        context_switches,
+        threads,
+    })
 }
 
 /// utime + stime (fields 14 and 15) of /proc/<pid>/stat; the command name
@@ -120,7 +143,9 @@ fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
 fn parse_status_context_switches(status: &str) -> u64 {
     status
         .lines()
-        .filter(|l| l.starts_with("voluntary_ctxt_switches") || l.starts_with("nonvoluntary_ctxt_switches"))
+        .filter(|l| {
+            l.starts_with("voluntary_ctxt_switches") || l.starts_with("nonvoluntary_ctxt_switches")
+        })
         .filter_map(|l| l.split(':').nth(1)?.trim().parse::<u64>().ok())
         .sum()
 }
@@ -168,11 +193,12 @@ pub fn parse_sysbench(output: &str) -> Result<SysbenchReport> {
             .parse()?;
         Ok((count, rate))
     }
-    let (queries, qps) = count_and_rate(line(output, "queries:")?).context("in the `queries:` line")?;
+    let (queries, qps) =
+        count_and_rate(line(output, "queries:")?).context("in the `queries:` line")?;
     let (transactions, tps) =
         count_and_rate(line(output, "transactions:")?).context("in the `transactions:` line")?;
-    let (ignored_errors, _) =
-        count_and_rate(line(output, "ignored errors:")?).context("in the `ignored errors:` line")?;
+    let (ignored_errors, _) = count_and_rate(line(output, "ignored errors:")?)
+        .context("in the `ignored errors:` line")?;
     let number = |label: &str| -> Result<f64> {
         line(output, label)?
             .trim_end_matches('s')
@@ -218,10 +244,19 @@ impl Measured {
         let made_young = before.delta(after, "Innodb_buffer_pool_pages_made_young");
         let not_young = before.delta(after, "Innodb_buffer_pool_pages_made_not_young");
         let read_requests = before.delta(after, "Innodb_buffer_pool_read_requests");
-        let cs = after.process.context_switches.saturating_sub(before.process.context_switches);
-        let cpu = after.process.cpu_ticks.saturating_sub(before.process.cpu_ticks) as f64 / clock_ticks_per_second();
+        let cs = after
+            .process
+            .context_switches
+            .saturating_sub(before.process.context_switches);
+        let cpu = after
+            .process
+            .cpu_ticks
+            .saturating_sub(before.process.cpu_ticks) as f64
+            / clock_ticks_per_second();
         let mutex = match (before.buf_pool_mutex, after.buf_pool_mutex) {
-            (Some((c0, w0)), Some((c1, w1))) => Some((c1.saturating_sub(c0), w1.saturating_sub(w0))),
+            (Some((c0, w0)), Some((c1, w1))) => {
+                Some((c1.saturating_sub(c0), w1.saturating_sub(w0)))
+            }
             _ => None,
         };
         Measured {
@@ -274,7 +309,10 @@ Latency (ms):
     #[test]
     fn parses_sysbench_statistics() {
         let r = parse_sysbench(SYSBENCH_RUN).unwrap();
-        assert_eq!((r.queries, r.transactions, r.ignored_errors), (61710, 61710, 0));
+        assert_eq!(
+            (r.queries, r.transactions, r.ignored_errors),
+            (61710, 61710, 0)
+        );
         assert_eq!((r.qps, r.p95_ms, r.avg_ms), (3085.24, 0.92, 0.65));
         assert!((r.seconds - 20.0006).abs() < 1e-9);
     }
@@ -284,13 +322,16 @@ Latency (ms):
         let text = SYSBENCH_RUN.replace("95th percentile:", "99th percentile:");
         let err = parse_sysbench(&text).unwrap_err().to_string();
         assert!(err.contains("95th percentile:"), "{err}");
-        let err = parse_sysbench("FATAL: connection refused\n").unwrap_err().to_string();
+        let err = parse_sysbench("FATAL: connection refused\n")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("queries:"), "{err}");
     }
 
     #[test]
     fn proc_parsing() {
-        let stat = "123 (my (odd) name) S 1 123 123 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 7 0 1 2 3";
+        let stat =
+            "123 (my (odd) name) S 1 123 123 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 7 0 1 2 3";
         assert_eq!(parse_stat_cpu_ticks(stat), Some(290));
         let status = "Name:\tx\nvoluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t5\n";
         assert_eq!(parse_status_context_switches(status), 15);
@@ -302,10 +343,17 @@ Latency (ms):
     fn per_query_ratios_use_deltas() {
         let snap = |young: u64, cs: u64, mutex: u64| Snapshot {
             status: [("Innodb_buffer_pool_pages_made_young".to_string(), young)].into(),
-            process: ProcCounters { cpu_ticks: 0, context_switches: cs, threads: 1 },
+            process: ProcCounters {
+                cpu_ticks: 0,
+                context_switches: cs,
+                threads: 1,
+            },
             buf_pool_mutex: Some((mutex, mutex * 1000)),
         };
-        let sb = SysbenchReport { queries: 100, ..Default::default() };
+        let sb = SysbenchReport {
+            queries: 100,
+            ..Default::default()
+        };
         let m = Measured::from(sb, &snap(1000, 50, 7), &snap(4000, 250, 3007));
         assert_eq!(m.pages_made_young, 3000);
         assert_eq!(m.pages_made_young_per_query, 30.0);

@@ -21,15 +21,22 @@ pub struct Patch {
 impl Patch {
     pub fn load(relative: &Path) -> Result<Patch> {
         let path = repo_root().join(relative);
-        let bytes = fs::read(&path).with_context(|| format!("cannot read patch {}", path.display()))?;
-        Ok(Patch { file: relative.to_path_buf(), sha256: sha256_hex(&bytes), bytes })
+        let bytes =
+            fs::read(&path).with_context(|| format!("cannot read patch {}", path.display()))?;
+        Ok(Patch {
+            file: relative.to_path_buf(),
+            sha256: sha256_hex(&bytes),
+            bytes,
+        })
     }
 }
 
 /// The patch file for `variant` on a tree of `series`, if the repository
 /// has one: `patches/<series>/<variant>.patch`.
 pub fn for_variant(series: &str, variant: &str) -> Result<Patch> {
-    let relative = PathBuf::from("patches").join(series).join(format!("{variant}.patch"));
+    let relative = PathBuf::from("patches")
+        .join(series)
+        .join(format!("{variant}.patch"));
     if !repo_root().join(&relative).exists() {
         let available: Vec<String> = fs::read_dir(repo_root().join("patches"))
             .into_iter()
@@ -82,11 +89,18 @@ pub fn apply(repo: &git2::Repository, patch: &Patch) -> Result<()> {
     drop(check);
     if let Err(e) = checked {
         let (file, hunk) = last.into_inner();
-        let workdir = repo.workdir().map(|p| p.display().to_string()).unwrap_or_default();
+        let workdir = repo
+            .workdir()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
         return Err(anyhow!(
             "{}: {} of {file} does not apply to {workdir}: {}",
             patch.file.display(),
-            if hunk.is_empty() { "the file header".to_string() } else { format!("hunk `{hunk}`") },
+            if hunk.is_empty() {
+                "the file header".to_string()
+            } else {
+                format!("hunk `{hunk}`")
+            },
             e.message()
         ));
     }
@@ -109,7 +123,11 @@ mod tests {
     }
 
     fn patch_of(text: &str) -> Patch {
-        Patch { file: "patches/test/x.patch".into(), sha256: String::new(), bytes: text.as_bytes().to_vec() }
+        Patch {
+            file: "patches/test/x.patch".into(),
+            sha256: String::new(),
+            bytes: text.as_bytes().to_vec(),
+        }
     }
 
     const PATCH: &str = "\
@@ -127,7 +145,10 @@ diff --git a/src/a.c b/src/a.c
     fn applies_to_the_work_tree() {
         let (dir, repo) = repo_with("src/a.c", "one\ntwo\nthree\n");
         apply(&repo, &patch_of(PATCH)).unwrap();
-        assert_eq!(fs::read_to_string(dir.path().join("src/a.c")).unwrap(), "one\nTWO\nthree\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("src/a.c")).unwrap(),
+            "one\nTWO\nthree\n"
+        );
     }
 
     #[test]
@@ -137,7 +158,10 @@ diff --git a/src/a.c b/src/a.c
         assert!(err.contains("patches/test/x.patch"), "{err}");
         assert!(err.contains("src/a.c"), "{err}");
         assert!(err.contains("@@ -1,3 +1,3 @@"), "{err}");
-        assert_eq!(fs::read_to_string(dir.path().join("src/a.c")).unwrap(), "one\nzwei\nthree\n");
+        assert_eq!(
+            fs::read_to_string(dir.path().join("src/a.c")).unwrap(),
+            "one\nzwei\nthree\n"
+        );
     }
 
     #[test]
@@ -150,6 +174,9 @@ diff --git a/src/a.c b/src/a.c
             }
         }
         let err = for_variant("10.11", "nonesuch").unwrap_err().to_string();
-        assert!(err.contains("patches/10.11/nonesuch.patch") && err.contains("10.11/gate.patch"), "{err}");
+        assert!(
+            err.contains("patches/10.11/nonesuch.patch") && err.contains("10.11/gate.patch"),
+            "{err}"
+        );
     }
 }

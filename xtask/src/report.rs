@@ -59,32 +59,50 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
         groups.entry(key).or_default().push(r);
     }
     let qps_of = |runs: &[&RunResult]| -> Vec<f64> {
-        runs.iter().filter_map(|r| r.outcome.as_ref()?.measured.as_ref()).map(|m| m.sysbench.qps).collect()
+        runs.iter()
+            .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
+            .map(|m| m.sysbench.qps)
+            .collect()
     };
     keys.iter()
         .map(|key| {
             let runs = &groups[key];
             let ok: Vec<&RunResult> = runs.iter().copied().filter(|r| r.ok).collect();
-            let measured: Vec<_> = ok.iter().filter_map(|r| r.outcome.as_ref()?.measured.as_ref()).collect();
-            let diagnostic: Vec<_> = ok.iter().filter_map(|r| r.outcome.as_ref()?.diagnostic.as_ref()).collect();
+            let measured: Vec<_> = ok
+                .iter()
+                .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
+                .collect();
+            let diagnostic: Vec<_> = ok
+                .iter()
+                .filter_map(|r| r.outcome.as_ref()?.diagnostic.as_ref())
+                .collect();
             let median = (!measured.is_empty()).then(|| Medians {
                 qps: median_of(measured.iter().map(|m| m.sysbench.qps)).unwrap_or(0.0),
                 p95_ms: median_of(measured.iter().map(|m| m.sysbench.p95_ms)).unwrap_or(0.0),
-                pages_made_young_per_query: median_of(measured.iter().map(|m| m.pages_made_young_per_query))
-                    .unwrap_or(0.0),
+                pages_made_young_per_query: median_of(
+                    measured.iter().map(|m| m.pages_made_young_per_query),
+                )
+                .unwrap_or(0.0),
                 pages_made_not_young_per_query: median_of(
                     measured.iter().map(|m| m.pages_made_not_young_per_query),
                 )
                 .unwrap_or(0.0),
-                read_requests_per_query: median_of(measured.iter().map(|m| m.read_requests_per_query))
-                    .unwrap_or(0.0),
+                read_requests_per_query: median_of(
+                    measured.iter().map(|m| m.read_requests_per_query),
+                )
+                .unwrap_or(0.0),
                 cs_per_query: median_of(measured.iter().map(|m| m.cs_per_query)).unwrap_or(0.0),
-                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query)).unwrap_or(0.0),
+                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query))
+                    .unwrap_or(0.0),
                 buf_pool_mutex_per_query: median_of(
-                    diagnostic.iter().filter_map(|d| d.measured.buf_pool_mutex_per_query),
+                    diagnostic
+                        .iter()
+                        .filter_map(|d| d.measured.buf_pool_mutex_per_query),
                 ),
                 buf_pool_mutex_wait_us_per_query: median_of(
-                    diagnostic.iter().filter_map(|d| d.measured.buf_pool_mutex_wait_us_per_query),
+                    diagnostic
+                        .iter()
+                        .filter_map(|d| d.measured.buf_pool_mutex_wait_us_per_query),
                 ),
             });
             let base_key = (key.0.clone(), "base".to_string(), key.2.clone());
@@ -116,12 +134,19 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
-    v.map(|x| format!("{x:.digits$}")).unwrap_or_else(|| "n/a".into())
+    v.map(|x| format!("{x:.digits$}"))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 /// The Markdown report: what produced the numbers, the table, the
 /// comparison with base, and every failure with its error-log tail.
-pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow], results: &[RunResult]) -> String {
+pub fn markdown(
+    matrix: &str,
+    host: &Host,
+    revision: &str,
+    summary: &[SummaryRow],
+    results: &[RunResult],
+) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# innodb-lab report: {matrix}\n");
     let _ = writeln!(md, "- host: `{}` ({})", host.hostname, host.label());
@@ -129,7 +154,10 @@ pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow
     let mut trees: Vec<String> = Vec::new();
     for r in results {
         if let Some(t) = &r.tree_info {
-            let line = format!("- tree `{}`: {} `{}` (`{}`)", r.tree, t.version, t.spec, t.id);
+            let line = format!(
+                "- tree `{}`: {} `{}` (`{}`)",
+                r.tree, t.version, t.spec, t.id
+            );
             if !trees.contains(&line) {
                 trees.push(line);
             }
@@ -156,12 +184,24 @@ pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow
             w.diagnostic_seconds
         );
         if let Some(b) = &r.build {
-            let _ = writeln!(md, "- cmake: `{}`; compiler: {}", b.key.cmake_options.join(" "), b.key.compiler);
+            let _ = writeln!(
+                md,
+                "- cmake: `{}`; compiler: {}",
+                b.key.cmake_options.join(" "),
+                b.key.compiler
+            );
         }
         if let Some(cnf) = &r.my_cnf {
-            let _ = writeln!(md, "- my.cnf: Mark Callaghan's z12 settings for the series, scaled to this host:");
+            let _ = writeln!(
+                md,
+                "- my.cnf: Mark Callaghan's z12 settings for the series, scaled to this host:"
+            );
             for s in &cnf.scaled {
-                let _ = writeln!(md, "  - `{}` = {} (Mark: {}): {}", s.name, s.here, s.mark, s.why);
+                let _ = writeln!(
+                    md,
+                    "  - `{}` = {} (Mark: {}): {}",
+                    s.name, s.here, s.mark, s.why
+                );
             }
         }
     }
@@ -173,10 +213,17 @@ pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow
     );
     let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for row in summary {
-        let runs = if row.failed > 0 { format!("{} (+{} failed)", row.runs, row.failed) } else { row.runs.to_string() };
+        let runs = if row.failed > 0 {
+            format!("{} (+{} failed)", row.runs, row.failed)
+        } else {
+            row.runs.to_string()
+        };
         match &row.median {
             Some(m) => {
-                let range = row.qps.map(|s| format!("{:.0}-{:.0}", s.min, s.max)).unwrap_or_default();
+                let range = row
+                    .qps
+                    .map(|s| format!("{:.0}-{:.0}", s.min, s.max))
+                    .unwrap_or_default();
                 let _ = writeln!(
                     md,
                     "| {} | {} | {} | {} | {:.0} | {} | {:.2} | {:.4} | {:.3} | {:.2} | {:.3} | {} | {} |",
@@ -196,7 +243,11 @@ pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow
                 );
             }
             None => {
-                let _ = writeln!(md, "| {} | {} | {} | {} | failed | | | | | | | | |", row.tree, row.variant, row.workload, runs);
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | failed | | | | | | | | |",
+                    row.tree, row.variant, row.workload, runs
+                );
             }
         }
     }
@@ -210,7 +261,10 @@ pub fn markdown(matrix: &str, host: &Host, revision: &str, summary: &[SummaryRow
     let compared: Vec<&SummaryRow> = summary.iter().filter(|r| r.qps_vs_base.is_some()).collect();
     if !compared.is_empty() {
         let _ = writeln!(md, "\n## QPS against base (two-sided Mann-Whitney U)\n");
-        let _ = writeln!(md, "| tree | variant | workload | change of median | p | smallest possible p | verdict |");
+        let _ = writeln!(
+            md,
+            "| tree | variant | workload | change of median | p | smallest possible p | verdict |"
+        );
         let _ = writeln!(md, "|---|---|---|---|---|---|---|");
         for row in compared {
             let c = row.qps_vs_base.as_ref().unwrap();
@@ -262,7 +316,12 @@ mod tests {
 
     fn result(variant: &str, rep: u32, qps: f64, young_per_query: f64, ok: bool) -> RunResult {
         let measured = Measured {
-            sysbench: SysbenchReport { qps, queries: 1000, p95_ms: 1.0, ..Default::default() },
+            sysbench: SysbenchReport {
+                qps,
+                queries: 1000,
+                p95_ms: 1.0,
+                ..Default::default()
+            },
             pages_made_young: (young_per_query * 1000.0) as u64,
             pages_made_young_per_query: young_per_query,
             ..Default::default()
@@ -293,11 +352,20 @@ mod tests {
                 measure_seconds: 1,
                 diagnostic_seconds: 0,
             },
-            host: Host { hostname: "h".into(), cores: 2, memory_bytes: 1, kernel: "k".into(), cpu_model: "c".into() },
+            host: Host {
+                hostname: "h".into(),
+                cores: 2,
+                memory_bytes: 1,
+                kernel: "k".into(),
+                cpu_model: "c".into(),
+            },
             tool_revision: "r".into(),
             started_unix: 0,
             wall_seconds: 0.0,
-            outcome: ok.then(|| Outcome { measured: Some(measured), ..Default::default() }),
+            outcome: ok.then(|| Outcome {
+                measured: Some(measured),
+                ..Default::default()
+            }),
             clean_shutdown: Some(ok),
         }
     }
@@ -314,7 +382,10 @@ mod tests {
         let s = summarize(&results);
         assert_eq!(s.len(), 2);
         let base = &s[0];
-        assert_eq!((base.variant.as_str(), base.runs, base.failed), ("base", 3, 0));
+        assert_eq!(
+            (base.variant.as_str(), base.runs, base.failed),
+            ("base", 3, 0)
+        );
         let m = base.median.as_ref().unwrap();
         assert_eq!((m.qps, m.pages_made_young_per_query), (200.0, 31.0));
         assert!(base.qps_vs_base.is_none());
@@ -323,18 +394,39 @@ mod tests {
         assert!((gate.qps_vs_base.as_ref().unwrap().change_pct - 5.0).abs() < 1e-9);
         // summary.json keys the issue names
         let json = serde_json::to_value(&s).unwrap();
-        for key in ["qps", "p95_ms", "pages_made_young_per_query", "cs_per_query", "buf_pool_mutex_per_query"] {
+        for key in [
+            "qps",
+            "p95_ms",
+            "pages_made_young_per_query",
+            "cs_per_query",
+            "buf_pool_mutex_per_query",
+        ] {
             assert!(json[0]["median"].get(key).is_some(), "missing median.{key}");
         }
     }
 
     #[test]
     fn markdown_has_the_table_and_the_failure_tail() {
-        let results = vec![result("base", 1, 100.0, 30.0, true), result("gate", 1, 0.0, 0.0, false)];
-        let host = Host { hostname: "box".into(), cores: 2, memory_bytes: 1 << 30, kernel: "6.1".into(), cpu_model: "cpu".into() };
+        let results = vec![
+            result("base", 1, 100.0, 30.0, true),
+            result("gate", 1, 0.0, 0.0, false),
+        ];
+        let host = Host {
+            hostname: "box".into(),
+            cores: 2,
+            memory_bytes: 1 << 30,
+            kernel: "6.1".into(),
+            cpu_model: "cpu".into(),
+        };
         let md = markdown("smoke", &host, "abc", &summarize(&results), &results);
-        assert!(md.contains("| 10.11.18 | base | points-covered-pk | 1 | 100 |"), "{md}");
-        assert!(md.contains("| 10.11.18 | gate | points-covered-pk | 0 (+1 failed) | failed |"), "{md}");
+        assert!(
+            md.contains("| 10.11.18 | base | points-covered-pk | 1 | 100 |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 10.11.18 | gate | points-covered-pk | 0 (+1 failed) | failed |"),
+            "{md}"
+        );
         assert!(md.contains("[ERROR] InnoDB: boom") && md.contains("host: `box`"));
     }
 }

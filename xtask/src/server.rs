@@ -35,8 +35,14 @@ impl ServerBinaries {
                 format!("--builddir={}", build.build.display()),
             ],
             location_settings: vec![
-                ("lc_messages_dir".into(), build.build.join("sql/share").display().to_string()),
-                ("character_sets_dir".into(), build.src.join("sql/share/charsets").display().to_string()),
+                (
+                    "lc_messages_dir".into(),
+                    build.build.join("sql/share").display().to_string(),
+                ),
+                (
+                    "character_sets_dir".into(),
+                    build.src.join("sql/share/charsets").display().to_string(),
+                ),
             ],
         })
     }
@@ -70,7 +76,10 @@ impl MyCnf {
         let (major, minor) = parse_series(series);
         let family_old = (major, minor) < (10, 5);
         let family_11 = major >= 11;
-        let mut cnf = MyCnf { settings: Vec::new(), scaled: Vec::new() };
+        let mut cnf = MyCnf {
+            settings: Vec::new(),
+            scaled: Vec::new(),
+        };
         let common = [
             ("sql_mode", "no_engine_substitution,no_unsigned_subtraction"),
             ("default_tmp_storage_engine", "MyISAM"),
@@ -110,15 +119,34 @@ impl MyCnf {
             cnf.set(k, v);
         }
         // removed in 11.x: ignored there rather than refused
-        let version_sensitive = [("innodb_change_buffering", "none"), ("innodb_log_write_ahead_size", "4096")];
+        let version_sensitive = [
+            ("innodb_change_buffering", "none"),
+            ("innodb_log_write_ahead_size", "4096"),
+        ];
         for (k, v) in version_sensitive {
-            cnf.set(&if family_11 { format!("loose_{k}") } else { k.to_string() }, v);
+            cnf.set(
+                &if family_11 {
+                    format!("loose_{k}")
+                } else {
+                    k.to_string()
+                },
+                v,
+            );
         }
 
         let half_cores = (host.cores / 2).clamp(1, 8);
         let threads = half_cores.to_string();
-        for name in ["innodb_purge_threads", "innodb_read_io_threads", "innodb_write_io_threads"] {
-            cnf.scale(name, "8", &threads, "Mark uses 8 on 48 cores and 4 on 8 cores: half the cores, at most 8");
+        for name in [
+            "innodb_purge_threads",
+            "innodb_read_io_threads",
+            "innodb_write_io_threads",
+        ] {
+            cnf.scale(
+                name,
+                "8",
+                &threads,
+                "Mark uses 8 on 48 cores and 4 on 8 cores: half the cores, at most 8",
+            );
         }
         let pool_gib = (host.memory_bytes / GIB / 4).clamp(1, 100);
         cnf.scale(
@@ -165,7 +193,11 @@ impl MyCnf {
             cnf.scale(
                 "innodb_flush_method",
                 "O_DIRECT_NO_FSYNC",
-                if tmpfs_datadir { "fsync" } else { "O_DIRECT_NO_FSYNC" },
+                if tmpfs_datadir {
+                    "fsync"
+                } else {
+                    "O_DIRECT_NO_FSYNC"
+                },
                 "tmpfs has no O_DIRECT",
             );
         }
@@ -183,17 +215,27 @@ impl MyCnf {
     fn scale(&mut self, name: &str, mark: &str, here: &str, why: &str) {
         self.set(name, here);
         if mark != here {
-            self.scaled.push(Scaled { name: name.into(), mark: mark.into(), here: here.into(), why: why.into() });
+            self.scaled.push(Scaled {
+                name: name.into(),
+                mark: mark.into(),
+                here: here.into(),
+                why: why.into(),
+            });
         }
     }
 
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.settings.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.settings
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The whole file for a run whose files live in `dir`.
     pub fn render(&self, dir: &RunDir, binaries: &ServerBinaries) -> String {
-        let mut out = String::from("# written by innodb-lab: Mark Callaghan's settings scaled to this host\n");
+        let mut out = String::from(
+            "# written by innodb-lab: Mark Callaghan's settings scaled to this host\n",
+        );
         out.push_str("[client-server]\nssl=0\n\n[mariadbd]\n");
         let paths = [
             ("datadir", dir.data.display().to_string()),
@@ -201,14 +243,20 @@ impl MyCnf {
             ("innodb_log_group_home_dir", dir.data.display().to_string()),
             ("tmpdir", dir.tmp.display().to_string()),
             ("socket", dir.socket.display().to_string()),
-            ("pid_file", dir.root.join("mariadbd.pid").display().to_string()),
+            (
+                "pid_file",
+                dir.root.join("mariadbd.pid").display().to_string(),
+            ),
             ("log_error", dir.error_log.display().to_string()),
             ("log_bin", dir.root.join("binlogs/bl").display().to_string()),
             // unix socket only: nothing listens on the network
             ("skip_networking", "1".to_string()),
         ];
         for (k, v) in paths.iter().map(|(k, v)| (*k, v.as_str())).chain(
-            binaries.location_settings.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+            binaries
+                .location_settings
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str())),
         ) {
             out.push_str(&format!("{k}={v}\n"));
         }
@@ -241,8 +289,14 @@ pub struct RunDir {
 
 impl RunDir {
     pub fn create(name: &str) -> Result<RunDir> {
-        let base = std::env::var_os("INNODB_LAB_SHM").map(PathBuf::from).unwrap_or_else(|| "/dev/shm/innodb-lab".into());
-        let root = base.join(format!("{}-{}", crate::util::slug(name), std::process::id()));
+        let base = std::env::var_os("INNODB_LAB_SHM")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| "/dev/shm/innodb-lab".into());
+        let root = base.join(format!(
+            "{}-{}",
+            crate::util::slug(name),
+            std::process::id()
+        ));
         if root.exists() {
             fs::remove_dir_all(&root)?;
         }
@@ -286,7 +340,11 @@ impl Server {
             .arg(format!("--defaults-file={}", dir.cnf.display()))
             .args(binaries.install_db_args.iter().cloned())
             .arg(format!("--datadir={}", dir.data.display()))
-            .args(["--auth-root-authentication-method=normal", "--skip-test-db", "--skip-name-resolve"]);
+            .args([
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--skip-name-resolve",
+            ]);
         if unsafe { libc::geteuid() } == 0 {
             install = install.arg("--user=root");
         }
@@ -306,13 +364,21 @@ impl Server {
             .stdout(stdout.try_clone()?)
             .stderr(stdout);
         children::in_own_group(&mut cmd);
-        let child = cmd.spawn().with_context(|| format!("cannot start {}", binaries.mariadbd.display()))?;
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start {}", binaries.mariadbd.display()))?;
         let pid = child.id();
         children::register(pid as i32);
         if !keep {
             children::register_dir(&dir.root);
         }
-        let mut server = Server { pid, child, dir, keep, stopped: false };
+        let mut server = Server {
+            pid,
+            child,
+            dir,
+            keep,
+            stopped: false,
+        };
         server.wait_ready()?;
         Ok(server)
     }
@@ -323,7 +389,10 @@ impl Server {
             if let Some(status) = self.child.try_wait()? {
                 self.stopped = true;
                 children::unregister(self.pid as i32);
-                bail!("mariadbd exited during start-up ({status}); error log tail:\n{}", self.error_log_tail());
+                bail!(
+                    "mariadbd exited during start-up ({status}); error log tail:\n{}",
+                    self.error_log_tail()
+                );
             }
             if self.dir.socket.exists() && self.connect().is_ok() {
                 return Ok(());
@@ -344,7 +413,8 @@ impl Server {
             .socket(Some(self.dir.socket.display().to_string()))
             .user(Some("root"))
             .prefer_socket(true);
-        mysql::Conn::new(opts).with_context(|| format!("cannot connect to {}", self.dir.socket.display()))
+        mysql::Conn::new(opts)
+            .with_context(|| format!("cannot connect to {}", self.dir.socket.display()))
     }
 
     /// None while the server runs; its exit status once it died.
@@ -413,7 +483,9 @@ impl Drop for Server {
 /// Whether `path` is on a tmpfs (statfs magic), as /dev/shm is.
 pub fn is_tmpfs(path: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
+        return false;
+    };
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     // SAFETY: c is a valid NUL-terminated path and st a valid out pointer
     let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
@@ -425,7 +497,13 @@ mod tests {
     use super::*;
 
     fn host(cores: usize, gib: u64) -> Host {
-        Host { hostname: "h".into(), cores, memory_bytes: gib * GIB, kernel: "6".into(), cpu_model: "x".into() }
+        Host {
+            hostname: "h".into(),
+            cores,
+            memory_bytes: gib * GIB,
+            kernel: "6".into(),
+            cpu_model: "x".into(),
+        }
     }
 
     #[test]
@@ -436,9 +514,15 @@ mod tests {
         assert_eq!(cnf.get("innodb_log_file_size"), Some("1G"));
         assert_eq!(cnf.get("innodb_flush_method"), Some("fsync"));
         assert_eq!(cnf.get("innodb_lru_scan_depth"), Some("5000"));
-        assert_eq!(cnf.get("innodb_buffer_pool_instances"), None, "removed in 10.5");
+        assert_eq!(
+            cnf.get("innodb_buffer_pool_instances"),
+            None,
+            "removed in 10.5"
+        );
         let names: Vec<&str> = cnf.scaled.iter().map(|s| s.name.as_str()).collect();
-        assert!(names.contains(&"innodb_buffer_pool_size") && names.contains(&"innodb_flush_method"));
+        assert!(
+            names.contains(&"innodb_buffer_pool_size") && names.contains(&"innodb_flush_method")
+        );
     }
 
     #[test]

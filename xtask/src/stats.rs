@@ -25,7 +25,11 @@ pub fn spread(values: &[f64]) -> Option<Spread> {
     }
     let data = Data::new(values.to_vec());
     let mean = data.mean()?;
-    let sd = if values.len() > 1 { data.std_dev().unwrap_or(0.0) } else { 0.0 };
+    let sd = if values.len() > 1 {
+        data.std_dev().unwrap_or(0.0)
+    } else {
+        0.0
+    };
     Some(Spread {
         n: values.len(),
         median: data.median(),
@@ -67,16 +71,25 @@ pub fn compare(base: &[f64], variant: &[f64]) -> Option<Comparison> {
     // exact method is wrong for separated samples (two-sided p of 1.0 for
     // five runs each, all lower; see the test below), and its automatic
     // choice takes the exact method for small samples like ours.
-    let p_value = mannwhitneyu(variant, base, MannWhitneyUMethod::AsymptoticInclContinuityCorrection, Alternative::TwoSided)
-        .ok()
-        .map(|(_, p)| p.min(1.0));
+    let p_value = mannwhitneyu(
+        variant,
+        base,
+        MannWhitneyUMethod::AsymptoticInclContinuityCorrection,
+        Alternative::TwoSided,
+    )
+    .ok()
+    .map(|(_, p)| p.min(1.0));
     let verdict = match p_value {
         Some(p) if p < ALPHA && v.median > b.median => Verdict::Higher,
         Some(p) if p < ALPHA && v.median < b.median => Verdict::Lower,
         _ => Verdict::NotShown,
     };
     Some(Comparison {
-        change_pct: if b.median != 0.0 { (v.median / b.median - 1.0) * 100.0 } else { f64::NAN },
+        change_pct: if b.median != 0.0 {
+            (v.median / b.median - 1.0) * 100.0
+        } else {
+            f64::NAN
+        },
         p_value,
         min_possible_p: min_two_sided_p(base.len(), variant.len()),
         verdict,
@@ -99,7 +112,10 @@ mod tests {
     #[test]
     fn spread_of_runs() {
         let s = spread(&[3.0, 1.0, 2.0]).unwrap();
-        assert_eq!((s.n, s.median, s.min, s.max, s.mean), (3, 2.0, 1.0, 3.0, 2.0));
+        assert_eq!(
+            (s.n, s.median, s.min, s.max, s.mean),
+            (3, 2.0, 1.0, 3.0, 2.0)
+        );
         assert!((s.cv - 0.5).abs() < 1e-12);
         assert!(spread(&[]).is_none());
         assert_eq!(spread(&[5.0]).unwrap().cv, 0.0);
@@ -123,8 +139,18 @@ mod tests {
         // exact: 2/252 = 0.0079; the approximation is close
         assert!((0.005..0.02).contains(&c.p_value.unwrap()), "{c:?}");
         // the exact method of statrs 0.19.1 gets this case wrong (p = 1.0)
-        let exact = mannwhitneyu(&lower, &base, MannWhitneyUMethod::Exact, Alternative::TwoSided).unwrap().1;
-        assert!(exact > 0.5, "statrs fixed its exact method ({exact}): reconsider using it");
+        let exact = mannwhitneyu(
+            &lower,
+            &base,
+            MannWhitneyUMethod::Exact,
+            Alternative::TwoSided,
+        )
+        .unwrap()
+        .1;
+        assert!(
+            exact > 0.5,
+            "statrs fixed its exact method ({exact}): reconsider using it"
+        );
         let same = compare(&base, &[100.5, 101.5, 102.5, 103.5, 99.5]).unwrap();
         assert_eq!(same.verdict, Verdict::NotShown);
     }

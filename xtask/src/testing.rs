@@ -6,19 +6,35 @@ use crate::util::{human_duration, Stage};
 use anyhow::{bail, Result};
 
 /// The Debian trees the ffi check runs against.
-pub const FFI_TREES: &[&str] = &["debian:mariadb=1:10.11.18-0+deb12u1", "debian:mariadb-10.5=1:10.5.23-0+deb11u1"];
+pub const FFI_TREES: &[&str] = &[
+    "debian:mariadb=1:10.11.18-0+deb12u1",
+    "debian:mariadb-10.5=1:10.5.23-0+deb11u1",
+];
 
 pub fn run_all() -> Result<()> {
     let mut steps: Vec<(String, Vec<String>)> = vec![(
         "unit and end-to-end tests".into(),
-        ["test", "--release", "--workspace", "--exclude", "ffi"].map(String::from).to_vec(),
+        ["test", "--release", "--workspace", "--exclude", "ffi"]
+            .map(String::from)
+            .to_vec(),
     )];
     for tree in FFI_TREES {
         steps.push((
             format!("ffi check {tree}"),
-            ["run", "--quiet", "--release", "--package", "xtask", "--", "ffi", "check", "--tree", tree]
-                .map(String::from)
-                .to_vec(),
+            [
+                "run",
+                "--quiet",
+                "--release",
+                "--package",
+                "xtask",
+                "--",
+                "ffi",
+                "check",
+                "--tree",
+                tree,
+            ]
+            .map(String::from)
+            .to_vec(),
         ));
     }
     let mut timings = Vec::new();

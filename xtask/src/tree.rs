@@ -37,14 +37,20 @@ impl FromStr for TreeSpec {
                 .split_once('=')
                 .filter(|(p, v)| !p.is_empty() && !v.is_empty())
                 .ok_or_else(|| anyhow!("tree `{spec}`: no version after `=`; {forms}"))?;
-            return Ok(TreeSpec::Debian { package: package.into(), version: version.into() });
+            return Ok(TreeSpec::Debian {
+                package: package.into(),
+                version: version.into(),
+            });
         }
         if let Some(rest) = spec.strip_prefix("git:") {
             let (url, reference) = rest
                 .rsplit_once('#')
                 .filter(|(u, r)| !u.is_empty() && !r.is_empty())
                 .ok_or_else(|| anyhow!("tree `{spec}`: no `#<ref>` after the url; {forms}"))?;
-            return Ok(TreeSpec::Git { url: url.into(), reference: reference.into() });
+            return Ok(TreeSpec::Git {
+                url: url.into(),
+                reference: reference.into(),
+            });
         }
         if let Some(dir) = spec.strip_prefix("path:") {
             if dir.is_empty() {
@@ -94,7 +100,10 @@ pub fn resolve(spec: &str) -> Result<Tree> {
             let dir = fs::canonicalize(dir)
                 .with_context(|| format!("tree `{spec}`: no directory {}", dir.display()))?;
             git2::Repository::open(&dir).with_context(|| {
-                format!("tree `{spec}`: {} is not a git checkout (run `git init` and commit it)", dir.display())
+                format!(
+                    "tree `{spec}`: {} is not a git checkout (run `git init` and commit it)",
+                    dir.display()
+                )
             })?;
             dir
         }
@@ -104,8 +113,12 @@ pub fn resolve(spec: &str) -> Result<Tree> {
 
 /// Describes the repository at `src` as a tree.
 fn open(spec: &str, src: &Path) -> Result<Tree> {
-    let repo = git2::Repository::open(src)
-        .with_context(|| format!("tree `{spec}`: cannot open the repository {}", src.display()))?;
+    let repo = git2::Repository::open(src).with_context(|| {
+        format!(
+            "tree `{spec}`: cannot open the repository {}",
+            src.display()
+        )
+    })?;
     let head = repo.head()?.peel_to_commit()?;
     if spec.starts_with("path:") {
         let dirty = repo
@@ -144,7 +157,12 @@ pub fn read_version(src: &Path) -> Result<(String, String)> {
 fn parse_version(text: &str) -> Result<(String, String)> {
     let field = |name: &str| -> Result<String> {
         text.lines()
-            .find_map(|l| l.trim().strip_prefix(name)?.strip_prefix('=').map(str::trim))
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix(name)?
+                    .strip_prefix('=')
+                    .map(str::trim)
+            })
             .map(str::to_string)
             .ok_or_else(|| anyhow!("no {name}= line"))
     };
@@ -153,7 +171,10 @@ fn parse_version(text: &str) -> Result<(String, String)> {
         field("MYSQL_VERSION_MINOR")?,
         field("MYSQL_VERSION_PATCH")?,
     );
-    Ok((format!("{major}.{minor}.{patch}"), format!("{major}.{minor}")))
+    Ok((
+        format!("{major}.{minor}.{patch}"),
+        format!("{major}.{minor}"),
+    ))
 }
 
 /// The private apt configuration: deb-src entries for Debian's suites, with
@@ -174,7 +195,12 @@ deb-src http://deb.debian.org/debian-security bullseye-security main
 
     fn new() -> Result<PrivateApt> {
         let dir = cache_root().join("apt");
-        for sub in ["lists/partial", "cache/archives/partial", "sources.list.d", "preferences.d"] {
+        for sub in [
+            "lists/partial",
+            "cache/archives/partial",
+            "sources.list.d",
+            "preferences.d",
+        ] {
             fs::create_dir_all(dir.join(sub))?;
         }
         crate::util::write_atomic(&dir.join("sources.list"), Self::SOURCES.as_bytes())?;
@@ -199,13 +225,22 @@ deb-src http://deb.debian.org/debian-security bullseye-security main
     }
 
     fn update(&self) -> Result<()> {
-        Command::new("apt-get").args(self.options()).args(["-q", "update"]).read().map(|_| ())
+        Command::new("apt-get")
+            .args(self.options())
+            .args(["-q", "update"])
+            .read()
+            .map(|_| ())
     }
 
     fn download_source(&self, package: &str, version: &str, into: &Path) -> Result<()> {
         Command::new("apt-get")
             .args(self.options())
-            .args(["-q", "source", "--download-only", &format!("{package}={version}")])
+            .args([
+                "-q",
+                "source",
+                "--download-only",
+                &format!("{package}={version}"),
+            ])
             .dir(into)
             .read()
             .map(|_| ())
@@ -225,9 +260,12 @@ fn debian_tree(package: &str, version: &str) -> Result<PathBuf> {
     let dsc = match dsc {
         Some(dsc) => dsc,
         None => {
-            let stage = Stage::start(format!("download {package}={version} from Debian's archive"));
+            let stage = Stage::start(format!(
+                "download {package}={version} from Debian's archive"
+            ));
             let apt = PrivateApt::new()?;
-            apt.update().context("apt-get update with the private deb-src configuration failed")?;
+            apt.update()
+                .context("apt-get update with the private deb-src configuration failed")?;
             apt.download_source(package, version, &downloads).with_context(|| {
                 format!(
                     "cannot download source package {package}={version}; `apt-cache showsrc {package}` \
@@ -292,13 +330,18 @@ fn git_tree(url: &str, reference: &str) -> Result<PathBuf> {
             repo
         }
     };
-    let commit = match mirror.revparse_single(reference).and_then(|o| o.peel_to_commit()) {
+    let commit = match mirror
+        .revparse_single(reference)
+        .and_then(|o| o.peel_to_commit())
+    {
         Ok(c) => c.id(),
         Err(_) => {
             let stage = Stage::start(format!("fetch {url}"));
             let mut remote = mirror.find_remote("origin")?;
-            let mut refspecs =
-                vec!["+refs/heads/*:refs/heads/*".to_string(), "+refs/tags/*:refs/tags/*".to_string()];
+            let mut refspecs = vec![
+                "+refs/heads/*:refs/heads/*".to_string(),
+                "+refs/tags/*:refs/tags/*".to_string(),
+            ];
             if reference.len() == 40 && reference.chars().all(|c| c.is_ascii_hexdigit()) {
                 refspecs.push(reference.to_string());
             }
@@ -313,9 +356,10 @@ fn git_tree(url: &str, reference: &str) -> Result<PathBuf> {
                 .id()
         }
     };
-    let work_dir = cache_root()
-        .join("trees")
-        .join(format!("git-{}-{}", slug(url), &commit.to_string()[..12]));
+    let work_dir =
+        cache_root()
+            .join("trees")
+            .join(format!("git-{}-{}", slug(url), &commit.to_string()[..12]));
     if work_dir.join(".git").exists() {
         return Ok(work_dir);
     }
@@ -361,9 +405,18 @@ pub fn checkout(tree: &Tree, dest: &Path) -> Result<git2::Repository> {
     let repo = git2::build::RepoBuilder::new()
         .clone_local(git2::build::CloneLocal::Local)
         .clone(tree.src.to_str().context("tree path is not UTF-8")?, dest)
-        .with_context(|| format!("cannot clone {} into {}", tree.src.display(), dest.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot clone {} into {}",
+                tree.src.display(),
+                dest.display()
+            )
+        })?;
     let commit = git2::Oid::from_str(&tree.id)?;
-    repo.checkout_tree(&repo.find_object(commit, None)?, Some(git2::build::CheckoutBuilder::new().force()))?;
+    repo.checkout_tree(
+        &repo.find_object(commit, None)?,
+        Some(git2::build::CheckoutBuilder::new().force()),
+    )?;
     repo.set_head_detached(commit)?;
     // submodule work trees (git: trees) are copied as they are checked out
     let src_repo = git2::Repository::open(&tree.src)?;
@@ -392,11 +445,18 @@ mod tests {
     #[test]
     fn parses_the_three_kinds() {
         assert_eq!(
-            "debian:mariadb=1:10.11.18-0+deb12u1".parse::<TreeSpec>().unwrap(),
-            TreeSpec::Debian { package: "mariadb".into(), version: "1:10.11.18-0+deb12u1".into() }
+            "debian:mariadb=1:10.11.18-0+deb12u1"
+                .parse::<TreeSpec>()
+                .unwrap(),
+            TreeSpec::Debian {
+                package: "mariadb".into(),
+                version: "1:10.11.18-0+deb12u1".into()
+            }
         );
         assert_eq!(
-            "git:https://github.com/MariaDB/server#mariadb-11.8.9".parse::<TreeSpec>().unwrap(),
+            "git:https://github.com/MariaDB/server#mariadb-11.8.9"
+                .parse::<TreeSpec>()
+                .unwrap(),
             TreeSpec::Git {
                 url: "https://github.com/MariaDB/server".into(),
                 reference: "mariadb-11.8.9".into()
@@ -404,7 +464,9 @@ mod tests {
         );
         assert_eq!(
             "path:/src/server".parse::<TreeSpec>().unwrap(),
-            TreeSpec::Path { dir: "/src/server".into() }
+            TreeSpec::Path {
+                dir: "/src/server".into()
+            }
         );
     }
 
@@ -419,8 +481,14 @@ mod tests {
     #[test]
     fn version_file() {
         let text = "MYSQL_VERSION_MAJOR=10\nMYSQL_VERSION_MINOR=11\nMYSQL_VERSION_PATCH=18\nSERVER_MATURITY=stable\n";
-        assert_eq!(parse_version(text).unwrap(), ("10.11.18".into(), "10.11".into()));
-        assert!(parse_version("MYSQL_VERSION_MAJOR=10\n").unwrap_err().to_string().contains("MINOR"));
+        assert_eq!(
+            parse_version(text).unwrap(),
+            ("10.11.18".into(), "10.11".into())
+        );
+        assert!(parse_version("MYSQL_VERSION_MAJOR=10\n")
+            .unwrap_err()
+            .to_string()
+            .contains("MINOR"));
     }
 
     #[test]
@@ -429,20 +497,34 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let src = dir.path().join("server");
         fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
-        fs::write(src.join("VERSION"), "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n").unwrap();
-        fs::write(src.join("storage/innobase/include/buf0buf.h"), "void touch_no_stamp();\n").unwrap();
+        fs::write(
+            src.join("VERSION"),
+            "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n",
+        )
+        .unwrap();
+        fs::write(
+            src.join("storage/innobase/include/buf0buf.h"),
+            "void touch_no_stamp();\n",
+        )
+        .unwrap();
         let id = import_as_commit(&src, "test").unwrap();
         std::env::set_var("INNODB_LAB_CACHE", dir.path().join("cache"));
 
         let tree = resolve(&format!("path:{}", src.display())).unwrap();
-        assert_eq!((tree.id.as_str(), tree.series.as_str()), (id.to_string().as_str(), "11.8"));
+        assert_eq!(
+            (tree.id.as_str(), tree.series.as_str()),
+            (id.to_string().as_str(), "11.8")
+        );
         assert!(tree.has_upstream_fix);
 
         let tree = resolve(&format!("git:file://{}#HEAD", src.display())).unwrap();
         assert_eq!(tree.id, id.to_string());
         assert_eq!(tree.version, "11.8.10");
         let missing = resolve(&format!("git:file://{}#no-such-tag", src.display())).unwrap_err();
-        assert!(format!("{missing:#}").contains("no-such-tag"), "{missing:#}");
+        assert!(
+            format!("{missing:#}").contains("no-such-tag"),
+            "{missing:#}"
+        );
 
         let out = dir.path().join("checkout");
         checkout(&tree, &out).unwrap();

@@ -15,7 +15,9 @@ pub fn cache_root() -> PathBuf {
     if let Some(dir) = std::env::var_os("INNODB_LAB_CACHE") {
         return PathBuf::from(dir);
     }
-    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| "/root".into());
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/root".into());
     home.join(".cache").join("innodb-lab")
 }
 
@@ -69,7 +71,10 @@ impl Stage {
     pub fn start(label: impl Into<String>) -> Stage {
         let label = label.into();
         eprintln!("==> {label}");
-        Stage { label, start: Instant::now() }
+        Stage {
+            label,
+            start: Instant::now(),
+        }
     }
 
     pub fn elapsed(&self) -> Duration {
@@ -105,7 +110,12 @@ pub struct Command {
 
 impl Command {
     pub fn new(program: impl Into<String>) -> Command {
-        Command { program: program.into(), args: Vec::new(), dir: None, env: Vec::new() }
+        Command {
+            program: program.into(),
+            args: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+        }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Command {
         self.args.push(arg.into());
@@ -216,7 +226,9 @@ impl Command {
             other => bail!(
                 "`{}` failed ({}); full log: {}\nlast lines:\n{}",
                 self.display(),
-                other.map(|s| s.to_string()).unwrap_or_else(|| "no exit status".into()),
+                other
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "no exit status".into()),
                 log.display(),
                 recent.into_iter().collect::<Vec<_>>().join("\n")
             ),
@@ -240,7 +252,13 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Replaces characters that are awkward in paths with `-`.
 pub fn slug(s: &str) -> String {
     s.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '_' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 
@@ -275,6 +293,9 @@ mod tests {
 
     #[test]
     fn slug_keeps_versions_readable() {
-        assert_eq!(slug("mariadb=1:10.11.18-0+deb12u1"), "mariadb-1-10.11.18-0-deb12u1");
+        assert_eq!(
+            slug("mariadb=1:10.11.18-0+deb12u1"),
+            "mariadb-1-10.11.18-0-deb12u1"
+        );
     }
 }

@@ -89,11 +89,18 @@ impl Workload {
 
     pub fn validate(&self) -> Result<()> {
         self.script_options()?;
-        if self.tables == 0 || self.table_size == 0 || self.threads == 0 || self.random_points == 0 {
-            bail!("workload `{}`: tables, table_size, threads and random_points must be at least 1", self.name);
+        if self.tables == 0 || self.table_size == 0 || self.threads == 0 || self.random_points == 0
+        {
+            bail!(
+                "workload `{}`: tables, table_size, threads and random_points must be at least 1",
+                self.name
+            );
         }
         if self.measure_seconds == 0 {
-            bail!("workload `{}`: measure_seconds must be at least 1", self.name);
+            bail!(
+                "workload `{}`: measure_seconds must be at least 1",
+                self.name
+            );
         }
         Ok(())
     }
@@ -130,7 +137,13 @@ fn lua_dir() -> PathBuf {
 }
 
 /// The sysbench command line of a phase.
-fn sysbench_args(w: &Workload, server: &Server, script: &str, command: &str, seconds: u64) -> Result<Vec<String>> {
+fn sysbench_args(
+    w: &Workload,
+    server: &Server,
+    script: &str,
+    command: &str,
+    seconds: u64,
+) -> Result<Vec<String>> {
     let mut args = vec![
         script.to_string(),
         "--db-driver=mysql".into(),
@@ -164,10 +177,15 @@ fn sysbench_args(w: &Workload, server: &Server, script: &str, command: &str, sec
 /// deadline; returns its output, or an error with the output's tail.
 fn sysbench(args: &[String], timeout: Duration, log: &Path) -> Result<String> {
     let mut cmd = std::process::Command::new("sysbench");
-    cmd.args(args).stdin(std::process::Stdio::null()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    cmd.args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
     // sysbench finds oltp_common.lua in its own pkgdatadir, our scripts by path
     children::in_own_group(&mut cmd);
-    let mut child = cmd.spawn().context("cannot start sysbench (apt-get install sysbench)")?;
+    let mut child = cmd
+        .spawn()
+        .context("cannot start sysbench (apt-get install sysbench)")?;
     let pgid = child.id() as i32;
     children::register(pgid);
     let mut stderr = child.stderr.take().unwrap();
@@ -218,38 +236,55 @@ fn sysbench(args: &[String], timeout: Duration, log: &Path) -> Result<String> {
 pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome> {
     std::fs::create_dir_all(logs)?;
     let mut out = Outcome::default();
-    let script = lua_dir().join("oltp_points_covered.lua").display().to_string();
+    let script = lua_dir()
+        .join("oltp_points_covered.lua")
+        .display()
+        .to_string();
     let slack = Duration::from_secs(300);
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
 
-    let phase = |out: &mut Outcome, name: &str, f: &mut dyn FnMut(&mut Outcome) -> Result<()>| -> Result<()> {
+    let phase = |out: &mut Outcome,
+                 name: &str,
+                 f: &mut dyn FnMut(&mut Outcome) -> Result<()>|
+     -> Result<()> {
         let start = Instant::now();
         eprintln!("    {name} ...");
         f(out).with_context(|| format!("phase `{name}`"))?;
         let seconds = start.elapsed().as_secs_f64();
         eprintln!("    {name} done ({})", human_duration(seconds));
-        out.phases.push(Phase { name: name.to_string(), seconds });
+        out.phases.push(Phase {
+            name: name.to_string(),
+            seconds,
+        });
         Ok(())
     };
 
     phase(&mut out, "prepare", &mut |out| {
         let args = sysbench_args(w, server, &script, "prepare", 0)?;
-        out.sysbench_commands.push(format!("sysbench {}", args.join(" ")));
+        out.sysbench_commands
+            .push(format!("sysbench {}", args.join(" ")));
         sysbench(&args, Duration::from_secs(3600), &logs.join("prepare.log")).map(|_| ())
     })?;
 
     if w.arm_seconds > 0 {
         phase(&mut out, "arm", &mut |out| {
             let saved: (String, String) = conn
-                .query_first("SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm")?
+                .query_first(
+                    "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm",
+                )?
                 .context("cannot read innodb_max_dirty_pages_pct")?;
             // lwm first: it may not exceed the pct
             conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = 1")?;
             conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct = 1")?;
             let args = sysbench_args(w, server, "oltp_read_write", "run", w.arm_seconds)?;
-            out.sysbench_commands.push(format!("sysbench {}", args.join(" ")));
-            let result = sysbench(&args, Duration::from_secs(w.arm_seconds) + slack, &logs.join("arm.log"));
+            out.sysbench_commands
+                .push(format!("sysbench {}", args.join(" ")));
+            let result = sysbench(
+                &args,
+                Duration::from_secs(w.arm_seconds) + slack,
+                &logs.join("arm.log"),
+            );
             conn.exec_drop("SET GLOBAL innodb_max_dirty_pages_pct = ?", (&saved.0,))?;
             conn.exec_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = ?", (&saved.1,))?;
             result.map(|_| ())
@@ -259,19 +294,34 @@ pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome
     if w.warmup_seconds > 0 {
         phase(&mut out, "warm-up", &mut |out| {
             let args = sysbench_args(w, server, &script, "run", w.warmup_seconds)?;
-            out.sysbench_commands.push(format!("sysbench {}", args.join(" ")));
-            sysbench(&args, Duration::from_secs(w.warmup_seconds) + slack, &logs.join("warmup.log")).map(|_| ())
+            out.sysbench_commands
+                .push(format!("sysbench {}", args.join(" ")));
+            sysbench(
+                &args,
+                Duration::from_secs(w.warmup_seconds) + slack,
+                &logs.join("warmup.log"),
+            )
+            .map(|_| ())
         })?;
     }
 
     let pid = server.pid;
     phase(&mut out, "measured", &mut |out| {
         let args = sysbench_args(w, server, &script, "run", w.measure_seconds)?;
-        out.sysbench_commands.push(format!("sysbench {}", args.join(" ")));
+        out.sysbench_commands
+            .push(format!("sysbench {}", args.join(" ")));
         let before = Snapshot::take(&mut conn, pid, false)?;
-        let output = sysbench(&args, Duration::from_secs(w.measure_seconds) + slack, &logs.join("measured.log"))?;
+        let output = sysbench(
+            &args,
+            Duration::from_secs(w.measure_seconds) + slack,
+            &logs.join("measured.log"),
+        )?;
         let after = Snapshot::take(&mut conn, pid, false)?;
-        out.measured = Some(Measured::from(metrics::parse_sysbench(&output)?, &before, &after));
+        out.measured = Some(Measured::from(
+            metrics::parse_sysbench(&output)?,
+            &before,
+            &after,
+        ));
         out.measured_output = output;
         Ok(())
     })?;
@@ -280,9 +330,14 @@ pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome
         phase(&mut out, "diagnostic", &mut |out| {
             metrics::instrument_buf_pool_mutex(&mut conn, true)?;
             let args = sysbench_args(w, server, &script, "run", w.diagnostic_seconds)?;
-            out.sysbench_commands.push(format!("sysbench {}", args.join(" ")));
+            out.sysbench_commands
+                .push(format!("sysbench {}", args.join(" ")));
             let before = Snapshot::take(&mut conn, pid, true)?;
-            let output = sysbench(&args, Duration::from_secs(w.diagnostic_seconds) + slack, &logs.join("diagnostic.log"))?;
+            let output = sysbench(
+                &args,
+                Duration::from_secs(w.diagnostic_seconds) + slack,
+                &logs.join("diagnostic.log"),
+            )?;
             let after = Snapshot::take(&mut conn, pid, true)?;
             metrics::instrument_buf_pool_mutex(&mut conn, false)?;
             let measured = Measured::from(metrics::parse_sysbench(&output)?, &before, &after);
@@ -317,7 +372,10 @@ mod tests {
             diagnostic_seconds: 0,
         };
         let err = w.validate().unwrap_err().to_string();
-        assert!(err.contains("points-covered-pkk") && err.contains("points-covered-pk,"), "{err}");
+        assert!(
+            err.contains("points-covered-pkk") && err.contains("points-covered-pk,"),
+            "{err}"
+        );
     }
 
     #[test]
