@@ -269,7 +269,7 @@ pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome
 
     if w.arm_seconds > 0 {
         phase(&mut out, "arm", &mut |out| {
-            let saved: (String, String) = conn
+            let saved: (f64, f64) = conn
                 .query_first(
                     "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm",
                 )?
@@ -285,8 +285,15 @@ pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome
                 Duration::from_secs(w.arm_seconds) + slack,
                 &logs.join("arm.log"),
             );
-            conn.exec_drop("SET GLOBAL innodb_max_dirty_pages_pct = ?", (&saved.0,))?;
-            conn.exec_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = ?", (&saved.1,))?;
+            // numeric literals: these variables refuse a string argument
+            conn.query_drop(format!(
+                "SET GLOBAL innodb_max_dirty_pages_pct = {}",
+                saved.0
+            ))?;
+            conn.query_drop(format!(
+                "SET GLOBAL innodb_max_dirty_pages_pct_lwm = {}",
+                saved.1
+            ))?;
             result.map(|_| ())
         })?;
     }
