@@ -78,6 +78,43 @@ impl BuildKey {
     }
 }
 
+/// Upstream commits picked onto a tree, e.g. the MDEV-33966 fix.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct CherryPick {
+    pub remote: String,
+    pub commits: Vec<String>,
+}
+
+/// What a variant changes in the tree's source before it is built.
+#[derive(Debug, Clone)]
+pub enum SourceChange {
+    None,
+    Patch(Patch),
+    CherryPick(CherryPick),
+}
+
+impl SourceChange {
+    /// The part of the build key that identifies the change: the patch's
+    /// hash, or a hash of the remote and commits picked.
+    fn key(&self) -> Option<String> {
+        match self {
+            SourceChange::None => None,
+            SourceChange::Patch(p) => Some(p.sha256.clone()),
+            SourceChange::CherryPick(c) => Some(sha256_hex(
+                format!("cherry-pick\n{}\n{}", c.remote, c.commits.join("\n")).as_bytes(),
+            )),
+        }
+    }
+
+    fn apply(&self, repo: &git2::Repository) -> Result<()> {
+        match self {
+            SourceChange::None => Ok(()),
+            SourceChange::Patch(p) => patch::apply(repo, p),
+            SourceChange::CherryPick(c) => tree::cherry_pick(repo, &c.remote, &c.commits),
+        }
+    }
+}
+
 /// ccache counters over one build.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CcacheUse {
@@ -97,6 +134,8 @@ pub struct Build {
     pub tree_version: String,
     pub variant: String,
     pub patch: Option<Patch>,
+    #[serde(default)]
+    pub cherry_pick: Option<CherryPick>,
     pub src: PathBuf,
     pub build: PathBuf,
     pub mariadbd: PathBuf,
@@ -187,11 +226,11 @@ fn jobs() -> String {
         .to_string()
 }
 
-/// The key a build of `tree` with `patch` would have.
-pub fn key_for(tree: &Tree, patch: Option<&Patch>) -> Result<BuildKey> {
+/// The key a build of `tree` with `change` would have.
+pub fn key_for(tree: &Tree, change: &SourceChange) -> Result<BuildKey> {
     Ok(BuildKey {
         tree_id: tree.id.clone(),
-        patch_sha256: patch.map(|p| p.sha256.clone()),
+        patch_sha256: change.key(),
         cmake_options: CMAKE_OPTIONS.iter().map(|s| s.to_string()).collect(),
         compiler: compiler_version()?,
     })
@@ -200,7 +239,21 @@ pub fn key_for(tree: &Tree, patch: Option<&Patch>) -> Result<BuildKey> {
 /// Builds `variant` of `tree` (with `patch`, none for base), or returns the
 /// existing build with the same key.
 pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build> {
-    let key = key_for(tree, patch)?;
+    let change = patch.map_or(SourceChange::None, |p| SourceChange::Patch(p.clone()));
+    build_with(tree, variant, &change)
+}
+
+/// Builds `variant` of `tree` with a source change, or returns the existing
+/// build with the same key.
+pub fn build_with(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build> {
+    if let Some(pkg) = &tree.package {
+        bail!(
+            "{} is a packaged server ({}): there is nothing to build",
+            tree.spec,
+            pkg.display()
+        );
+    }
+    let key = key_for(tree, change)?;
     let key_hash = key.hash();
     let dir = cache_root().join("builds").join(&key_hash);
     let record = dir.join("build.json");
@@ -220,9 +273,7 @@ pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build>
 
     let stage = Stage::start(format!("check out {} for {variant}", tree.version));
     let repo = tree::checkout(tree, &src)?;
-    if let Some(p) = patch {
-        patch::apply(&repo, p)?;
-    }
+    change.apply(&repo)?;
     let checkout_seconds = stage.done();
 
     let before = ccache_counters()?;
@@ -273,7 +324,14 @@ pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build>
         tree_spec: tree.spec.clone(),
         tree_version: tree.version.clone(),
         variant: variant.to_string(),
-        patch: patch.cloned(),
+        patch: match change {
+            SourceChange::Patch(p) => Some(p.clone()),
+            _ => None,
+        },
+        cherry_pick: match change {
+            SourceChange::CherryPick(c) => Some(c.clone()),
+            _ => None,
+        },
         src,
         build: build_dir,
         mariadbd,

@@ -3,7 +3,7 @@
 //! its own JSON file as soon as it ends, failures recorded and the rest of
 //! the matrix carried on.
 
-use crate::build::{self, Build};
+use crate::build::{self, Build, CherryPick, SourceChange};
 use crate::host::Host;
 use crate::patch::{self, Patch};
 use crate::report;
@@ -66,7 +66,15 @@ pub struct VariantDef {
     /// innodb_old_blocks_time workaround).
     #[serde(default)]
     pub settings: BTreeMap<String, toml::Value>,
+    /// Upstream commits to cherry-pick (the `fixed` variant on a tree
+    /// without the MDEV-33966 fix), from `remote`.
+    #[serde(default)]
+    pub cherry_pick: Vec<String>,
+    pub remote: Option<String>,
 }
+
+/// Where `cherry_pick` commits come from unless a variant names a remote.
+pub const DEFAULT_REMOTE: &str = "https://github.com/MariaDB/server";
 
 /// Reads and checks a matrix file. Errors name the file, and the line and
 /// column for syntax and unknown keys.
@@ -138,7 +146,10 @@ pub struct RunOptions {
 /// A variant made concrete for a tree.
 #[derive(Debug, Clone)]
 struct ResolvedVariant {
-    patch: Option<Patch>,
+    /// The name reports use: `base` on a tree that carries the fix is
+    /// reported as `fixed`, which is what it is.
+    label: String,
+    change: SourceChange,
     settings: BTreeMap<String, String>,
 }
 
@@ -156,22 +167,63 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
             )
         })
         .collect();
-    if tree.has_upstream_fix && matches!(name, "gate" | "clock") {
+    let settings_only = def.patch.is_none() && def.cherry_pick.is_empty() && !settings.is_empty();
+    let plain = |label: &str| ResolvedVariant {
+        label: label.to_string(),
+        change: SourceChange::None,
+        settings: settings.clone(),
+    };
+    if tree.package.is_some() {
+        if name == "base" || settings_only {
+            return Ok(plain(name));
+        }
         bail!(
-            "variant `{name}` is refused on {} ({}): this tree carries the MDEV-33966 fix, \
-             so buf_page_peek_if_too_old() and freed_page_clock no longer exist",
+            "variant `{name}` is refused on {}: a packaged server cannot be patched; \
+             only settings variants ([variant.{name}] settings = {{...}}) apply to it",
+            tree.spec
+        );
+    }
+    if tree.has_upstream_fix {
+        if matches!(name, "gate" | "clock") {
+            bail!(
+                "variant `{name}` is refused on {} ({}): this tree carries the MDEV-33966 fix, \
+                 so buf_page_peek_if_too_old() and freed_page_clock no longer exist",
+                tree.spec,
+                tree.version
+            );
+        }
+        if name == "base" || name == "fixed" {
+            return Ok(plain("fixed"));
+        }
+    }
+    let change = if let Some(file) = &def.patch {
+        SourceChange::Patch(Patch::load(file)?)
+    } else if !def.cherry_pick.is_empty() {
+        SourceChange::CherryPick(CherryPick {
+            remote: def
+                .remote
+                .clone()
+                .unwrap_or_else(|| DEFAULT_REMOTE.to_string()),
+            commits: def.cherry_pick.clone(),
+        })
+    } else if name == "base" || settings_only {
+        SourceChange::None
+    } else if name == "fixed" {
+        bail!(
+            "variant `fixed` on {} ({}): the tree does not carry the MDEV-33966 fix; \
+             name the upstream commits in the matrix: [variant.fixed] cherry_pick = [\"<commit>\", ...] \
+             (and remote = \"<url>\" unless it is {DEFAULT_REMOTE})",
             tree.spec,
             tree.version
         );
-    }
-    let patch = if let Some(file) = &def.patch {
-        Some(Patch::load(file)?)
-    } else if name == "base" || !settings.is_empty() {
-        None
     } else {
-        Some(patch::for_variant(&tree.series, name)?)
+        SourceChange::Patch(patch::for_variant(&tree.series, name)?)
     };
-    Ok(ResolvedVariant { patch, settings })
+    Ok(ResolvedVariant {
+        label: name.to_string(),
+        change,
+        settings,
+    })
 }
 
 fn tool_revision() -> String {
@@ -217,6 +269,7 @@ struct Prepared {
     variant: String,
     resolved: Option<ResolvedVariant>,
     build: Option<Build>,
+    binaries: Option<ServerBinaries>,
     error: Option<String>,
 }
 
@@ -248,6 +301,7 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
                 variant: variant.clone(),
                 resolved: None,
                 build: None,
+                binaries: None,
                 error: None,
             };
             match &tree {
@@ -255,10 +309,23 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
                 Ok(t) => {
                     p.tree = Some(t.clone());
                     match resolve_variant(matrix, t, variant) {
-                        Ok(r) => p.resolved = Some(r),
+                        Ok(r) => {
+                            p.variant = r.label.clone();
+                            p.resolved = Some(r);
+                        }
                         Err(e) => p.error = Some(format!("{e:#}")),
                     }
                 }
+            }
+            if prepared
+                .iter()
+                .any(|q| q.tree_name == p.tree_name && q.variant == p.variant)
+            {
+                p.error = Some(format!(
+                    "variant `{variant}` of tree `{tree_name}` is the same as another variant listed \
+                     for it (`{}`); list it once",
+                    p.variant
+                ));
             }
             if let Some(e) = &p.error {
                 eprintln!("error: {tree_name} {variant}: {e}");
@@ -273,17 +340,29 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         prepared[i]
             .resolved
             .as_ref()
-            .is_some_and(|r| r.patch.is_some())
+            .is_some_and(|r| !matches!(r.change, SourceChange::None))
     });
     for i in order {
         let p = &mut prepared[i];
-        let (Some(t), Some(r)) = (&p.tree, &p.resolved) else {
+        let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.error) else {
             continue;
         };
+        if let Some(pkg) = &t.package {
+            match ServerBinaries::from_package(pkg) {
+                Ok(b) => p.binaries = Some(b),
+                Err(e) => p.error = Some(format!("{e:#}")),
+            }
+            continue;
+        }
         let label = format!("build {} {}", p.tree_name, p.variant);
         let stage = Stage::start(&label);
-        match build::build(t, &p.variant, r.patch.as_ref()) {
-            Ok(b) => p.build = Some(b),
+        let built = build::build_with(t, &p.variant, &r.change)
+            .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
+        match built {
+            Ok((binaries, b)) => {
+                p.build = Some(b);
+                p.binaries = Some(binaries);
+            }
             Err(e) => {
                 eprintln!("error: {label}: {e:#}");
                 p.error = Some(format!("{e:#}"));
@@ -405,8 +484,8 @@ fn run_cell(
         outcome: None,
         clean_shutdown: None,
     };
-    if let (Some(tree), Some(build), None) = (&p.tree, &p.build, &p.error) {
-        if let Err(e) = run_on_server(&mut result, tree, build, w, rep, opts, host) {
+    if let (Some(tree), Some(binaries), None) = (&p.tree, &p.binaries, &p.error) {
+        if let Err(e) = run_on_server(&mut result, tree, binaries, w, rep, opts, host) {
             result.error = Some(format!("{e:#}"));
         }
     } else if result.error.is_none() {
@@ -420,7 +499,7 @@ fn run_cell(
 fn run_on_server(
     result: &mut RunResult,
     tree: &Tree,
-    build: &Build,
+    binaries: &ServerBinaries,
     w: &Workload,
     rep: u32,
     opts: &RunOptions,
@@ -432,9 +511,8 @@ fn run_on_server(
         cnf.set(k, v);
     }
     result.my_cnf = Some(cnf.clone());
-    let binaries = ServerBinaries::from_build(build)?;
     let name = format!("{}-{}-{}-rep{rep}", result.tree, result.variant, w.name);
-    let mut server = match Server::start(&binaries, &cnf, &name, opts.keep) {
+    let mut server = match Server::start(binaries, &cnf, &name, opts.keep) {
         Ok(s) => s,
         Err(e) => {
             result.error_log_tail = e.chain().find_map(|c| {
@@ -553,6 +631,7 @@ mod tests {
             version: "11.8.10".into(),
             series: "10.11".into(),
             has_upstream_fix: fixed,
+            package: None,
         }
     }
 
@@ -564,14 +643,14 @@ mod tests {
         )
         .unwrap();
         let base = resolve_variant(&m, &tree(false), "base").unwrap();
-        assert!(base.patch.is_none() && base.settings.is_empty());
+        assert!(matches!(base.change, SourceChange::None) && base.settings.is_empty());
         let gate = resolve_variant(&m, &tree(false), "gate").unwrap();
-        assert_eq!(
-            gate.patch.unwrap().file,
-            PathBuf::from("patches/10.11/gate.patch")
-        );
+        let SourceChange::Patch(p) = gate.change else {
+            panic!("gate is a patch")
+        };
+        assert_eq!(p.file, PathBuf::from("patches/10.11/gate.patch"));
         let w = resolve_variant(&m, &tree(false), "workaround").unwrap();
-        assert!(w.patch.is_none());
+        assert!(matches!(w.change, SourceChange::None));
         assert_eq!(w.settings["innodb_old_blocks_time"], "2147483647");
         let err = resolve_variant(&m, &tree(true), "gate")
             .unwrap_err()
@@ -581,9 +660,43 @@ mod tests {
             "{err}"
         );
         m.variants.insert("typo".into(), VariantDef::default());
-        assert!(resolve_variant(&m, &tree(false), "typo")
+        let err = resolve_variant(&m, &tree(false), "typo")
             .unwrap_err()
-            .to_string()
-            .contains("typo.patch"));
+            .to_string();
+        assert!(err.contains("`typo`") && err.contains("patches.toml"), "{err}");
+
+        // the fixed variant: the tree as it is when it carries the fix
+        assert_eq!(
+            resolve_variant(&m, &tree(true), "base").unwrap().label,
+            "fixed"
+        );
+        let fixed = resolve_variant(&m, &tree(true), "fixed").unwrap();
+        assert!(matches!(fixed.change, SourceChange::None));
+        // ...and upstream commits to pick when it does not
+        let err = resolve_variant(&m, &tree(false), "fixed")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("cherry_pick"), "{err}");
+        let def = VariantDef {
+            cherry_pick: vec!["abc".into()],
+            ..Default::default()
+        };
+        m.variants.insert("fixed".into(), def);
+        let SourceChange::CherryPick(c) =
+            resolve_variant(&m, &tree(false), "fixed").unwrap().change
+        else {
+            panic!("fixed is a cherry-pick")
+        };
+        assert_eq!((c.remote.as_str(), c.commits.len()), (DEFAULT_REMOTE, 1));
+
+        // a packaged server takes settings variants only
+        let mut pkg = tree(false);
+        pkg.package = Some("/usr/sbin/mariadbd".into());
+        assert!(resolve_variant(&m, &pkg, "workaround").is_ok());
+        let err = resolve_variant(&m, &pkg, "gate").unwrap_err().to_string();
+        assert!(
+            err.contains("packaged server") && err.contains("settings"),
+            "{err}"
+        );
     }
 }

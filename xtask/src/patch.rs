@@ -1,6 +1,9 @@
 //! Patches: our own minimal changes to InnoDB, one file per (series,
 //! variant) under `patches/`, applied with git2 onto a variant's checkout.
+//! The table `patches/patches.toml` says which file serves which series;
+//! nothing looks for patch files by path convention.
 
+use crate::tree::Tree;
 use crate::util::{repo_root, sha256_hex};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -31,33 +34,228 @@ impl Patch {
     }
 }
 
-/// The patch file for `variant` on a tree of `series`, if the repository
-/// has one: `patches/<series>/<variant>.patch`.
-pub fn for_variant(series: &str, variant: &str) -> Result<Patch> {
-    let relative = PathBuf::from("patches")
-        .join(series)
-        .join(format!("{variant}.patch"));
-    if !repo_root().join(&relative).exists() {
-        let available: Vec<String> = fs::read_dir(repo_root().join("patches"))
-            .into_iter()
-            .flatten()
-            .filter_map(|e| e.ok())
-            .flat_map(|series_dir| {
-                let s = series_dir.file_name().to_string_lossy().into_owned();
-                fs::read_dir(series_dir.path())
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|e| e.ok())
-                    .map(move |f| format!("{s}/{}", f.file_name().to_string_lossy()))
-            })
-            .collect();
-        bail!(
-            "variant `{variant}` has no patch for series {series}: {} does not exist (patches: {})",
-            relative.display(),
-            available.join(", ")
-        );
+/// The table of patches, relative to the repository root.
+pub const TABLE: &str = "patches/patches.toml";
+
+/// The one upstream fix a table entry can be refused on: MDEV-33966
+/// replaces buf_pool.freed_page_clock (which gate and clock change) with
+/// access_clock/touch(), recognised by `Tree::has_upstream_fix`.
+pub const UPSTREAM_FIX: &str = "MDEV-33966";
+
+/// One `[[patch]]` of the table, with the line it starts on so that every
+/// later complaint about it can point there.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Entry {
+    pub variant: String,
+    pub series: Vec<String>,
+    /// Relative to the repository root.
+    pub file: PathBuf,
+    pub description: String,
+    /// An upstream fix on whose trees the patch is refused (`MDEV-33966`).
+    pub refuse_on: Option<String>,
+    /// 1-based line of the entry's `variant` key in the table.
+    pub line: usize,
+}
+
+impl Entry {
+    pub fn load(&self) -> Result<Patch> {
+        Patch::load(&self.file)
     }
-    Patch::load(&relative)
+
+    /// Why the patch must not be applied to `tree`, if it must not.
+    pub fn refusal(&self, tree: &Tree) -> Option<String> {
+        self.refusal_given(tree.has_upstream_fix)
+    }
+
+    /// `refusal` for a tree that does or does not carry the upstream fix.
+    pub fn refusal_given(&self, has_upstream_fix: bool) -> Option<String> {
+        match self.refuse_on.as_deref() {
+            Some(UPSTREAM_FIX) if has_upstream_fix => Some(format!("tree carries {UPSTREAM_FIX}")),
+            _ => None,
+        }
+    }
+
+    /// `gate 10.11 -> patches/10.11/gate.patch (patches.toml line 16)`
+    pub fn describe(&self) -> String {
+        format!(
+            "{} {} -> {} ({TABLE} line {})",
+            self.variant,
+            self.series.join("+"),
+            self.file.display(),
+            self.line
+        )
+    }
+}
+
+/// `patches/patches.toml`: which patch file serves which series.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    pub entries: Vec<Entry>,
+}
+
+/// The table as written; Spanned keeps each value's byte range so that
+/// errors found after parsing still name a line.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    #[serde(default)]
+    patch: Vec<RawEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    variant: toml::Spanned<String>,
+    series: toml::Spanned<Vec<String>>,
+    file: toml::Spanned<PathBuf>,
+    description: String,
+    refuse_on: Option<toml::Spanned<String>>,
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Table {
+    /// Reads and checks the repository's table.
+    pub fn load() -> Result<Table> {
+        let path = repo_root().join(TABLE);
+        let text =
+            fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        Table::parse(&text, &repo_root())
+    }
+
+    /// Parses `text` (the table, named `TABLE` in errors) and checks it
+    /// against the files under `root`: every file exists and is a diff,
+    /// no (variant, series) pair appears twice, `refuse_on` is known.
+    pub fn parse(text: &str, root: &Path) -> Result<Table> {
+        let raw: RawTable = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            anyhow!(
+                "{TABLE}{}: {}",
+                line.map(|l| format!(":{l}")).unwrap_or_default(),
+                e.message().trim()
+            )
+        })?;
+        let mut entries: Vec<Entry> = Vec::new();
+        for r in raw.patch {
+            let at =
+                |span: std::ops::Range<usize>| format!("{TABLE}:{}", line_of(text, span.start));
+            if r.variant.get_ref().is_empty() || r.variant.get_ref() == "base" {
+                bail!(
+                    "{}: variant `{}` cannot have a patch",
+                    at(r.variant.span()),
+                    r.variant.get_ref()
+                );
+            }
+            if r.series.get_ref().is_empty() {
+                bail!("{}: series is empty", at(r.series.span()));
+            }
+            let file = r.file.get_ref();
+            let bytes = fs::read(root.join(file)).with_context(|| {
+                format!(
+                    "{}: patch file {} cannot be read",
+                    at(r.file.span()),
+                    file.display()
+                )
+            })?;
+            if let Err(e) = git2::Diff::from_buffer(&bytes) {
+                bail!(
+                    "{}: {} is not a valid diff: {}",
+                    at(r.file.span()),
+                    file.display(),
+                    e.message()
+                );
+            }
+            if let Some(fix) = &r.refuse_on {
+                if fix.get_ref() != UPSTREAM_FIX {
+                    bail!(
+                        "{}: refuse_on `{}` is not a known upstream fix (known: {UPSTREAM_FIX})",
+                        at(fix.span()),
+                        fix.get_ref()
+                    );
+                }
+            }
+            let line = line_of(text, r.variant.span().start);
+            for s in r.series.get_ref() {
+                if let Some(prev) = entries
+                    .iter()
+                    .find(|e| &e.variant == r.variant.get_ref() && e.series.contains(s))
+                {
+                    bail!(
+                        "{TABLE}:{line}: variant `{}` for series {s} is already served by {} (line {})",
+                        r.variant.get_ref(),
+                        prev.file.display(),
+                        prev.line
+                    );
+                }
+            }
+            entries.push(Entry {
+                variant: r.variant.into_inner(),
+                series: r.series.into_inner(),
+                file: r.file.into_inner(),
+                description: r.description,
+                refuse_on: r.refuse_on.map(|f| f.into_inner()),
+                line,
+            });
+        }
+        Ok(Table { entries })
+    }
+
+    /// The entry for `variant` on a tree of `series`.
+    pub fn find(&self, series: &str, variant: &str) -> Option<&Entry> {
+        self.entries
+            .iter()
+            .find(|e| e.variant == variant && e.series.iter().any(|s| s == series))
+    }
+}
+
+/// The patch file for `variant` on a tree of `series`, as the table
+/// `patches/patches.toml` names it.
+pub fn for_variant(series: &str, variant: &str) -> Result<Patch> {
+    let table = Table::load()?;
+    match table.find(series, variant) {
+        Some(entry) => entry.load(),
+        None => bail!(
+            "variant `{variant}` has no patch for series {series} in {TABLE} (patches: {})",
+            table
+                .entries
+                .iter()
+                .map(Entry::describe)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The patch for `variant` on `tree`, refused (with the reason) when the
+/// tree already carries the upstream fix the patch conflicts with.
+pub fn for_tree(tree: &Tree, variant: &str) -> Result<Patch> {
+    let table = Table::load()?;
+    if let Some(entry) = table.find(&tree.series, variant) {
+        if let Some(reason) = entry.refusal(tree) {
+            bail!(
+                "variant `{variant}` is refused on {} ({}): {reason}; {} changes what that fix removed",
+                tree.spec,
+                tree.version,
+                entry.file.display()
+            );
+        }
+    }
+    for_variant(&tree.series, variant)
+}
+
+/// The files a patch changes, relative to the tree (new names; the old
+/// name for a deleted file).
+pub fn changed_files(patch: &Patch) -> Result<Vec<PathBuf>> {
+    let diff = git2::Diff::from_buffer(&patch.bytes)
+        .with_context(|| format!("{} is not a valid patch", patch.file.display()))?;
+    Ok(diff
+        .deltas()
+        .filter_map(|d| d.new_file().path().or(d.old_file().path()))
+        .map(Path::to_path_buf)
+        .collect())
 }
 
 /// Applies `patch` to the work tree of `repo`. Nothing is changed unless
@@ -171,12 +369,173 @@ diff --git a/src/a.c b/src/a.c
                 let p = for_variant(series, variant).unwrap();
                 git2::Diff::from_buffer(&p.bytes).unwrap();
                 assert_eq!(p.sha256.len(), 64);
+                assert_eq!(
+                    p.file,
+                    PathBuf::from(format!("patches/{series}/{variant}.patch"))
+                );
             }
         }
         let err = for_variant("10.11", "nonesuch").unwrap_err().to_string();
         assert!(
-            err.contains("patches/10.11/nonesuch.patch") && err.contains("10.11/gate.patch"),
+            err.contains("nonesuch")
+                && err.contains("patches/patches.toml")
+                && err.contains("10.11/gate.patch"),
             "{err}"
         );
+        let err = for_variant("11.4", "gate").unwrap_err().to_string();
+        assert!(err.contains("series 11.4") && err.contains("line"), "{err}");
+    }
+
+    #[test]
+    fn the_table_loads_and_names_only_existing_diffs() {
+        let table = Table::load().unwrap();
+        assert!(table.entries.len() >= 4);
+        for e in &table.entries {
+            let p = e.load().unwrap();
+            let diff = git2::Diff::from_buffer(&p.bytes).unwrap();
+            assert!(diff.deltas().len() > 0, "{} changes nothing", e.describe());
+            assert!(!e.description.is_empty(), "{}", e.describe());
+            // gate and clock change freed_page_clock logic, which the
+            // upstream fix removes
+            assert_eq!(e.refuse_on.as_deref(), Some(UPSTREAM_FIX));
+        }
+        for (series, variant, file) in [
+            ("10.11", "gate", "patches/10.11/gate.patch"),
+            ("10.11", "clock", "patches/10.11/clock.patch"),
+            ("10.5", "gate", "patches/10.5/gate.patch"),
+            ("10.5", "clock", "patches/10.5/clock.patch"),
+        ] {
+            assert_eq!(
+                table.find(series, variant).unwrap().file,
+                PathBuf::from(file)
+            );
+        }
+    }
+
+    #[test]
+    fn every_patch_file_on_disk_is_in_the_table() {
+        let table = Table::load().unwrap();
+        let listed: Vec<&PathBuf> = table.entries.iter().map(|e| &e.file).collect();
+        let mut on_disk = Vec::new();
+        for series in fs::read_dir(repo_root().join("patches")).unwrap() {
+            let series = series.unwrap().path();
+            if !series.is_dir() {
+                continue;
+            }
+            for f in fs::read_dir(&series).unwrap() {
+                let f = f.unwrap().path();
+                if f.extension().is_some_and(|e| e == "patch" || e == "diff") {
+                    on_disk.push(f.strip_prefix(repo_root()).unwrap().to_path_buf());
+                }
+            }
+        }
+        assert!(on_disk.len() >= 4);
+        for f in &on_disk {
+            assert!(listed.contains(&f), "{} is not in {TABLE}", f.display());
+        }
+    }
+
+    #[test]
+    fn changed_files_of_the_repository_patches() {
+        let files = |series: &str, variant: &str| {
+            changed_files(&for_variant(series, variant).unwrap()).unwrap()
+        };
+        assert_eq!(
+            files("10.11", "gate"),
+            [PathBuf::from("storage/innobase/include/buf0buf.inl")]
+        );
+        assert_eq!(
+            files("10.5", "clock"),
+            [PathBuf::from("storage/innobase/buf/buf0lru.cc")]
+        );
+    }
+
+    /// A tempdir holding `a.patch` (a valid diff) for table fixtures.
+    fn fixture_root() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.patch"), PATCH).unwrap();
+        fs::write(dir.path().join("junk.patch"), "this is not a diff\n").unwrap();
+        dir
+    }
+
+    fn table_err(text: &str) -> String {
+        let root = fixture_root();
+        format!("{:#}", Table::parse(text, root.path()).unwrap_err())
+    }
+
+    const GOOD: &str = "\
+[[patch]]
+variant = \"gate\"
+series = [\"10.11\", \"11.4\"]
+file = \"a.patch\"
+description = \"d\"
+refuse_on = \"MDEV-33966\"
+";
+
+    #[test]
+    fn a_good_table_parses_with_lines() {
+        let root = fixture_root();
+        let text = format!("# comment\n\n{GOOD}");
+        let t = Table::parse(&text, root.path()).unwrap();
+        assert_eq!(t.entries.len(), 1);
+        let e = &t.entries[0];
+        assert_eq!(e.line, 4);
+        assert_eq!(
+            t.find("11.4", "gate").unwrap().file,
+            PathBuf::from("a.patch")
+        );
+        assert!(t.find("10.5", "gate").is_none());
+        assert!(t.find("10.11", "clock").is_none());
+    }
+
+    #[test]
+    fn a_bad_table_names_the_file_and_line() {
+        // syntax error
+        let err = table_err("[[patch]]\nvariant = \"gate\nseries = []\n");
+        assert!(err.starts_with("patches/patches.toml:2:"), "{err}");
+        // a misspelt key
+        let err = table_err(&GOOD.replace("series =", "serie ="));
+        assert!(err.starts_with("patches/patches.toml:"), "{err}");
+        assert!(err.contains("serie"), "{err}");
+        // a missing file
+        let err = table_err(&GOOD.replace("a.patch", "missing.patch"));
+        assert!(
+            err.starts_with("patches/patches.toml:4:") && err.contains("missing.patch"),
+            "{err}"
+        );
+        // not a diff
+        let err = table_err(&GOOD.replace("a.patch", "junk.patch"));
+        assert!(
+            err.starts_with("patches/patches.toml:4:") && err.contains("not a valid diff"),
+            "{err}"
+        );
+        // an unknown fix
+        let err = table_err(&GOOD.replace("MDEV-33966", "MDEV-1"));
+        assert!(
+            err.starts_with("patches/patches.toml:6:") && err.contains("MDEV-1"),
+            "{err}"
+        );
+        // the same (variant, series) twice
+        let err = table_err(&format!("{GOOD}\n{}", GOOD.replace("\"10.11\", ", "")));
+        assert!(
+            err.starts_with("patches/patches.toml:9:")
+                && err.contains("11.4")
+                && err.contains("line 2"),
+            "{err}"
+        );
+        // empty series, and a patch for base
+        let err = table_err(&GOOD.replace("[\"10.11\", \"11.4\"]", "[]"));
+        assert!(err.starts_with("patches/patches.toml:3:"), "{err}");
+        let err = table_err(&GOOD.replace("\"gate\"", "\"base\""));
+        assert!(err.starts_with("patches/patches.toml:2:"), "{err}");
+    }
+
+    #[test]
+    fn a_fixed_tree_refuses_the_entry() {
+        let root = fixture_root();
+        let t = Table::parse(GOOD, root.path()).unwrap();
+        let e = t.find("11.4", "gate").unwrap();
+        assert_eq!(e.refusal_given(false), None);
+        assert_eq!(e.refusal_given(true).unwrap(), "tree carries MDEV-33966");
     }
 }

@@ -48,6 +48,31 @@ impl ServerBinaries {
     }
 }
 
+impl ServerBinaries {
+    /// A packaged server: its own install script, its compiled-in paths.
+    pub fn from_package(mariadbd: &Path) -> Result<ServerBinaries> {
+        let prefix = mariadbd
+            .parent()
+            .and_then(Path::parent)
+            .unwrap_or(Path::new("/usr"));
+        let install_db = [
+            "bin/mariadb-install-db",
+            "bin/mysql_install_db",
+            "scripts/mariadb-install-db",
+        ]
+        .iter()
+        .map(|p| prefix.join(p))
+        .find(|p| p.exists())
+        .with_context(|| format!("no mariadb-install-db under {}/bin", prefix.display()))?;
+        Ok(ServerBinaries {
+            mariadbd: mariadbd.to_path_buf(),
+            install_db,
+            install_db_args: vec![format!("--basedir={}", prefix.display())],
+            location_settings: Vec::new(),
+        })
+    }
+}
+
 /// A setting whose value here differs from Mark's, and why.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Scaled {

@@ -23,6 +23,9 @@ pub enum TreeSpec {
     Git { url: String, reference: String },
     /// `path:<dir>`: an existing git checkout, at its HEAD.
     Path { dir: PathBuf },
+    /// `pkg:<mariadbd>`: a packaged server binary (e.g. Debian's
+    /// mariadb-server): nothing to build, only settings variants apply.
+    Package { mariadbd: PathBuf },
 }
 
 impl FromStr for TreeSpec {
@@ -31,7 +34,8 @@ impl FromStr for TreeSpec {
     fn from_str(spec: &str) -> Result<TreeSpec> {
         let forms = "expected debian:<source-package>=<version> \
                      (e.g. debian:mariadb=1:10.11.18-0+deb12u1), git:<url>#<ref> \
-                     (e.g. git:https://github.com/MariaDB/server#mariadb-11.8.9) or path:<dir>";
+                     (e.g. git:https://github.com/MariaDB/server#mariadb-11.8.9), path:<dir> \
+                     or pkg:<mariadbd> (e.g. pkg:/usr/sbin/mariadbd)";
         if let Some(rest) = spec.strip_prefix("debian:") {
             let (package, version) = rest
                 .split_once('=')
@@ -58,6 +62,14 @@ impl FromStr for TreeSpec {
             }
             return Ok(TreeSpec::Path { dir: dir.into() });
         }
+        if let Some(binary) = spec.strip_prefix("pkg:") {
+            if binary.is_empty() {
+                bail!("tree `{spec}`: empty path; {forms}");
+            }
+            return Ok(TreeSpec::Package {
+                mariadbd: binary.into(),
+            });
+        }
         bail!("tree `{spec}`: unknown kind; {forms}")
     }
 }
@@ -68,6 +80,7 @@ impl fmt::Display for TreeSpec {
             TreeSpec::Debian { package, version } => write!(f, "debian:{package}={version}"),
             TreeSpec::Git { url, reference } => write!(f, "git:{url}#{reference}"),
             TreeSpec::Path { dir } => write!(f, "path:{}", dir.display()),
+            TreeSpec::Package { mariadbd } => write!(f, "pkg:{}", mariadbd.display()),
         }
     }
 }
@@ -88,11 +101,18 @@ pub struct Tree {
     /// The tree already carries the MDEV-33966 fix (touch()/access_clock
     /// instead of freed_page_clock).
     pub has_upstream_fix: bool,
+    /// For `pkg:` trees: the packaged server binary (`src` is then its
+    /// install prefix and `id` the binary's sha256).
+    #[serde(default)]
+    pub package: Option<PathBuf>,
 }
 
 /// Fetches (if needed) and opens the tree named by `spec`.
 pub fn resolve(spec: &str) -> Result<Tree> {
     let parsed: TreeSpec = spec.parse()?;
+    if let TreeSpec::Package { mariadbd } = &parsed {
+        return package_tree(spec, mariadbd);
+    }
     let src = match &parsed {
         TreeSpec::Debian { package, version } => debian_tree(package, version)?,
         TreeSpec::Git { url, reference } => git_tree(url, reference)?,
@@ -107,6 +127,7 @@ pub fn resolve(spec: &str) -> Result<Tree> {
             })?;
             dir
         }
+        TreeSpec::Package { .. } => unreachable!("handled above"),
     };
     open(&parsed.to_string(), &src)
 }
@@ -143,7 +164,56 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
         version,
         series,
         has_upstream_fix: header.contains("touch_no_stamp") || header.contains("access_clock"),
+        package: None,
     })
+}
+
+/// A packaged server: its version is read from the binary itself. Whether
+/// it carries the MDEV-33966 fix is read from its symbol table
+/// (`buf_page_t::touch_no_stamp` is inline, but `buf_page_t::touch` is not).
+fn package_tree(spec: &str, mariadbd: &Path) -> Result<Tree> {
+    if !mariadbd.exists() {
+        bail!(
+            "tree `{spec}`: {} does not exist (Debian: apt-get install mariadb-server, or \
+             tools/install-deps.sh --server-package)",
+            mariadbd.display()
+        );
+    }
+    let out = Command::new(mariadbd.display().to_string())
+        .arg("--version")
+        .read()?;
+    let version = parse_binary_version(&out)
+        .with_context(|| format!("tree `{spec}`: cannot read a version from `{}`", out.trim()))?;
+    let series = version.splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+    let bytes = fs::read(mariadbd)?;
+    let prefix = mariadbd
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("/usr"))
+        .to_path_buf();
+    Ok(Tree {
+        spec: spec.to_string(),
+        id: crate::util::sha256_hex(&bytes),
+        src: prefix,
+        version,
+        series,
+        has_upstream_fix: contains(&bytes, b"_ZN10buf_page_t5touchEv"),
+        package: Some(mariadbd.to_path_buf()),
+    })
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu ..." -> "10.11.19"
+fn parse_binary_version(out: &str) -> Option<String> {
+    let word = out.split_whitespace().skip_while(|w| *w != "Ver").nth(1)?;
+    let version: String = word
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    (version.split('.').count() == 3).then_some(version)
 }
 
 /// Reads MYSQL_VERSION_{MAJOR,MINOR,PATCH} from the tree's VERSION file.
@@ -429,6 +499,61 @@ pub fn checkout(tree: &Tree, dest: &Path) -> Result<git2::Repository> {
     Ok(repo)
 }
 
+/// Cherry-picks `commits` (fetched from `remote`) onto the checkout `repo`,
+/// in order, into its work tree and index. A commit that conflicts is an
+/// error naming the commit and the conflicting files; nothing is guessed.
+pub fn cherry_pick(repo: &git2::Repository, remote: &str, commits: &[String]) -> Result<()> {
+    let missing: Vec<&String> = commits
+        .iter()
+        .filter(|c| {
+            git2::Oid::from_str(c)
+                .and_then(|o| repo.find_commit(o))
+                .is_err()
+        })
+        .collect();
+    if !missing.is_empty() {
+        let mut origin = repo.remote_anonymous(remote)?;
+        let refspecs: Vec<&str> = missing.iter().map(|c| c.as_str()).collect();
+        origin.fetch(&refspecs, None, None).with_context(|| {
+            format!(
+                "cannot fetch {} from {remote} (is the remote reachable from this machine?)",
+                refspecs.join(" ")
+            )
+        })?;
+    }
+    let sig = git2::Signature::new("innodb-lab", "innodb-lab@localhost", &git2::Time::new(0, 0))?;
+    for c in commits {
+        let oid = git2::Oid::from_str(c).with_context(|| format!("`{c}` is not a commit id"))?;
+        let commit = repo
+            .find_commit(oid)
+            .with_context(|| format!("{remote} has no commit {c}"))?;
+        repo.cherrypick(&commit, None)
+            .with_context(|| format!("cherry-pick of {c} failed"))?;
+        let mut index = repo.index()?;
+        if index.has_conflicts() {
+            let files: Vec<String> = index
+                .conflicts()?
+                .flatten()
+                .filter_map(|c| c.our.or(c.their).or(c.ancestor))
+                .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+                .collect();
+            repo.cleanup_state()?;
+            bail!(
+                "cherry-pick of {c} from {remote} conflicts in: {}",
+                files.join(", ")
+            );
+        }
+        // commit it, so that the next pick starts from a clean index
+        let tree = repo.find_tree(index.write_tree()?)?;
+        let head = repo.head()?.peel_to_commit()?;
+        let message = commit.message().unwrap_or("cherry-pick");
+        let new = repo.commit(None, &sig, &sig, message, &tree, &[&head])?;
+        repo.set_head_detached(new)?;
+        repo.cleanup_state()?;
+    }
+    Ok(())
+}
+
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     Command::new("cp")
         .args(["-a", "--reflink=auto", "-T"])
@@ -476,6 +601,20 @@ mod tests {
             let err = bad.parse::<TreeSpec>().unwrap_err().to_string();
             assert!(err.contains(bad) && err.contains("expected"), "{err}");
         }
+    }
+
+    #[test]
+    fn binary_version() {
+        let out = "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n";
+        assert_eq!(parse_binary_version(out).as_deref(), Some("10.11.19"));
+        assert_eq!(parse_binary_version("mysqld Ver 8.4"), None);
+        let err = resolve("pkg:/nonexistent/mariadbd")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("/nonexistent/mariadbd does not exist"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -529,5 +668,90 @@ mod tests {
         let out = dir.path().join("checkout");
         checkout(&tree, &out).unwrap();
         assert!(out.join("VERSION").exists());
+    }
+
+    /// A "server" repository with a base commit and a fix on top; returns
+    /// (dir, base id, fix id).
+    fn repo_with_fix(file_at_base: &str, fix: &str) -> (tempfile::TempDir, git2::Oid, git2::Oid) {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("upstream");
+        fs::create_dir_all(&src).unwrap();
+        fs::write(src.join("buf0buf.h"), file_at_base).unwrap();
+        let base = import_as_commit(&src, "base").unwrap();
+        let repo = git2::Repository::open(&src).unwrap();
+        fs::write(src.join("buf0buf.h"), fix).unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("buf0buf.h")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@t").unwrap();
+        let parent = repo.find_commit(base).unwrap();
+        let fixed = repo
+            .commit(Some("HEAD"), &sig, &sig, "MDEV-33966", &tree, &[&parent])
+            .unwrap();
+        (dir, base, fixed)
+    }
+
+    #[test]
+    fn cherry_picks_a_fix_from_a_remote() {
+        let (dir, base, fix) = repo_with_fix("a\nfreed_page_clock\nc\n", "a\naccess_clock\nc\n");
+        let checkout_dir = dir.path().join("checkout");
+        let repo = git2::Repository::init(&checkout_dir).unwrap();
+        let url = format!("file://{}", dir.path().join("upstream").display());
+        repo.remote_anonymous(&url)
+            .unwrap()
+            .fetch(&[base.to_string().as_str()], None, None)
+            .unwrap();
+        let obj = repo.find_object(base, None).unwrap();
+        repo.checkout_tree(&obj, Some(git2::build::CheckoutBuilder::new().force()))
+            .unwrap();
+        repo.set_head_detached(base).unwrap();
+        cherry_pick(&repo, &url, &[fix.to_string()]).unwrap();
+        assert_eq!(
+            fs::read_to_string(checkout_dir.join("buf0buf.h")).unwrap(),
+            "a\naccess_clock\nc\n"
+        );
+    }
+
+    #[test]
+    fn a_conflicting_pick_names_the_file() {
+        let (dir, base, fix) = repo_with_fix("a\nfreed_page_clock\nc\n", "a\naccess_clock\nc\n");
+        let checkout_dir = dir.path().join("checkout");
+        let repo = git2::Repository::init(&checkout_dir).unwrap();
+        let url = format!("file://{}", dir.path().join("upstream").display());
+        repo.remote_anonymous(&url)
+            .unwrap()
+            .fetch(&[base.to_string().as_str()], None, None)
+            .unwrap();
+        let obj = repo.find_object(base, None).unwrap();
+        repo.checkout_tree(&obj, Some(git2::build::CheckoutBuilder::new().force()))
+            .unwrap();
+        repo.set_head_detached(base).unwrap();
+        // a local change to the same line: the pick cannot apply cleanly
+        fs::write(checkout_dir.join("buf0buf.h"), "a\nlocal_change\nc\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("buf0buf.h")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@t").unwrap();
+        let parent = repo.find_commit(base).unwrap();
+        let local = repo
+            .commit(None, &sig, &sig, "local", &tree, &[&parent])
+            .unwrap();
+        repo.set_head_detached(local).unwrap();
+        let err = cherry_pick(&repo, &url, &[fix.to_string()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("conflicts in: buf0buf.h") && err.contains(&fix.to_string()),
+            "{err}"
+        );
+        let missing = cherry_pick(
+            &repo,
+            &url,
+            &["0123456789012345678901234567890123456789".into()],
+        );
+        assert!(
+            format!("{:#}", missing.unwrap_err()).contains("0123456789"),
+            "a missing commit is named"
+        );
     }
 }
