@@ -24,6 +24,16 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# --server-package: also Debian's packaged server, for `pkg:/usr/sbin/mariadbd`
+# trees. A policy-rc.d keeps the package from starting its own service: the
+# tool starts every server it measures itself.
+if [ "${1:-}" = "--server-package" ] && [ ! -x /usr/sbin/mariadbd ]; then
+  policy=/usr/sbin/policy-rc.d
+  had_policy=0; [ -e "$policy" ] && had_policy=1
+  [ $had_policy -eq 1 ] || { printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null; $SUDO chmod +x "$policy"; }
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends mariadb-server
+  [ $had_policy -eq 1 ] || $SUDO rm -f "$policy"
+fi
 if command -v rustup >/dev/null; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true
 fi

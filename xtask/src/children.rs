@@ -82,7 +82,10 @@ fn install_signal_handler() {
     HANDLER.call_once(|| {
         let result = ctrlc::set_handler(|| {
             let groups: Vec<i32> = GROUPS.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            eprintln!(
+            // not eprintln!: it panics when stderr is a closed pipe
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr(),
                 "\ninterrupted: stopping {} child process group(s)",
                 groups.len()
             );

@@ -13,6 +13,7 @@ pub mod matrix;
 pub mod metrics;
 pub mod model;
 pub mod patch;
+pub mod patch_check;
 pub mod report;
 pub mod server;
 pub mod stats;

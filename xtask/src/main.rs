@@ -56,6 +56,11 @@ enum Command {
         #[command(subcommand)]
         command: xtask::ffi::FfiCommand,
     },
+    /// Patches: check every patch of patches/patches.toml on every tree.
+    Patch {
+        #[command(subcommand)]
+        command: xtask::patch_check::PatchCommand,
+    },
     /// Run the test suite: unit and end-to-end tests, then the ffi check of
     /// both Debian trees, printing how long each stage took.
     Test,
@@ -118,6 +123,7 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => xtask::ffi::run(command),
+        Command::Patch { command } => xtask::patch_check::run(command),
         Command::Test => xtask::testing::run_all(),
     }
 }

@@ -663,7 +663,10 @@ mod tests {
         let err = resolve_variant(&m, &tree(false), "typo")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("`typo`") && err.contains("patches.toml"), "{err}");
+        assert!(
+            err.contains("`typo`") && err.contains("patches.toml"),
+            "{err}"
+        );
 
         // the fixed variant: the tree as it is when it carries the fix
         assert_eq!(

@@ -109,13 +109,18 @@ pub struct Tree {
 
 /// Fetches (if needed) and opens the tree named by `spec`.
 pub fn resolve(spec: &str) -> Result<Tree> {
+    resolve_in(spec, &cache_root())
+}
+
+/// `resolve` with the cache at `cache`.
+pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
     let parsed: TreeSpec = spec.parse()?;
     if let TreeSpec::Package { mariadbd } = &parsed {
         return package_tree(spec, mariadbd);
     }
     let src = match &parsed {
-        TreeSpec::Debian { package, version } => debian_tree(package, version)?,
-        TreeSpec::Git { url, reference } => git_tree(url, reference)?,
+        TreeSpec::Debian { package, version } => debian_tree(package, version, cache)?,
+        TreeSpec::Git { url, reference } => git_tree(url, reference, cache)?,
         TreeSpec::Path { dir } => {
             let dir = fs::canonicalize(dir)
                 .with_context(|| format!("tree `{spec}`: no directory {}", dir.display()))?;
@@ -263,8 +268,8 @@ deb-src http://deb.debian.org/debian bullseye-updates main
 deb-src http://deb.debian.org/debian-security bullseye-security main
 ";
 
-    fn new() -> Result<PrivateApt> {
-        let dir = cache_root().join("apt");
+    fn new(cache: &Path) -> Result<PrivateApt> {
+        let dir = cache.join("apt");
         for sub in [
             "lists/partial",
             "cache/archives/partial",
@@ -318,13 +323,13 @@ deb-src http://deb.debian.org/debian-security bullseye-security main
 }
 
 /// Downloads and imports a Debian source package; returns its repository.
-fn debian_tree(package: &str, version: &str) -> Result<PathBuf> {
+fn debian_tree(package: &str, version: &str, cache: &Path) -> Result<PathBuf> {
     let name = slug(&format!("debian-{package}-{version}"));
-    let repo_dir = cache_root().join("trees").join(&name);
+    let repo_dir = cache.join("trees").join(&name);
     if repo_dir.join(".git").exists() {
         return Ok(repo_dir);
     }
-    let downloads = cache_root().join("downloads").join(&name);
+    let downloads = cache.join("downloads").join(&name);
     fs::create_dir_all(&downloads)?;
     let dsc = find_dsc(&downloads);
     let dsc = match dsc {
@@ -333,7 +338,7 @@ fn debian_tree(package: &str, version: &str) -> Result<PathBuf> {
             let stage = Stage::start(format!(
                 "download {package}={version} from Debian's archive"
             ));
-            let apt = PrivateApt::new()?;
+            let apt = PrivateApt::new(cache)?;
             apt.update()
                 .context("apt-get update with the private deb-src configuration failed")?;
             apt.download_source(package, version, &downloads).with_context(|| {
@@ -389,8 +394,8 @@ fn import_as_commit(dir: &Path, message: &str) -> Result<git2::Oid> {
 
 /// Fetches `url` into a bare mirror and checks `reference` out into a work
 /// tree of its own (with the submodules the build needs).
-fn git_tree(url: &str, reference: &str) -> Result<PathBuf> {
-    let mirror_dir = cache_root().join("git").join(format!("{}.git", slug(url)));
+fn git_tree(url: &str, reference: &str, cache: &Path) -> Result<PathBuf> {
+    let mirror_dir = cache.join("git").join(format!("{}.git", slug(url)));
     let mirror = match git2::Repository::open_bare(&mirror_dir) {
         Ok(repo) => repo,
         Err(_) => {
@@ -427,7 +432,7 @@ fn git_tree(url: &str, reference: &str) -> Result<PathBuf> {
         }
     };
     let work_dir =
-        cache_root()
+        cache
             .join("trees")
             .join(format!("git-{}-{}", slug(url), &commit.to_string()[..12]));
     if work_dir.join(".git").exists() {
@@ -647,19 +652,20 @@ mod tests {
         )
         .unwrap();
         let id = import_as_commit(&src, "test").unwrap();
-        std::env::set_var("INNODB_LAB_CACHE", dir.path().join("cache"));
+        let cache = dir.path().join("cache");
 
-        let tree = resolve(&format!("path:{}", src.display())).unwrap();
+        let tree = resolve_in(&format!("path:{}", src.display()), &cache).unwrap();
         assert_eq!(
             (tree.id.as_str(), tree.series.as_str()),
             (id.to_string().as_str(), "11.8")
         );
         assert!(tree.has_upstream_fix);
 
-        let tree = resolve(&format!("git:file://{}#HEAD", src.display())).unwrap();
+        let tree = resolve_in(&format!("git:file://{}#HEAD", src.display()), &cache).unwrap();
         assert_eq!(tree.id, id.to_string());
         assert_eq!(tree.version, "11.8.10");
-        let missing = resolve(&format!("git:file://{}#no-such-tag", src.display())).unwrap_err();
+        let missing =
+            resolve_in(&format!("git:file://{}#no-such-tag", src.display()), &cache).unwrap_err();
         assert!(
             format!("{missing:#}").contains("no-such-tag"),
             "{missing:#}"

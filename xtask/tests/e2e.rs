@@ -15,8 +15,17 @@ use xtask::workload::Workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
+/// The tests share the tree's builds and the machine's two cores: one at a
+/// time (the first one to run builds base, the others reuse it).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serialized() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn base_promotes_on_access_and_gate_does_not() {
+    let _guard = serialized();
     let m = Matrix {
         name: "e2e".into(),
         description: "base and gate of 10.11.18, one short cell each".into(),
@@ -115,4 +124,153 @@ fn base_promotes_on_access_and_gate_does_not() {
         );
     }
     assert!(out.path().join("summary.json").exists() && out.path().join("report.md").exists());
+}
+
+fn small_workload() -> Workload {
+    Workload {
+        name: "points-covered-pk".into(),
+        tables: 2,
+        table_size: 20_000,
+        threads: 2,
+        random_points: 100,
+        arm_seconds: 0,
+        warmup_seconds: 1,
+        measure_seconds: 3,
+        diagnostic_seconds: 0,
+    }
+}
+
+/// A server that cannot start fails its cell with the error log's tail;
+/// the next cell of the matrix still runs.
+#[test]
+fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
+    let _guard = serialized();
+    let broken: matrix::VariantDef =
+        toml::from_str("settings = { innodb_no_such_option = 1 }").unwrap();
+    let m = Matrix {
+        name: "e2e-failure".into(),
+        description: String::new(),
+        repetitions: 1,
+        trees: vec![TreeEntry {
+            spec: TREE.into(),
+            name: Some("10.11.18".into()),
+            variants: vec!["broken".into(), "base".into()],
+        }],
+        workloads: vec![small_workload()],
+        variants: [("broken".to_string(), broken)].into(),
+    };
+    let out = tempfile::tempdir().unwrap();
+    let failed = matrix::run(
+        &m,
+        &RunOptions {
+            out: out.path().to_path_buf(),
+            keep: false,
+            force: true,
+        },
+    )
+    .unwrap();
+    assert_eq!(failed, 1);
+    let results = matrix::read_results(out.path()).unwrap();
+    let broken = results.iter().find(|r| r.variant == "broken").unwrap();
+    assert!(!broken.ok);
+    let error = broken.error.as_deref().unwrap();
+    assert!(
+        error.contains("innodb_no_such_option")
+            || broken
+                .error_log_tail
+                .as_deref()
+                .unwrap_or("")
+                .contains("innodb_no_such_option"),
+        "the error or the log tail names the bad option: {error}\n{:?}",
+        broken.error_log_tail
+    );
+    let base = results.iter().find(|r| r.variant == "base").unwrap();
+    assert!(base.ok, "base ran after the failed cell: {:?}", base.error);
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("## Failures") && md.contains("broken"));
+}
+
+/// Ctrl-C in the middle of a run leaves no mariadbd and no datadir behind.
+#[test]
+fn interrupt_stops_the_server_and_removes_its_datadir() {
+    let _guard = serialized();
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let matrix_file = dir.path().join("m.toml");
+    std::fs::write(
+        &matrix_file,
+        format!(
+            "name = \"e2e-interrupt\"\nrepetitions = 1\n[[tree]]\nspec = \"{TREE}\"\nname = \"10.11.18\"\n\
+             variants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\ntables = 2\ntable_size = 20000\n\
+             arm_seconds = 0\nwarmup_seconds = 1\nmeasure_seconds = 60\ndiagnostic_seconds = 0\n"
+        ),
+    )
+    .unwrap();
+    let shm = dir.path().join("shm");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "matrix",
+            matrix_file.to_str().unwrap(),
+            "--out",
+            dir.path().join("out").to_str().unwrap(),
+        ])
+        .env("INNODB_LAB_SHM", &shm)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // keep draining the tool's stderr, so that it never writes into a closed pipe
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = String::new();
+    // a cold machine builds base first
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    while let Ok(line) =
+        rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+    {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains("measured ...") {
+            break;
+        }
+    }
+    assert!(
+        seen.contains("measured ..."),
+        "the run never reached its measured phase:\n{seen}"
+    );
+    let pid_file = std::fs::read_dir(&shm)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("mariadbd.pid");
+    let server_pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "the tool exits with 130 after Ctrl-C"
+    );
+    let alive = std::fs::read_to_string(format!("/proc/{server_pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false);
+    assert!(!alive, "mariadbd {server_pid} outlived the tool");
+    let left: Vec<_> = std::fs::read_dir(&shm).unwrap().collect();
+    assert!(left.is_empty(), "run files left on shm: {left:?}");
 }
