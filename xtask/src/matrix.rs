@@ -334,6 +334,28 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         }
     }
 
+    // A variant that cannot mean anything on its tree (gate on a tree with
+    // the fix, a patch for a packaged server, no patch for the series) is a
+    // mistake in the matrix: refuse the whole matrix before building.
+    let refused: Vec<String> = prepared
+        .iter()
+        .filter(|p| p.tree.is_some() && p.error.is_some())
+        .map(|p| {
+            format!(
+                "  {} {}: {}",
+                p.tree_name,
+                p.variant,
+                p.error.as_deref().unwrap_or("")
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        bail!(
+            "the matrix asks for variants that cannot be built; nothing was built:\n{}",
+            refused.join("\n")
+        );
+    }
+
     // Builds: unpatched first, so that patched variants find the cache warm.
     let mut order: Vec<usize> = (0..prepared.len()).collect();
     order.sort_by_key(|&i| {
@@ -633,6 +655,50 @@ mod tests {
             has_upstream_fix: fixed,
             package: None,
         }
+    }
+
+    #[test]
+    fn gate_on_a_fixed_tree_refuses_the_matrix_before_building() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("server");
+        fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
+        fs::write(
+            src.join("VERSION"),
+            "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n",
+        )
+        .unwrap();
+        fs::write(
+            src.join("storage/innobase/include/buf0buf.h"),
+            "inline void touch_no_stamp();\n",
+        )
+        .unwrap();
+        let repo = git2::Repository::init(&src).unwrap();
+        let mut index = repo.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@t").unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "11.8.10", &tree, &[])
+            .unwrap();
+        let m: Matrix = toml::from_str(&format!(
+            "name = \"x\"\n[[tree]]\nspec = \"path:{}\"\nvariants = [\"base\", \"gate\"]\n\
+             [[workload]]\nname = \"points-covered-pk\"\n",
+            src.display()
+        ))
+        .unwrap();
+        let out = dir.path().join("out");
+        let opts = RunOptions {
+            out: out.clone(),
+            keep: false,
+            force: false,
+        };
+        let err = format!("{:#}", run(&m, &opts).unwrap_err());
+        assert!(
+            err.contains("nothing was built") && err.contains("gate") && err.contains("MDEV-33966"),
+            "{err}"
+        );
+        assert!(!out.join("runs").exists(), "no run was attempted");
     }
 
     #[test]

@@ -1145,4 +1145,77 @@ mod tests {
             "{f:?}"
         );
     }
+
+    /// The real thing on the Debian 10.11.18 tree: the own gate patch
+    /// compiles the buf/ units that include buf0buf.h, the 10.5 clock patch
+    /// does not apply (its context is 10.5's), and a patch that breaks
+    /// buf0lru.cc applies and fails with the compiler's error, which shows
+    /// the units really are compiled from the patched checkout.
+    #[test]
+    #[ignore = "needs the Debian 10.11.18 tree and its configured build (network and \
+                ~4 min on first use, ~1 min after); run with -- --ignored"]
+    fn the_real_10_11_18_tree() {
+        let t = tree::resolve(DEFAULT_TREES[0]).unwrap();
+        let table = Table::load().unwrap();
+        let mut configured = Configured::NotYet;
+        let mut run = |e: &Entry| check_one(&t, e, &e.load().unwrap(), &mut configured).unwrap();
+
+        let gate = table.find("10.11", "gate").unwrap();
+        match run(gate) {
+            Outcome::Compiled { units } => {
+                for u in ["buf0buf.cc", "buf0lru.cc", "buf0flu.cc"] {
+                    assert!(
+                        units.contains(&PathBuf::from("storage/innobase/buf").join(u)),
+                        "{u} not in {units:?}"
+                    );
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+
+        match run(table.find("10.5", "clock").unwrap()) {
+            Outcome::DoesNotApply { error } => assert!(
+                error.contains("storage/innobase/buf/buf0lru.cc") && error.contains("hunk"),
+                "{error}"
+            ),
+            other => panic!("{other:?}"),
+        }
+
+        let dir = tempfile::tempdir().unwrap();
+        let broken = dir.path().join("broken.patch");
+        let text = fs::read_to_string(crate::util::repo_root().join("patches/10.11/clock.patch"))
+            .unwrap()
+            .replace(
+                "+\t/* innodb-lab clock variant (MDEV-37992): freed_page_clock never\n\
+                 +\tadvances, so buf_page_peek_if_too_old() keeps seeing 0. */\n",
+                "+\tbuf_pool.no_such_member_for_the_test += 1;\n+\n",
+            );
+        assert!(text.contains("no_such_member_for_the_test"));
+        fs::write(&broken, text).unwrap();
+        let entry = Entry {
+            variant: "broken".into(),
+            series: vec!["10.11".into()],
+            file: broken,
+            description: "does not compile".into(),
+            refuse_on: None,
+            line: 0,
+        };
+        match run(&entry) {
+            Outcome::CompileFailed {
+                failed,
+                first_error,
+                checkout,
+                ..
+            } => {
+                assert_eq!(failed, [PathBuf::from("storage/innobase/buf/buf0lru.cc")]);
+                assert!(
+                    first_error.contains("no_such_member_for_the_test")
+                        && first_error.contains("error:"),
+                    "{first_error}"
+                );
+                fs::remove_dir_all(checkout).unwrap();
+            }
+            other => panic!("{other:?}"),
+        }
+    }
 }
