@@ -660,27 +660,7 @@ mod tests {
     #[test]
     fn gate_on_a_fixed_tree_refuses_the_matrix_before_building() {
         let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("server");
-        fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
-        fs::write(
-            src.join("VERSION"),
-            "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n",
-        )
-        .unwrap();
-        fs::write(
-            src.join("storage/innobase/include/buf0buf.h"),
-            "inline void touch_no_stamp();\n",
-        )
-        .unwrap();
-        let repo = git2::Repository::init(&src).unwrap();
-        let mut index = repo.index().unwrap();
-        index
-            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-            .unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let sig = git2::Signature::now("t", "t@t").unwrap();
-        repo.commit(Some("HEAD"), &sig, &sig, "11.8.10", &tree, &[])
-            .unwrap();
+        let (src, _) = tree::fake_server_tree(dir.path(), "inline void touch_no_stamp();\n");
         let m: Matrix = toml::from_str(&format!(
             "name = \"x\"\n[[tree]]\nspec = \"path:{}\"\nvariants = [\"base\", \"gate\"]\n\
              [[workload]]\nname = \"points-covered-pk\"\n",

@@ -568,6 +568,22 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         .map(|_| ())
 }
 
+/// A tiny committed "server" tree (VERSION 11.8.10 and a buf0buf.h with
+/// `header`) under `dir`, for tests that need resolve() to accept a tree.
+#[cfg(test)]
+pub(crate) fn fake_server_tree(dir: &Path, header: &str) -> (PathBuf, git2::Oid) {
+    let src = dir.join("server");
+    fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
+    fs::write(
+        src.join("VERSION"),
+        "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n",
+    )
+    .unwrap();
+    fs::write(src.join("storage/innobase/include/buf0buf.h"), header).unwrap();
+    let id = import_as_commit(&src, "test").unwrap();
+    (src, id)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -639,19 +655,7 @@ mod tests {
     fn git_and_path_trees_from_a_local_repository() {
         // a tiny "server" tree: enough for resolve() to read its version and header
         let dir = tempfile::tempdir().unwrap();
-        let src = dir.path().join("server");
-        fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
-        fs::write(
-            src.join("VERSION"),
-            "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=10\n",
-        )
-        .unwrap();
-        fs::write(
-            src.join("storage/innobase/include/buf0buf.h"),
-            "void touch_no_stamp();\n",
-        )
-        .unwrap();
-        let id = import_as_commit(&src, "test").unwrap();
+        let (src, id) = fake_server_tree(dir.path(), "void touch_no_stamp();\n");
         let cache = dir.path().join("cache");
 
         let tree = resolve_in(&format!("path:{}", src.display()), &cache).unwrap();
@@ -697,9 +701,12 @@ mod tests {
         (dir, base, fixed)
     }
 
-    #[test]
-    fn cherry_picks_a_fix_from_a_remote() {
-        let (dir, base, fix) = repo_with_fix("a\nfreed_page_clock\nc\n", "a\naccess_clock\nc\n");
+    /// A checkout of the upstream repository's `base` commit, fetched the
+    /// way a variant's checkout would be: (repo, its dir, upstream url).
+    fn checkout_of(
+        dir: &tempfile::TempDir,
+        base: git2::Oid,
+    ) -> (git2::Repository, PathBuf, String) {
         let checkout_dir = dir.path().join("checkout");
         let repo = git2::Repository::init(&checkout_dir).unwrap();
         let url = format!("file://{}", dir.path().join("upstream").display());
@@ -707,10 +714,19 @@ mod tests {
             .unwrap()
             .fetch(&[base.to_string().as_str()], None, None)
             .unwrap();
-        let obj = repo.find_object(base, None).unwrap();
-        repo.checkout_tree(&obj, Some(git2::build::CheckoutBuilder::new().force()))
-            .unwrap();
+        {
+            let obj = repo.find_object(base, None).unwrap();
+            let opts = &mut git2::build::CheckoutBuilder::new();
+            repo.checkout_tree(&obj, Some(opts.force())).unwrap();
+        }
         repo.set_head_detached(base).unwrap();
+        (repo, checkout_dir, url)
+    }
+
+    #[test]
+    fn cherry_picks_a_fix_from_a_remote() {
+        let (dir, base, fix) = repo_with_fix("a\nfreed_page_clock\nc\n", "a\naccess_clock\nc\n");
+        let (repo, checkout_dir, url) = checkout_of(&dir, base);
         cherry_pick(&repo, &url, &[fix.to_string()]).unwrap();
         assert_eq!(
             fs::read_to_string(checkout_dir.join("buf0buf.h")).unwrap(),
@@ -721,17 +737,7 @@ mod tests {
     #[test]
     fn a_conflicting_pick_names_the_file() {
         let (dir, base, fix) = repo_with_fix("a\nfreed_page_clock\nc\n", "a\naccess_clock\nc\n");
-        let checkout_dir = dir.path().join("checkout");
-        let repo = git2::Repository::init(&checkout_dir).unwrap();
-        let url = format!("file://{}", dir.path().join("upstream").display());
-        repo.remote_anonymous(&url)
-            .unwrap()
-            .fetch(&[base.to_string().as_str()], None, None)
-            .unwrap();
-        let obj = repo.find_object(base, None).unwrap();
-        repo.checkout_tree(&obj, Some(git2::build::CheckoutBuilder::new().force()))
-            .unwrap();
-        repo.set_head_detached(base).unwrap();
+        let (repo, checkout_dir, url) = checkout_of(&dir, base);
         // a local change to the same line: the pick cannot apply cleanly
         fs::write(checkout_dir.join("buf0buf.h"), "a\nlocal_change\nc\n").unwrap();
         let mut index = repo.index().unwrap();
