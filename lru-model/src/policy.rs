@@ -66,15 +66,21 @@ pub trait Policy: Clone + fmt::Debug + 'static {
     const HAS_FREED_PAGE_CLOCK: bool;
 
     /// A B-tree leaf access to the block in frame `f`; returns whether it
-    /// was not the first access (the caller's read-ahead trigger).
-    fn access(pool: &mut PoolState, f: u32) -> bool;
+    /// was not the first access (the caller's read-ahead trigger). By
+    /// default the pre-fix access path, which promotes under the mutex.
+    fn access(pool: &mut PoolState, f: u32) -> bool {
+        make_young_if_needed_eager(pool, f)
+    }
 
     /// A sweep visits the block in frame `f` before judging it for eviction;
     /// returns whether the block was moved to the MRU end (and so skipped).
+    /// By default nothing: before the fix, sweeps never promote.
     fn sweep_visit<const COUNT_NOT_YOUNG: bool, const ONLY_OLD: bool>(
-        pool: &mut PoolState,
-        f: u32,
-    ) -> bool;
+        _pool: &mut PoolState,
+        _f: u32,
+    ) -> bool {
+        false
+    }
 }
 
 /// 10.5/10.11 `buf_page_make_young_if_needed()` (buf/buf0lru.cc:717-723):
@@ -120,17 +126,6 @@ impl Policy for Classic {
     const KIND: PolicyKind = PolicyKind::Classic;
     const FREE_RELEASES_FRAME: bool = false;
     const HAS_FREED_PAGE_CLOCK: bool = true;
-
-    fn access(pool: &mut PoolState, f: u32) -> bool {
-        make_young_if_needed_eager(pool, f)
-    }
-
-    fn sweep_visit<const COUNT_NOT_YOUNG: bool, const ONLY_OLD: bool>(
-        _: &mut PoolState,
-        _: u32,
-    ) -> bool {
-        false
-    }
 }
 
 /// 10.5 up to 11.8.9: promotion on the access path; the page cleaner
@@ -142,17 +137,6 @@ impl Policy for Eager {
     const KIND: PolicyKind = PolicyKind::Eager;
     const FREE_RELEASES_FRAME: bool = true;
     const HAS_FREED_PAGE_CLOCK: bool = true;
-
-    fn access(pool: &mut PoolState, f: u32) -> bool {
-        make_young_if_needed_eager(pool, f)
-    }
-
-    fn sweep_visit<const COUNT_NOT_YOUNG: bool, const ONLY_OLD: bool>(
-        _: &mut PoolState,
-        _: u32,
-    ) -> bool {
-        false
-    }
 }
 
 /// The MDEV-33966 fix: `buf_page_t::touch()` sets PROMOTE without a mutex;
