@@ -1021,7 +1021,7 @@ mod tests {
         let db = CompileDb::load(&f.build.join("compile_commands.json"), &f.src).unwrap();
         let header = PathBuf::from("storage/innobase/include/buf0buf.inl");
         assert_eq!(
-            changed_units(&[header.clone()], &f.src, &db).unwrap(),
+            changed_units(std::slice::from_ref(&header), &f.src, &db).unwrap(),
             [
                 // through buf0buf.h, and directly; not buf0lru.cc (two
                 // headers away), buf0dump.cc (<> include), btr0btr.cc

@@ -47,7 +47,8 @@ fn median_of(values: impl Iterator<Item = f64>) -> Option<f64> {
     stats::spread(&v).map(|s| s.median)
 }
 
-/// Groups results by (tree, variant, workload) in first-seen order.
+/// Groups results by (tree, variant, workload): base first within a tree,
+/// then the other variants in first-seen order.
 pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
     let mut keys: Vec<(String, String, String)> = Vec::new();
     let mut groups: BTreeMap<(String, String, String), Vec<&RunResult>> = BTreeMap::new();
@@ -58,6 +59,22 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
         }
         groups.entry(key).or_default().push(r);
     }
+    let trees: Vec<String> = keys
+        .iter()
+        .map(|k| k.0.clone())
+        .fold(Vec::new(), |mut v, t| {
+            if !v.contains(&t) {
+                v.push(t);
+            }
+            v
+        });
+    // stable: the other variants keep their order
+    keys.sort_by_key(|k| {
+        (
+            trees.iter().position(|t| *t == k.0),
+            k.1 != "base" && k.1 != "fixed",
+        )
+    });
     let qps_of = |runs: &[&RunResult]| -> Vec<f64> {
         runs.iter()
             .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
@@ -373,10 +390,10 @@ mod tests {
     #[test]
     fn summary_takes_medians_and_counts_failures() {
         let results = vec![
+            result("gate", 1, 210.0, 0.0, true),
             result("base", 1, 100.0, 30.0, true),
             result("base", 2, 300.0, 32.0, true),
             result("base", 3, 200.0, 31.0, true),
-            result("gate", 1, 210.0, 0.0, true),
             result("gate", 2, 0.0, 0.0, false),
         ];
         let s = summarize(&results);

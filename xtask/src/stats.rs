@@ -71,14 +71,7 @@ pub fn compare(base: &[f64], variant: &[f64]) -> Option<Comparison> {
     // exact method is wrong for separated samples (two-sided p of 1.0 for
     // five runs each, all lower; see the test below), and its automatic
     // choice takes the exact method for small samples like ours.
-    let p_value = mannwhitneyu(
-        variant,
-        base,
-        MannWhitneyUMethod::AsymptoticInclContinuityCorrection,
-        Alternative::TwoSided,
-    )
-    .ok()
-    .map(|(_, p)| p.min(1.0));
+    let p_value = rank_test(variant, base);
     let verdict = match p_value {
         Some(p) if p < ALPHA && v.median > b.median => Verdict::Higher,
         Some(p) if p < ALPHA && v.median < b.median => Verdict::Lower,
@@ -91,18 +84,29 @@ pub fn compare(base: &[f64], variant: &[f64]) -> Option<Comparison> {
             f64::NAN
         },
         p_value,
-        min_possible_p: min_two_sided_p(base.len(), variant.len()),
+        min_possible_p: min_possible_p(base.len(), variant.len()),
         verdict,
     })
 }
 
-/// 2 / C(n1+n2, n1): the exact two-sided p of complete separation.
-pub fn min_two_sided_p(n1: usize, n2: usize) -> f64 {
-    let mut c = 1.0;
-    for i in 0..n1 {
-        c = c * (n2 + n1 - i) as f64 / (i + 1) as f64;
-    }
-    (2.0 / c).min(1.0)
+fn rank_test(x: &[f64], y: &[f64]) -> Option<f64> {
+    mannwhitneyu(
+        x,
+        y,
+        MannWhitneyUMethod::AsymptoticInclContinuityCorrection,
+        Alternative::TwoSided,
+    )
+    .ok()
+    .map(|(_, p)| p.min(1.0))
+}
+
+/// The p-value of complete separation (every run of one side above every
+/// run of the other) with the same test: no data of these sizes can give
+/// less.
+pub fn min_possible_p(n1: usize, n2: usize) -> f64 {
+    let low: Vec<f64> = (0..n1).map(|i| i as f64).collect();
+    let high: Vec<f64> = (0..n2).map(|i| (n1 + i) as f64).collect();
+    rank_test(&low, &high).unwrap_or(1.0)
 }
 
 #[cfg(test)]
@@ -123,7 +127,13 @@ mod tests {
 
     #[test]
     fn three_runs_each_can_never_be_significant() {
-        assert!((min_two_sided_p(3, 3) - 0.1).abs() < 1e-12);
+        // complete separation of 3 and 3: z = 4 / sqrt(21/4), p = 0.081 > 0.05
+        assert!(
+            (min_possible_p(3, 3) - 0.0809).abs() < 1e-3,
+            "{}",
+            min_possible_p(3, 3)
+        );
+        assert!(min_possible_p(5, 5) < ALPHA);
         let c = compare(&[100.0, 101.0, 102.0], &[200.0, 201.0, 202.0]).unwrap();
         assert_eq!(c.verdict, Verdict::NotShown);
         assert!((c.change_pct - 99.0099).abs() < 1e-3);
