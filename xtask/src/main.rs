@@ -98,7 +98,7 @@ fn run(cli: Cli) -> Result<()> {
             let p = if variant == "base" {
                 None
             } else {
-                Some(patch::for_variant(&t.series, &variant)?)
+                Some(patch::for_tree(&t, &variant)?)
             };
             let b = build::build(&t, &variant, p.as_ref())?;
             println!("{}", serde_json::to_string_pretty(&b)?);

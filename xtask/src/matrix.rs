@@ -183,18 +183,9 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
             tree.spec
         );
     }
-    if tree.has_upstream_fix {
-        if matches!(name, "gate" | "clock") {
-            bail!(
-                "variant `{name}` is refused on {} ({}): this tree carries the MDEV-33966 fix, \
-                 so buf_page_peek_if_too_old() and freed_page_clock no longer exist",
-                tree.spec,
-                tree.version
-            );
-        }
-        if name == "base" || name == "fixed" {
-            return Ok(plain("fixed"));
-        }
+    // on a tree that carries the fix, base is the fixed variant
+    if tree.has_upstream_fix && (name == "base" || name == "fixed") {
+        return Ok(plain("fixed"));
     }
     let change = if let Some(file) = &def.patch {
         SourceChange::Patch(Patch::load(file)?)
@@ -217,7 +208,8 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
             tree.version
         );
     } else {
-        SourceChange::Patch(patch::for_variant(&tree.series, name)?)
+        // the patch table refuses gate and clock on a tree with the fix
+        SourceChange::Patch(patch::for_tree(tree, name)?)
     };
     Ok(ResolvedVariant {
         label: name.to_string(),

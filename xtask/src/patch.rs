@@ -233,7 +233,12 @@ pub fn for_variant(series: &str, variant: &str) -> Result<Patch> {
 /// tree already carries the upstream fix the patch conflicts with.
 pub fn for_tree(tree: &Tree, variant: &str) -> Result<Patch> {
     let table = Table::load()?;
-    if let Some(entry) = table.find(&tree.series, variant) {
+    // a fixed tree of a series without an entry (11.8) is refused too: the
+    // reason is the fix, not the missing file
+    let entry = table
+        .find(&tree.series, variant)
+        .or_else(|| table.entries.iter().find(|e| e.variant == variant));
+    if let Some(entry) = entry {
         if let Some(reason) = entry.refusal(tree) {
             bail!(
                 "variant `{variant}` is refused on {} ({}): {reason}; {} changes what that fix removed",
@@ -537,5 +542,38 @@ refuse_on = \"MDEV-33966\"
         let e = t.find("11.4", "gate").unwrap();
         assert_eq!(e.refusal_given(false), None);
         assert_eq!(e.refusal_given(true).unwrap(), "tree carries MDEV-33966");
+    }
+
+    #[test]
+    fn for_tree_refuses_a_fixed_tree_of_any_series() {
+        // through serde, so fields added to Tree later keep their defaults
+        let tree = |series: &str, fixed: bool| -> Tree {
+            serde_json::from_value(serde_json::json!({
+                "spec": format!("path:/t/{series}"),
+                "id": "0".repeat(40),
+                "src": "/t",
+                "version": format!("{series}.1"),
+                "series": series,
+                "has_upstream_fix": fixed,
+            }))
+            .unwrap()
+        };
+        assert_eq!(
+            for_tree(&tree("10.5", false), "clock").unwrap().file,
+            PathBuf::from("patches/10.5/clock.patch")
+        );
+        for series in ["10.11", "11.8"] {
+            let err = for_tree(&tree(series, true), "gate")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("refused") && err.contains("tree carries MDEV-33966"),
+                "{err}"
+            );
+        }
+        let err = for_tree(&tree("11.8", false), "gate")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no patch for series 11.8"), "{err}");
     }
 }

@@ -781,7 +781,10 @@ pub fn table(report: &Report) -> String {
                 c.outcome.summary(),
             ]);
             if let Some(d) = c.outcome.detail() {
-                notes.push(format!("{name} {}: {d}", c.file.display()));
+                // apply's errors already start with the patch file
+                let file = c.file.display().to_string();
+                let d = d.strip_prefix(&format!("{file}: ")).unwrap_or(d);
+                notes.push(format!("{name} {file}: {d}"));
             }
         }
     }
@@ -1144,6 +1147,61 @@ mod tests {
             f[0].contains("does not apply") && f[0].contains("10.5.23"),
             "{f:?}"
         );
+    }
+
+    #[test]
+    fn a_fixed_tree_refuses_every_patch_before_checking_out() {
+        // a tiny tree whose buf0buf.h has the MDEV-33966 names
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("server");
+        fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
+        fs::write(
+            src.join("VERSION"),
+            "MYSQL_VERSION_MAJOR=10\nMYSQL_VERSION_MINOR=11\nMYSQL_VERSION_PATCH=99\n",
+        )
+        .unwrap();
+        fs::write(
+            src.join("storage/innobase/include/buf0buf.h"),
+            "uint32_t access_clock;\n",
+        )
+        .unwrap();
+        let repo = git2::Repository::init(&src).unwrap();
+        let mut index = repo.index().unwrap();
+        index
+            .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        let tree_id = index.write_tree().unwrap();
+        let sig = git2::Signature::now("t", "t@localhost").unwrap();
+        repo.commit(
+            Some("HEAD"),
+            &sig,
+            &sig,
+            "fixed",
+            &repo.find_tree(tree_id).unwrap(),
+            &[],
+        )
+        .unwrap();
+
+        let t = tree::resolve(&format!("path:{}", src.display())).unwrap();
+        assert!(t.has_upstream_fix);
+        let checks = check_tree(&t, &Table::load().unwrap()).unwrap();
+        assert_eq!(checks.checks.len(), Table::load().unwrap().entries.len());
+        for c in &checks.checks {
+            assert_eq!(
+                c.outcome,
+                Outcome::Refused {
+                    reason: "tree carries MDEV-33966".into()
+                },
+                "{}",
+                c.file.display()
+            );
+        }
+        assert!(Report {
+            trees: vec![checks]
+        }
+        .failures()
+        .is_empty());
+        assert!(!scratch_dir(&t, &Table::load().unwrap().entries[0]).exists());
     }
 
     /// The real thing on the Debian 10.11.18 tree: the own gate patch

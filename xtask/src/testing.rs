@@ -37,6 +37,21 @@ pub fn run_all() -> Result<()> {
             .to_vec(),
         ));
     }
+    steps.push((
+        "patch check (every patch on both Debian trees)".into(),
+        [
+            "run",
+            "--quiet",
+            "--release",
+            "--package",
+            "xtask",
+            "--",
+            "patch",
+            "check",
+        ]
+        .map(String::from)
+        .to_vec(),
+    ));
     let mut timings = Vec::new();
     let mut failed = Vec::new();
     for (label, args) in steps {
