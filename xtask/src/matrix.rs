@@ -273,7 +273,74 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let revision = tool_revision();
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
+    let mut prepared = prepare(matrix, &mut timings)?;
+    build_all(&mut prepared, &mut timings);
+    // Runs, interleaved: repetition r runs the cells rotated by r, so no
+    // variant always runs first or right after another.
+    let cells: Vec<(usize, &Workload)> = (0..prepared.len())
+        .flat_map(|i| matrix.workloads.iter().map(move |w| (i, w)))
+        .collect();
+    let total = cells.len() * matrix.repetitions as usize;
+    let mut done = 0;
+    let mut failed = 0;
+    for rep in 1..=matrix.repetitions {
+        let shift = (rep as usize - 1) % cells.len();
+        for &(i, w) in cells[shift..].iter().chain(&cells[..shift]) {
+            done += 1;
+            let p = &prepared[i];
+            let path = result_path(&opts.out, &p.tree_name, &p.variant, &w.name, rep);
+            if !opts.force && matches_previous(&path, p, w) {
+                eprintln!(
+                    "--- [{done}/{total}] {} {} {} rep {rep}: already done",
+                    p.tree_name, p.variant, w.name
+                );
+                continue;
+            }
+            let label = format!(
+                "[{done}/{total}] {} {} {} rep {rep}",
+                p.tree_name, p.variant, w.name
+            );
+            let stage = Stage::start(&label);
+            let result = run_cell(matrix, p, w, rep, opts, &host, &revision);
+            if !result.ok {
+                failed += 1;
+                eprintln!(
+                    "error: {label}: {}",
+                    result.error.as_deref().unwrap_or("failed")
+                );
+            } else if let Some(m) = result.outcome.as_ref().and_then(|o| o.measured.as_ref()) {
+                eprintln!(
+                    "    qps {:.0}, p95 {:.2} ms, pages made young/query {:.3}, cs/query {:.2}",
+                    m.sysbench.qps, m.sysbench.p95_ms, m.pages_made_young_per_query, m.cs_per_query
+                );
+            }
+            write_json(&path, &result)?;
+            timings.push((label, stage.done()));
+        }
+    }
 
+    let results = read_results(&opts.out)?;
+    let summary = report::summarize(&results);
+    write_json(&opts.out.join("summary.json"), &summary)?;
+    let md = report::markdown(&matrix.name, &host, &revision, &summary, &results);
+    write_atomic(&opts.out.join("report.md"), md.as_bytes())?;
+    timings.push(("matrix total".into(), matrix_start.elapsed().as_secs_f64()));
+    eprintln!("\nstage timings:");
+    for (label, secs) in &timings {
+        eprintln!("  {:>9}  {label}", human_duration(*secs));
+    }
+    eprintln!(
+        "wrote {} and {}",
+        opts.out.join("summary.json").display(),
+        opts.out.join("report.md").display()
+    );
+    Ok(failed)
+}
+
+/// Resolves every tree and variant. A variant that cannot mean anything
+/// on its tree refuses the whole matrix here, before anything is built;
+/// a tree that cannot be fetched fails only its own cells.
+fn prepare(matrix: &Matrix, timings: &mut Vec<(String, f64)>) -> Result<Vec<Prepared>> {
     // Trees and variants first, so that refusals and bad patches show up
     // before an hour of building.
     let mut prepared: Vec<Prepared> = Vec::new();
@@ -348,6 +415,12 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         );
     }
 
+    Ok(prepared)
+}
+
+/// Builds every prepared (tree, variant), or finds its packaged binary;
+/// a failure is recorded on the variant and the others go on.
+fn build_all(prepared: &mut [Prepared], timings: &mut Vec<(String, f64)>) {
     // Builds: unpatched first, so that patched variants find the cache warm.
     let mut order: Vec<usize> = (0..prepared.len()).collect();
     order.sort_by_key(|&i| {
@@ -384,67 +457,6 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         }
         timings.push((label, stage.done()));
     }
-
-    // Runs, interleaved: repetition r runs the cells rotated by r, so no
-    // variant always runs first or right after another.
-    let cells: Vec<(usize, &Workload)> = (0..prepared.len())
-        .flat_map(|i| matrix.workloads.iter().map(move |w| (i, w)))
-        .collect();
-    let total = cells.len() * matrix.repetitions as usize;
-    let mut done = 0;
-    let mut failed = 0;
-    for rep in 1..=matrix.repetitions {
-        let shift = (rep as usize - 1) % cells.len();
-        for &(i, w) in cells[shift..].iter().chain(&cells[..shift]) {
-            done += 1;
-            let p = &prepared[i];
-            let path = result_path(&opts.out, &p.tree_name, &p.variant, &w.name, rep);
-            if !opts.force && matches_previous(&path, p, w) {
-                eprintln!(
-                    "--- [{done}/{total}] {} {} {} rep {rep}: already done",
-                    p.tree_name, p.variant, w.name
-                );
-                continue;
-            }
-            let label = format!(
-                "[{done}/{total}] {} {} {} rep {rep}",
-                p.tree_name, p.variant, w.name
-            );
-            let stage = Stage::start(&label);
-            let result = run_cell(matrix, p, w, rep, opts, &host, &revision);
-            if !result.ok {
-                failed += 1;
-                eprintln!(
-                    "error: {label}: {}",
-                    result.error.as_deref().unwrap_or("failed")
-                );
-            } else if let Some(m) = result.outcome.as_ref().and_then(|o| o.measured.as_ref()) {
-                eprintln!(
-                    "    qps {:.0}, p95 {:.2} ms, pages made young/query {:.3}, cs/query {:.2}",
-                    m.sysbench.qps, m.sysbench.p95_ms, m.pages_made_young_per_query, m.cs_per_query
-                );
-            }
-            write_json(&path, &result)?;
-            timings.push((label, stage.done()));
-        }
-    }
-
-    let results = read_results(&opts.out)?;
-    let summary = report::summarize(&results);
-    write_json(&opts.out.join("summary.json"), &summary)?;
-    let md = report::markdown(&matrix.name, &host, &revision, &summary, &results);
-    write_atomic(&opts.out.join("report.md"), md.as_bytes())?;
-    timings.push(("matrix total".into(), matrix_start.elapsed().as_secs_f64()));
-    eprintln!("\nstage timings:");
-    for (label, secs) in &timings {
-        eprintln!("  {:>9}  {label}", human_duration(*secs));
-    }
-    eprintln!(
-        "wrote {} and {}",
-        opts.out.join("summary.json").display(),
-        opts.out.join("report.md").display()
-    );
-    Ok(failed)
 }
 
 /// A previous successful result for the same build, settings and workload.

@@ -30,12 +30,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-/// The trees checked when none is named: the two Debian series.
-pub const DEFAULT_TREES: &[&str] = &[
-    "debian:mariadb=1:10.11.18-0+deb12u1",
-    "debian:mariadb-10.5=1:10.5.23-0+deb11u1",
-];
-
 /// The target whose compile commands are used; its objects are named
 /// `CMakeFiles/innobase.dir/<module>/<file>.cc.o` in every series.
 const INNOBASE_OBJECTS: &str = "CMakeFiles/innobase.dir/";
@@ -61,7 +55,7 @@ pub fn run(cmd: PatchCommand) -> Result<()> {
     match cmd {
         PatchCommand::Check { trees, out } => {
             let specs: Vec<String> = if trees.is_empty() {
-                DEFAULT_TREES.iter().map(|s| s.to_string()).collect()
+                tree::DEBIAN_TREES.iter().map(|s| s.to_string()).collect()
             } else {
                 trees
             };
@@ -1213,7 +1207,7 @@ mod tests {
     #[ignore = "needs the Debian 10.11.18 tree and its configured build (network and \
                 ~4 min on first use, ~1 min after); run with -- --ignored"]
     fn the_real_10_11_18_tree() {
-        let t = tree::resolve(DEFAULT_TREES[0]).unwrap();
+        let t = tree::resolve(tree::DEBIAN_TREES[0]).unwrap();
         let table = Table::load().unwrap();
         let mut configured = Configured::NotYet;
         let mut run = |e: &Entry| check_one(&t, e, &e.load().unwrap(), &mut configured).unwrap();

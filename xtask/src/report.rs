@@ -168,23 +168,13 @@ pub fn markdown(
     let _ = writeln!(md, "# innodb-lab report: {matrix}\n");
     let _ = writeln!(md, "- host: `{}` ({})", host.hostname, host.label());
     let _ = writeln!(md, "- innodb-lab revision: `{revision}`");
-    let mut trees: Vec<String> = Vec::new();
-    for r in results {
-        if let Some(t) = &r.tree_info {
-            let line = format!(
-                "- tree `{}`: {} `{}` (`{}`)",
-                r.tree, t.version, t.spec, t.id
-            );
-            if !trees.contains(&line) {
-                trees.push(line);
-            }
-        }
-    }
-    for t in &trees {
-        let _ = writeln!(md, "{t}");
-    }
-    if let Some(r) = results.iter().find(|r| r.ok) {
+    let mut workloads_seen: Vec<&str> = Vec::new();
+    for r in results.iter().filter(|r| r.ok) {
         let w = &r.workload_def;
+        if workloads_seen.contains(&w.name.as_str()) {
+            continue;
+        }
+        workloads_seen.push(&w.name);
         let _ = writeln!(
             md,
             "- workload `{}`: {} tables x {} rows, {} threads, {} ids per IN-list; arming {} s of \
@@ -200,7 +190,54 @@ pub fn markdown(
             w.measure_seconds,
             w.diagnostic_seconds
         );
-        if let Some(b) = &r.build {
+    }
+    // What produced each tree's numbers: the tree, each variant's build or
+    // settings, and the my.cnf scaling (which depends on the series).
+    let mut trees_seen: Vec<&str> = Vec::new();
+    for r in results {
+        let Some(t) = &r.tree_info else { continue };
+        if trees_seen.contains(&r.tree.as_str()) {
+            continue;
+        }
+        trees_seen.push(&r.tree);
+        let _ = writeln!(md, "\n### Tree `{}`: {} `{}`\n", r.tree, t.version, t.spec);
+        let _ = writeln!(md, "- id: `{}`", t.id);
+        let mut variants_seen: Vec<&str> = Vec::new();
+        for v in results.iter().filter(|v| v.tree == r.tree) {
+            if variants_seen.contains(&v.variant.as_str()) {
+                continue;
+            }
+            variants_seen.push(&v.variant);
+            let mut what = Vec::new();
+            if let Some(b) = &v.build {
+                what.push(format!("build `{}`", b.key_hash));
+                if let Some(p) = &b.patch {
+                    what.push(format!(
+                        "patch `{}` (sha256 `{}`)",
+                        p.file.display(),
+                        &p.sha256[..16]
+                    ));
+                }
+                if let Some(c) = &b.cherry_pick {
+                    what.push(format!(
+                        "cherry-picked {} from {}",
+                        c.commits.join(", "),
+                        c.remote
+                    ));
+                }
+            } else if t.package.is_some() {
+                what.push("packaged binary".to_string());
+            }
+            for (k, val) in &v.variant_settings {
+                what.push(format!("`{k}={val}`"));
+            }
+            let _ = writeln!(md, "- variant `{}`: {}", v.variant, what.join("; "));
+        }
+        if let Some(b) = results
+            .iter()
+            .filter(|v| v.tree == r.tree)
+            .find_map(|v| v.build.as_ref())
+        {
             let _ = writeln!(
                 md,
                 "- cmake: `{}`; compiler: {}",
@@ -208,10 +245,15 @@ pub fn markdown(
                 b.key.compiler
             );
         }
-        if let Some(cnf) = &r.my_cnf {
+        if let Some(cnf) = results
+            .iter()
+            .filter(|v| v.tree == r.tree)
+            .find_map(|v| v.my_cnf.as_ref())
+        {
             let _ = writeln!(
                 md,
-                "- my.cnf: Mark Callaghan's z12 settings for the series, scaled to this host:"
+                "- my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
+                t.series
             );
             for s in &cnf.scaled {
                 let _ = writeln!(

@@ -5,12 +5,6 @@
 use crate::util::{human_duration, Stage};
 use anyhow::{bail, Result};
 
-/// The Debian trees the ffi check runs against.
-pub const FFI_TREES: &[&str] = &[
-    "debian:mariadb=1:10.11.18-0+deb12u1",
-    "debian:mariadb-10.5=1:10.5.23-0+deb11u1",
-];
-
 pub fn run_all() -> Result<()> {
     let mut steps: Vec<(String, Vec<String>)> = vec![(
         "unit and end-to-end tests".into(),
@@ -18,7 +12,7 @@ pub fn run_all() -> Result<()> {
             .map(String::from)
             .to_vec(),
     )];
-    for tree in FFI_TREES {
+    for tree in crate::tree::DEBIAN_TREES {
         steps.push((
             format!("ffi check {tree}"),
             [

@@ -13,6 +13,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+/// The trees Debian's archive serves to these machines: the series the
+/// project's patches, tests and checks are verified on.
+pub const DEBIAN_TREES: &[&str] = &[
+    "debian:mariadb=1:10.11.18-0+deb12u1",
+    "debian:mariadb-10.5=1:10.5.23-0+deb11u1",
+];
+
 /// How the user names a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeSpec {
