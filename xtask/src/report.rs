@@ -400,17 +400,7 @@ mod tests {
             variant_settings: Default::default(),
             my_cnf: None,
             my_cnf_text: None,
-            workload_def: Workload {
-                name: "points-covered-pk".into(),
-                tables: 1,
-                table_size: 1,
-                threads: 1,
-                random_points: 1,
-                arm_seconds: 0,
-                warmup_seconds: 0,
-                measure_seconds: 1,
-                diagnostic_seconds: 0,
-            },
+            workload_def: Workload::new("points-covered-pk"),
             host: Host {
                 hostname: "h".into(),
                 cores: 2,

@@ -5,6 +5,15 @@
 use crate::util::{human_duration, Stage};
 use anyhow::{bail, Result};
 
+/// `cargo` arguments that run this tool's own subcommand `args`.
+fn xtask(args: &[&str]) -> Vec<String> {
+    ["run", "--quiet", "--release", "--package", "xtask", "--"]
+        .iter()
+        .chain(args)
+        .map(|s| s.to_string())
+        .collect()
+}
+
 pub fn run_all() -> Result<()> {
     let mut steps: Vec<(String, Vec<String>)> = vec![(
         "unit and end-to-end tests".into(),
@@ -15,36 +24,12 @@ pub fn run_all() -> Result<()> {
     for tree in crate::tree::DEBIAN_TREES {
         steps.push((
             format!("ffi check {tree}"),
-            [
-                "run",
-                "--quiet",
-                "--release",
-                "--package",
-                "xtask",
-                "--",
-                "ffi",
-                "check",
-                "--tree",
-                tree,
-            ]
-            .map(String::from)
-            .to_vec(),
+            xtask(&["ffi", "check", "--tree", tree]),
         ));
     }
     steps.push((
         "patch check (every patch on both Debian trees)".into(),
-        [
-            "run",
-            "--quiet",
-            "--release",
-            "--package",
-            "xtask",
-            "--",
-            "patch",
-            "check",
-        ]
-        .map(String::from)
-        .to_vec(),
+        xtask(&["patch", "check"]),
     ));
     let mut timings = Vec::new();
     let mut failed = Vec::new();

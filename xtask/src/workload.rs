@@ -72,6 +72,21 @@ mod defaults {
 }
 
 impl Workload {
+    /// A workload with every parameter at its default.
+    pub fn new(name: &str) -> Workload {
+        Workload {
+            name: name.to_string(),
+            tables: defaults::tables(),
+            table_size: defaults::table_size(),
+            threads: defaults::threads(),
+            random_points: defaults::random_points(),
+            arm_seconds: defaults::arm_seconds(),
+            warmup_seconds: defaults::warmup_seconds(),
+            measure_seconds: defaults::measure_seconds(),
+            diagnostic_seconds: defaults::diagnostic_seconds(),
+        }
+    }
+
     /// Script options for the workload's name.
     fn script_options(&self) -> Result<Vec<String>> {
         let opts: &[&str] = match self.name.as_str() {
@@ -367,17 +382,7 @@ mod tests {
 
     #[test]
     fn unknown_workloads_are_refused_with_the_known_names() {
-        let w = Workload {
-            name: "points-covered-pkk".into(),
-            tables: 1,
-            table_size: 1,
-            threads: 1,
-            random_points: 1,
-            arm_seconds: 0,
-            warmup_seconds: 0,
-            measure_seconds: 1,
-            diagnostic_seconds: 0,
-        };
+        let w = Workload::new("points-covered-pkk");
         let err = w.validate().unwrap_err().to_string();
         assert!(
             err.contains("points-covered-pkk") && err.contains("points-covered-pk,"),

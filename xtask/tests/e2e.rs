@@ -36,16 +36,14 @@ fn base_promotes_on_access_and_gate_does_not() {
             variants: vec!["base".into(), "gate".into()],
         }],
         workloads: vec![Workload {
-            name: "points-covered-pk".into(),
             // about 3,000 pages: well above the 512 that the old sublist needs
             tables: 4,
             table_size: 50_000,
-            threads: 2,
-            random_points: 100,
             arm_seconds: 8,
             warmup_seconds: 2,
             measure_seconds: 8,
             diagnostic_seconds: 5,
+            ..Workload::new("points-covered-pk")
         }],
         variants: BTreeMap::new(),
     };
@@ -128,15 +126,13 @@ fn base_promotes_on_access_and_gate_does_not() {
 
 fn small_workload() -> Workload {
     Workload {
-        name: "points-covered-pk".into(),
         tables: 2,
         table_size: 20_000,
-        threads: 2,
-        random_points: 100,
         arm_seconds: 0,
         warmup_seconds: 1,
         measure_seconds: 3,
         diagnostic_seconds: 0,
+        ..Workload::new("points-covered-pk")
     }
 }
 
