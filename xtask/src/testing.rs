@@ -17,9 +17,19 @@ fn xtask(args: &[&str]) -> Vec<String> {
 pub fn run_all() -> Result<()> {
     let mut steps: Vec<(String, Vec<String>)> = vec![(
         "unit and end-to-end tests".into(),
-        ["test", "--release", "--workspace", "--exclude", "ffi"]
-            .map(String::from)
-            .to_vec(),
+        // --nocapture: the end-to-end tests build MariaDB; their progress
+        // (stage, elapsed time, last build line) belongs in the CI log
+        [
+            "test",
+            "--release",
+            "--workspace",
+            "--exclude",
+            "ffi",
+            "--",
+            "--nocapture",
+        ]
+        .map(String::from)
+        .to_vec(),
     )];
     for tree in crate::tree::DEBIAN_TREES {
         steps.push((
