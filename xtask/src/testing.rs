@@ -55,6 +55,12 @@ pub fn run_all() -> Result<()> {
     for (label, secs) in &timings {
         eprintln!("  {:>9}  {label}", human_duration(*secs));
     }
+    // the closing line: suites (each a cargo test run or a check), not tests
+    println!(
+        "suites: {} passed, {} failed",
+        timings.len() - failed.len(),
+        failed.len()
+    );
     if !failed.is_empty() {
         bail!("failed: {}", failed.join(", "));
     }
