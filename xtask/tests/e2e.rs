@@ -23,6 +23,18 @@ fn serialized() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Runs `m` into a fresh output directory; returns it and the failed count.
+fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
+    let out = tempfile::tempdir().unwrap();
+    let opts = RunOptions {
+        out: out.path().to_path_buf(),
+        keep: false,
+        force: true,
+    };
+    let failed = matrix::run(m, &opts).unwrap();
+    (out, failed)
+}
+
 #[test]
 fn base_promotes_on_access_and_gate_does_not() {
     let _guard = serialized();
@@ -47,16 +59,7 @@ fn base_promotes_on_access_and_gate_does_not() {
         }],
         variants: BTreeMap::new(),
     };
-    let out = tempfile::tempdir().unwrap();
-    let failed = matrix::run(
-        &m,
-        &RunOptions {
-            out: out.path().to_path_buf(),
-            keep: false,
-            force: true,
-        },
-    )
-    .unwrap();
+    let (out, failed) = run_in_tempdir(&m);
     let results = matrix::read_results(out.path()).unwrap();
     for r in results.iter().filter(|r| !r.ok) {
         eprintln!(
@@ -155,16 +158,7 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
         workloads: vec![small_workload()],
         variants: [("broken".to_string(), broken)].into(),
     };
-    let out = tempfile::tempdir().unwrap();
-    let failed = matrix::run(
-        &m,
-        &RunOptions {
-            out: out.path().to_path_buf(),
-            keep: false,
-            force: true,
-        },
-    )
-    .unwrap();
+    let (out, failed) = run_in_tempdir(&m);
     assert_eq!(failed, 1);
     let results = matrix::read_results(out.path()).unwrap();
     let broken = results.iter().find(|r| r.variant == "broken").unwrap();
