@@ -203,7 +203,8 @@ pub fn markdown(
         let _ = writeln!(md, "\n### Tree `{}`: {} `{}`\n", r.tree, t.version, t.spec);
         let _ = writeln!(md, "- id: `{}`", t.id);
         let mut variants_seen: Vec<&str> = Vec::new();
-        for v in results.iter().filter(|v| v.tree == r.tree) {
+        let tree_runs = || results.iter().filter(|v| v.tree == r.tree);
+        for v in tree_runs() {
             if variants_seen.contains(&v.variant.as_str()) {
                 continue;
             }
@@ -233,11 +234,7 @@ pub fn markdown(
             }
             let _ = writeln!(md, "- variant `{}`: {}", v.variant, what.join("; "));
         }
-        if let Some(b) = results
-            .iter()
-            .filter(|v| v.tree == r.tree)
-            .find_map(|v| v.build.as_ref())
-        {
+        if let Some(b) = tree_runs().find_map(|v| v.build.as_ref()) {
             let _ = writeln!(
                 md,
                 "- cmake: `{}`; compiler: {}",
@@ -245,11 +242,7 @@ pub fn markdown(
                 b.key.compiler
             );
         }
-        if let Some(cnf) = results
-            .iter()
-            .filter(|v| v.tree == r.tree)
-            .find_map(|v| v.my_cnf.as_ref())
-        {
+        if let Some(cnf) = tree_runs().find_map(|v| v.my_cnf.as_ref()) {
             let _ = writeln!(
                 md,
                 "- my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
