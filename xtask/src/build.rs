@@ -157,7 +157,7 @@ pub fn cmake_options() -> Vec<String> {
 }
 
 /// The environment that makes ccache share objects between variants.
-pub fn ccache_env() -> Vec<(String, String)> {
+fn ccache_env() -> Vec<(String, String)> {
     let root = cache_root();
     vec![
         (
@@ -173,6 +173,33 @@ pub fn ccache_env() -> Vec<(String, String)> {
     ]
 }
 
+/// `cmd` with the ccache environment.
+fn with_ccache(cmd: Command) -> Command {
+    ccache_env()
+        .into_iter()
+        .fold(cmd, |cmd, (k, v)| cmd.env(k, v))
+}
+
+/// cmake of `src` into `build_dir` with the project's options.
+fn cmake(src: &Path, build_dir: &Path) -> Command {
+    with_ccache(
+        Command::new("cmake")
+            .arg(src.display().to_string())
+            .args(cmake_options())
+            .dir(build_dir),
+    )
+}
+
+/// make of `targets` in `build_dir`.
+fn make(build_dir: &Path, targets: &[&str]) -> Command {
+    with_ccache(
+        Command::new("make")
+            .arg(format!("-j{}", jobs()))
+            .args(targets.iter().copied())
+            .dir(build_dir),
+    )
+}
+
 fn compiler_version() -> Result<String> {
     let out = Command::new("c++")
         .arg("--version")
@@ -182,11 +209,7 @@ fn compiler_version() -> Result<String> {
 }
 
 fn ccache_counters() -> Result<BTreeMap<String, u64>> {
-    let mut cmd = Command::new("ccache").arg("--print-stats");
-    for (k, v) in ccache_env() {
-        cmd = cmd.env(k, v);
-    }
-    let out = cmd
+    let out = with_ccache(Command::new("ccache").arg("--print-stats"))
         .read()
         .context("ccache is needed for builds (apt-get install ccache)")?;
     Ok(out
@@ -236,16 +259,9 @@ pub fn key_for(tree: &Tree, change: &SourceChange) -> Result<BuildKey> {
     })
 }
 
-/// Builds `variant` of `tree` (with `patch`, none for base), or returns the
-/// existing build with the same key.
-pub fn build(tree: &Tree, variant: &str, patch: Option<&Patch>) -> Result<Build> {
-    let change = patch.map_or(SourceChange::None, |p| SourceChange::Patch(p.clone()));
-    build_with(tree, variant, &change)
-}
-
 /// Builds `variant` of `tree` with a source change, or returns the existing
 /// build with the same key.
-pub fn build_with(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build> {
+pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build> {
     if let Some(pkg) = &tree.package {
         bail!(
             "{} is a packaged server ({}): there is nothing to build",
@@ -282,14 +298,7 @@ pub fn build_with(tree: &Tree, variant: &str, change: &SourceChange) -> Result<B
         fs::remove_dir_all(&build_dir)?;
     }
     fs::create_dir_all(&build_dir)?;
-    let mut cmake = Command::new("cmake")
-        .arg(src.display().to_string())
-        .args(cmake_options())
-        .dir(&build_dir);
-    for (k, v) in ccache_env() {
-        cmake = cmake.env(k, v);
-    }
-    cmake.run_logged("configure", &logs.join("configure.log"))?;
+    cmake(&src, &build_dir).run_logged("configure", &logs.join("configure.log"))?;
     let configure_seconds = stage.done();
 
     let stage = Stage::start(format!(
@@ -297,14 +306,7 @@ pub fn build_with(tree: &Tree, variant: &str, change: &SourceChange) -> Result<B
         MAKE_TARGETS.join(" "),
         tree.version
     ));
-    let mut make = Command::new("make")
-        .arg(format!("-j{}", jobs()))
-        .args(MAKE_TARGETS.iter().copied())
-        .dir(&build_dir);
-    for (k, v) in ccache_env() {
-        make = make.env(k, v);
-    }
-    make.run_logged("make", &logs.join("make.log"))?;
+    make(&build_dir, MAKE_TARGETS).run_logged("make", &logs.join("make.log"))?;
     let make_seconds = stage.done();
     let ccache = ccache_use(&before, &ccache_counters()?);
     eprintln!(
@@ -369,17 +371,8 @@ pub fn configure_only(tree: &Tree) -> Result<ConfiguredTree> {
     }
     let stage = Stage::start(format!("configure {} (headers only)", tree.version));
     fs::create_dir_all(&build_dir)?;
-    let mut cmake = Command::new("cmake")
-        .arg(tree.src.display().to_string())
-        .args(cmake_options())
-        .dir(&build_dir);
-    let mut make = Command::new("make").arg("GenError").dir(&build_dir);
-    for (k, v) in ccache_env() {
-        cmake = cmake.env(k.clone(), v.clone());
-        make = make.env(k, v);
-    }
-    cmake.run_logged("configure", &dir.join("configure.log"))?;
-    make.run_logged("GenError", &dir.join("generr.log"))?;
+    cmake(&tree.src, &build_dir).run_logged("configure", &dir.join("configure.log"))?;
+    make(&build_dir, &["GenError"]).run_logged("GenError", &dir.join("generr.log"))?;
     write_json(&marker, &configured)?;
     stage.done();
     Ok(configured)

@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use xtask::{build, matrix, patch, report, tree, util};
+use xtask::{build, matrix, patch, tree, util};
 
 #[derive(Parser)]
 #[command(
@@ -95,12 +95,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Build { tree, variant } => {
             let t = tree::resolve(&tree)?;
-            let p = if variant == "base" {
-                None
+            let change = if variant == "base" {
+                build::SourceChange::None
             } else {
-                Some(patch::for_tree(&t, &variant)?)
+                build::SourceChange::Patch(patch::for_tree(&t, &variant)?)
             };
-            let b = build::build(&t, &variant, p.as_ref())?;
+            let b = build::build(&t, &variant, &change)?;
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
         }
@@ -109,17 +109,8 @@ fn run(cli: Cli) -> Result<()> {
             if results.is_empty() {
                 bail!("no run results under {}", dir.join("runs").display());
             }
-            let summary = report::summarize(&results);
-            util::write_json(&dir.join("summary.json"), &summary)?;
             let first = &results[0];
-            let md = report::markdown(
-                &first.matrix,
-                &first.host,
-                &first.tool_revision,
-                &summary,
-                &results,
-            );
-            util::write_atomic(&dir.join("report.md"), md.as_bytes())
+            matrix::write_report(&dir, &first.matrix, &first.host, &first.tool_revision)
         }
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => xtask::ffi::run(command),

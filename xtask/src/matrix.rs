@@ -319,11 +319,7 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         }
     }
 
-    let results = read_results(&opts.out)?;
-    let summary = report::summarize(&results);
-    write_json(&opts.out.join("summary.json"), &summary)?;
-    let md = report::markdown(&matrix.name, &host, &revision, &summary, &results);
-    write_atomic(&opts.out.join("report.md"), md.as_bytes())?;
+    write_report(&opts.out, &matrix.name, &host, &revision)?;
     timings.push(("matrix total".into(), matrix_start.elapsed().as_secs_f64()));
     eprintln!("\nstage timings:");
     for (label, secs) in &timings {
@@ -443,7 +439,7 @@ fn build_all(prepared: &mut [Prepared], timings: &mut Vec<(String, f64)>) {
         }
         let label = format!("build {} {}", p.tree_name, p.variant);
         let stage = Stage::start(&label);
-        let built = build::build_with(t, &p.variant, &r.change)
+        let built = build::build(t, &p.variant, &r.change)
             .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
         match built {
             Ok((binaries, b)) => {
@@ -571,6 +567,16 @@ fn run_on_server(
             }
         }
     }
+}
+
+/// Writes `summary.json` and `report.md` in `out` from every run result
+/// under `out/runs` (this invocation's and earlier ones').
+pub fn write_report(out: &Path, matrix: &str, host: &Host, revision: &str) -> Result<()> {
+    let results = read_results(out)?;
+    let summary = report::summarize(&results);
+    write_json(&out.join("summary.json"), &summary)?;
+    let md = report::markdown(matrix, host, revision, &summary, &results);
+    write_atomic(&out.join("report.md"), md.as_bytes())
 }
 
 /// Every result file under `<out>/runs`.

@@ -46,9 +46,7 @@ impl ServerBinaries {
             ],
         })
     }
-}
 
-impl ServerBinaries {
     /// A packaged server: its own install script, its compiled-in paths.
     pub fn from_package(mariadbd: &Path) -> Result<ServerBinaries> {
         let prefix = mariadbd
