@@ -199,6 +199,9 @@ fn resolve_variant(matrix: &Matrix, tree: &Tree, name: &str) -> Result<ResolvedV
         })
     } else if name == "base" || settings_only {
         SourceChange::None
+    } else if name == "fixed" && patch::Table::load()?.find(&tree.series, "fixed").is_some() {
+        // our own lazy-promotion patch for the series (patches/patches.toml)
+        SourceChange::Patch(patch::for_tree(tree, "fixed")?)
     } else if name == "fixed" {
         bail!(
             "variant `fixed` on {} ({}): the tree does not carry the MDEV-33966 fix; \
