@@ -1,5 +1,6 @@
 //! Metrics: counters read from the server and from /proc before and after
-//! the measured interval, and what they come to per query.
+//! the measured interval, and what they come to per query; and the CPU the
+//! rest of the host used meanwhile (a busy host makes a run doubtful).
 
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
@@ -17,6 +18,15 @@ pub const STATUS_COUNTERS: &[&str] = &[
     "Questions",
 ];
 
+/// Counters read when the server has them: a missing one is recorded as
+/// absent, never as 0.
+pub const OPTIONAL_COUNTERS: &[&str] = &[
+    "Innodb_rows_read",
+    "Innodb_rows_inserted",
+    "Innodb_rows_updated",
+    "Innodb_rows_deleted",
+];
+
 /// performance_schema's name for buf_pool.mutex.
 pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
 
@@ -30,6 +40,16 @@ pub struct ProcCounters {
     pub threads: u64,
 }
 
+/// The whole host's CPU time from the first line of /proc/stat, in ticks.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct HostCpu {
+    /// user + nice + system + irq + softirq + steal (guest time is
+    /// already inside user)
+    pub busy_ticks: u64,
+    /// busy + idle + iowait: the host's capacity over the same time
+    pub total_ticks: u64,
+}
+
 /// One snapshot of everything read around an interval.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Snapshot {
@@ -37,11 +57,22 @@ pub struct Snapshot {
     pub process: ProcCounters,
     /// (COUNT_STAR, SUM_TIMER_WAIT in ps) of buf_pool.mutex, when read
     pub buf_pool_mutex: Option<(u64, u64)>,
+    /// /proc/stat, when it could be read
+    #[serde(default)]
+    pub host_cpu: Option<HostCpu>,
+    /// CLOCK_MONOTONIC seconds at the snapshot
+    #[serde(default)]
+    pub monotonic_seconds: f64,
 }
 
 impl Snapshot {
     pub fn take(conn: &mut mysql::Conn, pid: u32, with_mutex: bool) -> Result<Snapshot> {
+        let host_cpu = fs::read_to_string("/proc/stat")
+            .ok()
+            .and_then(|s| parse_proc_stat(&s));
         Ok(Snapshot {
+            monotonic_seconds: monotonic_seconds(),
+            host_cpu,
             status: status_counters(conn)?,
             process: proc_counters(pid)?,
             buf_pool_mutex: if with_mutex {
@@ -52,18 +83,28 @@ impl Snapshot {
         })
     }
 
+    /// A counter's growth; 0 only when `take` had it both times (the
+    /// required counters always are: `status_counters` checks).
     fn delta(&self, later: &Snapshot, name: &str) -> u64 {
-        later
-            .status
-            .get(name)
-            .unwrap_or(&0)
-            .saturating_sub(*self.status.get(name).unwrap_or(&0))
+        self.delta_if_read(later, name).unwrap_or(0)
+    }
+
+    fn delta_if_read(&self, later: &Snapshot, name: &str) -> Option<u64> {
+        Some(
+            later
+                .status
+                .get(name)?
+                .saturating_sub(*self.status.get(name)?),
+        )
     }
 }
 
+/// The required counters (all of them, or an error naming the missing
+/// ones) and whichever optional counters the server has.
 pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> {
     let list = STATUS_COUNTERS
         .iter()
+        .chain(OPTIONAL_COUNTERS)
         .map(|n| format!("'{n}'"))
         .collect::<Vec<_>>()
         .join(",");
@@ -72,10 +113,110 @@ pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> 
             "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
         ))
         .context("SHOW GLOBAL STATUS failed")?;
-    Ok(rows
+    let map: BTreeMap<String, u64> = rows
         .into_iter()
         .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
-        .collect())
+        .collect();
+    let missing: Vec<&str> = STATUS_COUNTERS
+        .iter()
+        .copied()
+        .filter(|n| !map.contains_key(*n))
+        .collect();
+    anyhow::ensure!(
+        missing.is_empty(),
+        "the server shows no status counter {}",
+        missing.join(", ")
+    );
+    Ok(map)
+}
+
+fn monotonic_seconds() -> f64 {
+    // SAFETY: ts is a valid out pointer
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
+
+/// The aggregate `cpu` line of /proc/stat.
+fn parse_proc_stat(stat: &str) -> Option<HostCpu> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    // user nice system idle iowait irq softirq steal [guest guest_nice]
+    let field = |i: usize| v.get(i).copied();
+    let busy = field(0)? + field(1)? + field(2)? + field(5)? + field(6)? + field(7)?;
+    Some(HostCpu {
+        busy_ticks: busy,
+        total_ticks: busy + field(3)? + field(4)?,
+    })
+}
+
+/// CPU used on the host during an interval by everything except the
+/// server (all its threads) and sysbench: other tenants, other jobs, the
+/// tool itself. A busy host makes QPS doubtful.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct OtherCpu {
+    /// other CPU seconds / wall seconds
+    pub cores_busy: f64,
+    /// other CPU time / the host's CPU capacity over the interval
+    pub share: f64,
+    pub wall_seconds: f64,
+    pub host_busy_seconds: f64,
+    pub server_cpu_seconds: f64,
+    pub sysbench_cpu_seconds: f64,
+}
+
+impl OtherCpu {
+    /// From snapshots around a sysbench run that used `sysbench_cpu`
+    /// seconds; None when /proc/stat or sysbench's time could not be read.
+    pub fn between(
+        before: &Snapshot,
+        after: &Snapshot,
+        sysbench_cpu: Option<f64>,
+    ) -> Option<OtherCpu> {
+        let (h0, h1) = (before.host_cpu?, after.host_cpu?);
+        OtherCpu::compute(
+            h1.busy_ticks.checked_sub(h0.busy_ticks)?,
+            h1.total_ticks.checked_sub(h0.total_ticks)?,
+            after
+                .process
+                .cpu_ticks
+                .checked_sub(before.process.cpu_ticks)?,
+            sysbench_cpu?,
+            after.monotonic_seconds - before.monotonic_seconds,
+            clock_ticks_per_second(),
+        )
+    }
+
+    /// The arithmetic: host busy minus server minus sysbench. The kernel
+    /// samples CPU time in ticks, so a quiet host can come out slightly
+    /// below zero: that is 0 other CPU, not an error.
+    fn compute(
+        host_busy_ticks: u64,
+        host_total_ticks: u64,
+        server_ticks: u64,
+        sysbench_seconds: f64,
+        wall_seconds: f64,
+        ticks_per_second: f64,
+    ) -> Option<OtherCpu> {
+        if wall_seconds <= 0.0 || host_total_ticks == 0 {
+            return None;
+        }
+        let host_busy = host_busy_ticks as f64 / ticks_per_second;
+        let server = server_ticks as f64 / ticks_per_second;
+        let other = (host_busy - server - sysbench_seconds).max(0.0);
+        Some(OtherCpu {
+            cores_busy: other / wall_seconds,
+            share: other * ticks_per_second / host_total_ticks as f64,
+            wall_seconds,
+            host_busy_seconds: host_busy,
+            server_cpu_seconds: server,
+            sysbench_cpu_seconds: sysbench_seconds,
+        })
+    }
 }
 
 /// Enables or disables counting and timing of buf_pool.mutex waits (a
@@ -236,6 +377,18 @@ pub struct Measured {
     /// only from a diagnostic pass (see `Diagnostic`)
     pub buf_pool_mutex_per_query: Option<f64>,
     pub buf_pool_mutex_wait_us_per_query: Option<f64>,
+    /// row operations (Innodb_rows_*), when the server counts them
+    #[serde(default)]
+    pub rows_read: Option<u64>,
+    #[serde(default)]
+    pub rows_inserted: Option<u64>,
+    #[serde(default)]
+    pub rows_updated: Option<u64>,
+    #[serde(default)]
+    pub rows_deleted: Option<u64>,
+    /// CPU the rest of the host used meanwhile
+    #[serde(default)]
+    pub other_cpu: Option<OtherCpu>,
 }
 
 impl Measured {
@@ -273,6 +426,11 @@ impl Measured {
             cpu_ms_per_query: cpu * 1000.0 / q,
             buf_pool_mutex_per_query: mutex.map(|(c, _)| c as f64 / q),
             buf_pool_mutex_wait_us_per_query: mutex.map(|(_, ps)| ps as f64 / 1e6 / q),
+            rows_read: before.delta_if_read(after, "Innodb_rows_read"),
+            rows_inserted: before.delta_if_read(after, "Innodb_rows_inserted"),
+            rows_updated: before.delta_if_read(after, "Innodb_rows_updated"),
+            rows_deleted: before.delta_if_read(after, "Innodb_rows_deleted"),
+            other_cpu: None,
             sysbench,
         }
     }
@@ -349,6 +507,7 @@ Latency (ms):
                 threads: 1,
             },
             buf_pool_mutex: Some((mutex, mutex * 1000)),
+            ..Default::default()
         };
         let sb = SysbenchReport {
             queries: 100,
@@ -360,5 +519,65 @@ Latency (ms):
         assert_eq!(m.cs_per_query, 2.0);
         assert_eq!(m.buf_pool_mutex_per_query, Some(30.0));
         assert_eq!(m.buf_pool_mutex_wait_us_per_query, Some(0.03));
+        // not read: absent, not 0
+        assert_eq!(m.rows_updated, None);
+    }
+
+    const PROC_STAT_BEFORE: &str = "\
+cpu  1000 10 500 80000 40 0 30 20 0 0
+cpu0 500 5 250 40000 20 0 15 10 0 0
+cpu1 500 5 250 40000 20 0 15 10 0 0
+intr 12345
+";
+    // 10 s later on 2 cores at 100 ticks/s: 2000 ticks of capacity, 1500 busy
+    const PROC_STAT_AFTER: &str = "\
+cpu  2100 10 860 80490 50 0 60 30 0 0
+cpu0 1050 5 430 40245 25 0 30 15 0 0
+cpu1 1050 5 430 40245 25 0 30 15 0 0
+intr 23456
+";
+
+    #[test]
+    fn proc_stat_busy_and_total() {
+        let h = parse_proc_stat(PROC_STAT_BEFORE).unwrap();
+        // user nice system irq(0) softirq steal
+        assert_eq!(h.busy_ticks, 1000 + 10 + 500 + 30 + 20);
+        assert_eq!(h.total_ticks, h.busy_ticks + 80000 + 40);
+        assert_eq!(parse_proc_stat("cpu0 1 2 3\n"), None);
+        assert_eq!(parse_proc_stat("cpu  1 2 x 4 5 6 7 8\n"), None);
+    }
+
+    #[test]
+    fn other_cpu_is_host_minus_server_minus_sysbench() {
+        let snap = |stat: &str, server_ticks: u64, t: f64| Snapshot {
+            host_cpu: parse_proc_stat(stat),
+            process: ProcCounters {
+                cpu_ticks: server_ticks,
+                ..Default::default()
+            },
+            monotonic_seconds: t,
+            ..Default::default()
+        };
+        let before = snap(PROC_STAT_BEFORE, 7000, 100.0);
+        let after = snap(PROC_STAT_AFTER, 7000 + 900, 110.0);
+        let (h0, h1) = (before.host_cpu.unwrap(), after.host_cpu.unwrap());
+        let (busy, total) = (
+            h1.busy_ticks - h0.busy_ticks,
+            h1.total_ticks - h0.total_ticks,
+        );
+        assert_eq!((busy, total), (1500, 2000));
+        // at 100 ticks/s: host 15 s busy, server 9 s, sysbench 4 s: 2 s other
+        let o = OtherCpu::compute(busy, total, 900, 4.0, 10.0, 100.0).unwrap();
+        assert!((o.cores_busy - 0.2).abs() < 1e-12, "{o:?}");
+        assert!((o.share - 0.1).abs() < 1e-12, "{o:?}");
+        assert_eq!((o.host_busy_seconds, o.server_cpu_seconds), (15.0, 9.0));
+        // tick sampling can put server + sysbench above the host: 0, not negative
+        let o = OtherCpu::compute(1500, 2000, 1200, 4.0, 10.0, 100.0).unwrap();
+        assert_eq!(o.cores_busy, 0.0);
+        // the sysbench time or /proc/stat missing: absent
+        assert_eq!(OtherCpu::between(&before, &after, None), None);
+        let blind = Snapshot::default();
+        assert_eq!(OtherCpu::between(&blind, &after, Some(4.0)), None);
+        assert!(OtherCpu::between(&before, &after, Some(4.0)).is_some());
     }
 }

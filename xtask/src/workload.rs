@@ -1,37 +1,223 @@
-//! Workloads: sysbench prepare, the arming phase, an unmeasured warm-up,
-//! the measured run and an optional diagnostic pass with the buf_pool.mutex
-//! instrument on.
+//! Workloads: Mark Callaghan's sysbench tests as a closed set
+//! (`WorkloadKind`), the matrix entry that parameterises one
+//! (`Workload`), and running them on a server: the data once per server
+//! (`prepare_data`: sysbench prepare and the arming phase), then cells
+//! (`execute_cell`: idle wait, unmeasured warm-up, measured run,
+//! diagnostic pass, and after a write test the post-write flush) in Mark's
+//! order (`run_order`).
 
-use crate::children;
-use crate::metrics::{self, Measured, Snapshot};
+mod idle;
+mod sysbench;
+
+pub use idle::{IdleBounds, IdleSample, IdleWait};
+
+use crate::metrics::{self, Measured, OtherCpu, Snapshot};
 use crate::server::Server;
-use crate::util::{human_duration, repo_root};
+use crate::util::{human_duration, repo_root, slug};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
-use std::io::Read;
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// A workload as a matrix describes it.
+/// One of Mark's sysbench tests (shared/research/mark-setup.md, section
+/// 2.3). Declared in Mark's run order (section 2.4, reads before writes as
+/// in his `.pre` tests): `run_order` sorts by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WorkloadKind {
+    /// oltp_read_only: BEGIN, 10 point selects, four range queries of
+    /// `range_size` rows, COMMIT
+    ReadOnly,
+    /// `SELECT c ... WHERE id IN (random_points ids)`
+    RandomPoints,
+    /// the same IN-list, always the same adjacent ids in the middle
+    HotPoints,
+    /// `SELECT id ... WHERE id IN (100 ids)`
+    PointsCoveredPk,
+    /// `SELECT id, c ... WHERE id IN (...)`
+    PointsNotcoveredPk,
+    /// `SELECT id ... WHERE id BETWEEN x AND x+100`
+    RangeCoveredPk,
+    /// `SELECT k ... WHERE k IN (100 values)`
+    PointsCoveredSi,
+    /// `SELECT k, c ... WHERE k IN (...)`
+    PointsNotcoveredSi,
+    /// `SELECT k, c ... WHERE k BETWEEN x AND x+100`
+    RangeNotcoveredSi,
+    /// `UPDATE ... SET k=k+1 WHERE id=?`
+    UpdateIndex,
+    /// `UPDATE ... SET c=? WHERE id=?`
+    UpdateNonindex,
+    /// oltp_read_write: the read-only body plus two updates, a delete and
+    /// an insert, in one transaction
+    ReadWrite,
+}
+
+impl WorkloadKind {
+    /// Every kind, in Mark's run order.
+    pub const ALL: [WorkloadKind; 12] = [
+        WorkloadKind::ReadOnly,
+        WorkloadKind::RandomPoints,
+        WorkloadKind::HotPoints,
+        WorkloadKind::PointsCoveredPk,
+        WorkloadKind::PointsNotcoveredPk,
+        WorkloadKind::RangeCoveredPk,
+        WorkloadKind::PointsCoveredSi,
+        WorkloadKind::PointsNotcoveredSi,
+        WorkloadKind::RangeNotcoveredSi,
+        WorkloadKind::UpdateIndex,
+        WorkloadKind::UpdateNonindex,
+        WorkloadKind::ReadWrite,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            WorkloadKind::PointsCoveredPk => "points-covered-pk",
+            WorkloadKind::PointsNotcoveredPk => "points-notcovered-pk",
+            WorkloadKind::PointsCoveredSi => "points-covered-si",
+            WorkloadKind::PointsNotcoveredSi => "points-notcovered-si",
+            WorkloadKind::RandomPoints => "random-points",
+            WorkloadKind::HotPoints => "hot-points",
+            WorkloadKind::RangeCoveredPk => "range-covered-pk",
+            WorkloadKind::RangeNotcoveredSi => "range-notcovered-si",
+            WorkloadKind::ReadOnly => "read-only",
+            WorkloadKind::UpdateIndex => "update-index",
+            WorkloadKind::UpdateNonindex => "update-nonindex",
+            WorkloadKind::ReadWrite => "read-write",
+        }
+    }
+
+    /// Whether the test changes rows (then the post-write step follows).
+    pub fn is_write(self) -> bool {
+        matches!(
+            self,
+            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex | WorkloadKind::ReadWrite
+        )
+    }
+
+    /// Our Lua script for the test, a file name under workloads/lua/.
+    pub fn script(self) -> &'static str {
+        match self {
+            WorkloadKind::PointsCoveredPk
+            | WorkloadKind::PointsNotcoveredPk
+            | WorkloadKind::PointsCoveredSi
+            | WorkloadKind::PointsNotcoveredSi => "oltp_points_covered.lua",
+            WorkloadKind::RandomPoints | WorkloadKind::HotPoints => "inlist_select.lua",
+            WorkloadKind::RangeCoveredPk | WorkloadKind::RangeNotcoveredSi => "range_select.lua",
+            WorkloadKind::ReadOnly => "read_only.lua",
+            WorkloadKind::UpdateIndex => "update_index.lua",
+            WorkloadKind::UpdateNonindex => "update_nonindex.lua",
+            WorkloadKind::ReadWrite => "read_write.lua",
+        }
+    }
+
+    /// The script's options for this test, as Mark's run.sh passes them.
+    fn script_options(self, w: &Workload) -> Vec<String> {
+        let points = format!("--random-points={}", w.random_points);
+        let range = format!("--range-size={}", w.range_size);
+        let opts: Vec<&str> = match self {
+            WorkloadKind::PointsCoveredPk | WorkloadKind::RangeCoveredPk => {
+                vec!["--on-id=true", "--covered=true", &points, "--skip-trx"]
+            }
+            WorkloadKind::PointsNotcoveredPk => {
+                vec!["--on-id=true", "--covered=false", &points, "--skip-trx"]
+            }
+            WorkloadKind::PointsCoveredSi => {
+                vec!["--on-id=false", "--covered=true", &points, "--skip-trx"]
+            }
+            WorkloadKind::PointsNotcoveredSi | WorkloadKind::RangeNotcoveredSi => {
+                vec!["--on-id=false", "--covered=false", &points, "--skip-trx"]
+            }
+            WorkloadKind::RandomPoints => vec!["--hot-points=false", &points, "--skip-trx"],
+            WorkloadKind::HotPoints => vec!["--hot-points=true", &points, "--skip-trx"],
+            WorkloadKind::ReadOnly | WorkloadKind::ReadWrite => vec![&range],
+            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex => vec![],
+        };
+        opts.into_iter().map(String::from).collect()
+    }
+
+    fn known_names() -> String {
+        WorkloadKind::ALL.map(WorkloadKind::name).join(", ")
+    }
+}
+
+impl fmt::Display for WorkloadKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for WorkloadKind {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<WorkloadKind> {
+        WorkloadKind::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .with_context(|| {
+                format!(
+                    "unknown workload `{s}` (known: {})",
+                    WorkloadKind::known_names()
+                )
+            })
+    }
+}
+
+/// Client threads of a workload: one count (`threads = 2`) or a list
+/// (`threads = [1, 2, 4]`), each a cell of its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Threads {
+    One(u32),
+    List(Vec<u32>),
+}
+
+impl From<u32> for Threads {
+    fn from(n: u32) -> Threads {
+        Threads::One(n)
+    }
+}
+
+impl fmt::Display for Threads {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Threads::One(n) => write!(f, "{n}"),
+            Threads::List(v) => {
+                let s: Vec<String> = v.iter().map(u32::to_string).collect();
+                f.write_str(&s.join(", "))
+            }
+        }
+    }
+}
+
+/// A workload as a matrix describes it (one `[[workload]]` entry).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Workload {
-    /// One of Mark's test names: points-covered-pk, points-notcovered-pk,
-    /// points-covered-si, points-notcovered-si.
+    /// The label in reports; also the kind when `kind` is absent.
     pub name: String,
+    /// Which of Mark's tests; absent: the one `name` names.
+    #[serde(default)]
+    pub kind: Option<WorkloadKind>,
     #[serde(default = "defaults::tables")]
     pub tables: u32,
     #[serde(default = "defaults::table_size")]
     pub table_size: u64,
     #[serde(default = "defaults::threads")]
-    pub threads: u32,
-    /// Ids per IN-list.
+    pub threads: Threads,
+    /// Ids per IN-list (points-*, random-points: 10, 100 or 1000,
+    /// hot-points), rows per range (range-*).
     #[serde(default = "defaults::random_points")]
     pub random_points: u32,
-    /// oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1 before the
-    /// read test, as Mark's write tests and load do: it starts
-    /// freed_page_clock. 0 skips it.
+    /// Rows per range query of read-only (10, 100 or 10000) and
+    /// read-write (10 or 100).
+    #[serde(default = "defaults::range_size")]
+    pub range_size: u32,
+    /// oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1 after the
+    /// load, as Mark's write tests and load do: it starts freed_page_clock.
+    /// 0 skips it.
     #[serde(default = "defaults::arm_seconds")]
     pub arm_seconds: u64,
     #[serde(default = "defaults::warmup_seconds")]
@@ -42,19 +228,30 @@ pub struct Workload {
     /// the timing, so it is never the measured run). 0 skips it.
     #[serde(default = "defaults::diagnostic_seconds")]
     pub diagnostic_seconds: u64,
+    /// Longest wait for an idle server before each cell; 0 skips the wait.
+    #[serde(default = "defaults::idle_limit_seconds")]
+    pub idle_limit_seconds: u64,
+    /// Longest post-write flush after a write test; absent: Mark's 60 s +
+    /// 1 s per million rows, at most 1200 s.
+    #[serde(default)]
+    pub post_write_limit_seconds: Option<u64>,
 }
 
 mod defaults {
+    use super::Threads;
     pub fn tables() -> u32 {
         8
     }
     pub fn table_size() -> u64 {
         100_000
     }
-    pub fn threads() -> u32 {
-        2
+    pub fn threads() -> Threads {
+        Threads::One(2)
     }
     pub fn random_points() -> u32 {
+        100
+    }
+    pub fn range_size() -> u32 {
         100
     }
     pub fn arm_seconds() -> u64 {
@@ -69,6 +266,9 @@ mod defaults {
     pub fn diagnostic_seconds() -> u64 {
         10
     }
+    pub fn idle_limit_seconds() -> u64 {
+        60
+    }
 }
 
 impl Workload {
@@ -76,49 +276,148 @@ impl Workload {
     pub fn new(name: &str) -> Workload {
         Workload {
             name: name.to_string(),
+            kind: None,
             tables: defaults::tables(),
             table_size: defaults::table_size(),
             threads: defaults::threads(),
             random_points: defaults::random_points(),
+            range_size: defaults::range_size(),
             arm_seconds: defaults::arm_seconds(),
             warmup_seconds: defaults::warmup_seconds(),
             measure_seconds: defaults::measure_seconds(),
             diagnostic_seconds: defaults::diagnostic_seconds(),
+            idle_limit_seconds: defaults::idle_limit_seconds(),
+            post_write_limit_seconds: None,
         }
     }
 
-    /// Script options for the workload's name.
-    fn script_options(&self) -> Result<Vec<String>> {
-        let opts: &[&str] = match self.name.as_str() {
-            "points-covered-pk" => &["--on-id=true", "--covered=true"],
-            "points-notcovered-pk" => &["--on-id=true", "--covered=false"],
-            "points-covered-si" => &["--on-id=false", "--covered=true"],
-            "points-notcovered-si" => &["--on-id=false", "--covered=false"],
-            other => bail!(
-                "unknown workload `{other}` (known: points-covered-pk, points-notcovered-pk, \
-                 points-covered-si, points-notcovered-si)"
-            ),
-        };
-        Ok(opts.iter().map(|s| s.to_string()).collect())
+    /// The test: `kind`, or the one `name` names.
+    pub fn kind(&self) -> Result<WorkloadKind> {
+        match self.kind {
+            Some(k) => Ok(k),
+            None => self.name.parse(),
+        }
     }
 
+    /// The thread counts to run, in the matrix's order.
+    pub fn thread_counts(&self) -> Vec<u32> {
+        match &self.threads {
+            Threads::One(n) => vec![*n],
+            Threads::List(v) => v.clone(),
+        }
+    }
+
+    /// Post-write flush limit: the matrix's, or Mark's formula.
+    pub fn post_write_limit(&self) -> Duration {
+        let rows = self.tables as u64 * self.table_size;
+        let mark = (60 + rows / 1_000_000).min(1200);
+        Duration::from_secs(self.post_write_limit_seconds.unwrap_or(mark))
+    }
+
+    /// Refuses what cannot run, naming the field.
     pub fn validate(&self) -> Result<()> {
-        self.script_options()?;
-        if self.tables == 0 || self.table_size == 0 || self.threads == 0 || self.random_points == 0
-        {
-            bail!(
-                "workload `{}`: tables, table_size, threads and random_points must be at least 1",
-                self.name
-            );
+        let kind = self
+            .kind()
+            .with_context(|| format!("workload `{}`: `kind`", self.name))?;
+        let fail = |field: &str, why: String| -> Result<()> {
+            bail!("workload `{}`: `{field}` {why}", self.name)
+        };
+        if self.tables == 0 {
+            fail("tables", "must be at least 1".into())?;
+        }
+        if self.table_size == 0 {
+            fail("table_size", "must be at least 1".into())?;
+        }
+        let counts = self.thread_counts();
+        if counts.is_empty() {
+            fail("threads", "is an empty list".into())?;
+        }
+        if counts.contains(&0) {
+            fail(
+                "threads",
+                format!("= [{}]: every count must be at least 1", self.threads),
+            )?;
+        }
+        if (1..counts.len()).any(|i| counts[..i].contains(&counts[i])) {
+            fail("threads", format!("= [{}] repeats a count", self.threads))?;
+        }
+        if self.random_points == 0 {
+            fail("random_points", "must be at least 1".into())?;
         }
         if self.measure_seconds == 0 {
-            bail!(
-                "workload `{}`: measure_seconds must be at least 1",
-                self.name
-            );
+            fail("measure_seconds", "must be at least 1".into())?;
+        }
+        match kind {
+            WorkloadKind::RandomPoints if ![10, 100, 1000].contains(&self.random_points) => fail(
+                "random_points",
+                format!(
+                    "= {}: random-points takes 10, 100 or 1000 ids (Mark's sizes)",
+                    self.random_points
+                ),
+            )?,
+            WorkloadKind::ReadOnly if ![10, 100, 10000].contains(&self.range_size) => fail(
+                "range_size",
+                format!(
+                    "= {}: read-only takes 10, 100 or 10000 (Mark's sizes)",
+                    self.range_size
+                ),
+            )?,
+            WorkloadKind::ReadWrite if ![10, 100].contains(&self.range_size) => fail(
+                "range_size",
+                format!(
+                    "= {}: read-write takes 10 or 100 (Mark's sizes)",
+                    self.range_size
+                ),
+            )?,
+            WorkloadKind::HotPoints | WorkloadKind::RangeCoveredPk
+                if self.random_points as u64 * 2 > self.table_size =>
+            {
+                fail(
+                    "random_points",
+                    format!(
+                        "= {}: {kind} needs table_size ({}) of at least twice that",
+                        self.random_points, self.table_size
+                    ),
+                )?
+            }
+            _ => {}
         }
         Ok(())
     }
+
+    /// The parameter that tells two workloads of one kind apart in Mark's
+    /// order (random-points 10, 100, 1000; read-only 10, 100, 10000).
+    fn size(&self) -> u32 {
+        match self.kind() {
+            Ok(WorkloadKind::ReadOnly | WorkloadKind::ReadWrite) => self.range_size,
+            _ => self.random_points,
+        }
+    }
+}
+
+/// The cells of `workloads` on one server, as (workload index, threads),
+/// in Mark's order: by kind (`WorkloadKind::ALL`: reads, then writes),
+/// then size, then the matrix's order; each workload's thread counts as
+/// listed. A workload whose kind is unknown (refused by `validate`) comes
+/// last.
+pub fn run_order(workloads: &[Workload]) -> Vec<(usize, u32)> {
+    let rank = |w: &Workload| {
+        w.kind()
+            .ok()
+            .and_then(|k| WorkloadKind::ALL.iter().position(|&a| a == k))
+            .unwrap_or(usize::MAX)
+    };
+    let mut indices: Vec<usize> = (0..workloads.len()).collect();
+    indices.sort_by_key(|&i| (rank(&workloads[i]), workloads[i].size(), i));
+    indices
+        .into_iter()
+        .flat_map(|i| {
+            workloads[i]
+                .thread_counts()
+                .into_iter()
+                .map(move |t| (i, t))
+        })
+        .collect()
 }
 
 /// Wall time of one phase of a run.
@@ -136,13 +435,23 @@ pub struct Diagnostic {
     pub buf_pool_mutex_wait_ms: f64,
 }
 
-/// Everything a workload produced on one server.
+/// Everything one cell (a workload at one thread count) produced.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Outcome {
+    #[serde(default)]
+    pub kind: Option<WorkloadKind>,
+    #[serde(default)]
+    pub threads: Option<u32>,
     pub sysbench_commands: Vec<String>,
     pub phases: Vec<Phase>,
+    /// the wait for an idle server before the cell; None when skipped
+    #[serde(default)]
+    pub idle_wait: Option<IdleWait>,
     pub measured: Option<Measured>,
     pub diagnostic: Option<Diagnostic>,
+    /// write tests: the flush with innodb_max_dirty_pages_pct=1 afterwards
+    #[serde(default)]
+    pub post_write: Option<IdleWait>,
     /// sysbench's full output of the measured run
     pub measured_output: String,
 }
@@ -151,14 +460,20 @@ fn lua_dir() -> PathBuf {
     repo_root().join("workloads/lua")
 }
 
-/// The sysbench command line of a phase.
+/// How long sysbench may overrun its --time before it is stopped.
+const SLACK: Duration = Duration::from_secs(300);
+
+/// The sysbench command line of a phase: `script` is one of ours (a path)
+/// or a bundled one (a name); `kind` adds the test's options.
 fn sysbench_args(
     w: &Workload,
     server: &Server,
     script: &str,
+    kind: Option<WorkloadKind>,
+    threads: u32,
     command: &str,
     seconds: u64,
-) -> Result<Vec<String>> {
+) -> Vec<String> {
     let mut args = vec![
         script.to_string(),
         "--db-driver=mysql".into(),
@@ -170,201 +485,207 @@ fn sysbench_args(
         "--rand-type=uniform".into(),
         "--mysql-storage-engine=innodb".into(),
     ];
-    if script.ends_with("oltp_points_covered.lua") {
-        args.extend(w.script_options()?);
-        args.push(format!("--random-points={}", w.random_points));
-        args.push("--skip-trx".into());
+    if let Some(k) = kind {
+        args.extend(k.script_options(w));
     }
-    if command == "prepare" {
-        // prepare loads tables in parallel, one thread per table at most
-        args.push(format!("--threads={}", w.tables.min(w.threads.max(2))));
-    } else {
-        args.push(format!("--threads={}", w.threads));
+    args.push(format!("--threads={threads}"));
+    if command != "prepare" {
         args.push(format!("--time={seconds}"));
         args.push("--events=0".into());
         args.push("--report-interval=0".into());
     }
     args.push(command.to_string());
-    Ok(args)
+    args
 }
 
-/// Runs sysbench in its own process group, registered for Ctrl-C, with a
-/// deadline; returns its output, or an error with the output's tail.
-fn sysbench(args: &[String], timeout: Duration, log: &Path) -> Result<String> {
-    let mut cmd = std::process::Command::new("sysbench");
-    cmd.args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    // sysbench finds oltp_common.lua in its own pkgdatadir, our scripts by path
-    children::in_own_group(&mut cmd);
-    let mut child = cmd
-        .spawn()
-        .context("cannot start sysbench (apt-get install sysbench)")?;
-    let pgid = child.id() as i32;
-    children::register(pgid);
-    let mut stderr = child.stderr.take().unwrap();
-    let err_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stderr.read_to_string(&mut s);
-        s
+/// Runs `f` as a named phase: logs its start and end, records its time.
+fn phase<T>(phases: &mut Vec<Phase>, name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let start = Instant::now();
+    eprintln!("    {name} ...");
+    let value = f().with_context(|| format!("phase `{name}`"))?;
+    let seconds = start.elapsed().as_secs_f64();
+    eprintln!("    {name} done ({})", human_duration(seconds));
+    phases.push(Phase {
+        name: name.to_string(),
+        seconds,
     });
-    let mut stdout = child.stdout.take().unwrap();
-    let out_reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    let deadline = Instant::now() + timeout;
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
-        }
-        if Instant::now() > deadline {
-            children::terminate_group(pgid, Duration::from_secs(5));
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    };
-    children::unregister(pgid);
-    let output = out_reader.join().unwrap_or_default() + &err_reader.join().unwrap_or_default();
-    let _ = std::fs::write(log, format!("$ sysbench {}\n{output}", args.join(" ")));
-    match status {
-        Some(s) if s.success() => Ok(output),
-        other => {
-            let tail: Vec<&str> = output.lines().rev().take(15).collect();
-            bail!(
-                "sysbench {} {}; output tail:\n{}",
-                args.last().map(String::as_str).unwrap_or(""),
-                match other {
-                    Some(s) => format!("failed ({s})"),
-                    None => format!("did not finish within {} s", timeout.as_secs()),
-                },
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )
-        }
-    }
+    Ok(value)
 }
 
-/// Runs all phases of `w` on `server`, logging sysbench output into `logs`.
-pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome> {
+/// Sets innodb_max_dirty_pages_pct and its lwm to 1 while `f` runs, then
+/// restores them (also when `f` fails).
+fn with_dirty_pct_1<T>(
+    conn: &mut mysql::Conn,
+    f: impl FnOnce(&mut mysql::Conn) -> Result<T>,
+) -> Result<T> {
+    let saved: (f64, f64) = conn
+        .query_first("SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm")?
+        .context("cannot read innodb_max_dirty_pages_pct")?;
+    // lwm first: it may not exceed the pct
+    conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = 1")?;
+    conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct = 1")?;
+    let result = f(conn);
+    // numeric literals: these variables refuse a string argument; pct
+    // first, as the lwm may not exceed it
+    conn.query_drop(format!(
+        "SET GLOBAL innodb_max_dirty_pages_pct = {}",
+        saved.0
+    ))?;
+    conn.query_drop(format!(
+        "SET GLOBAL innodb_max_dirty_pages_pct_lwm = {}",
+        saved.1
+    ))?;
+    result
+}
+
+/// Loads the tables (sysbench prepare) and runs the arming phase: once per
+/// server, before any `execute_cell`. Every workload run on the server
+/// afterwards must have the same `tables` and `table_size`.
+pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
     std::fs::create_dir_all(logs)?;
-    let mut out = Outcome::default();
-    let script = lua_dir()
-        .join("oltp_points_covered.lua")
-        .display()
-        .to_string();
-    let slack = Duration::from_secs(300);
+    let mut phases = Vec::new();
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
-
-    let phase = |out: &mut Outcome,
-                 name: &str,
-                 f: &mut dyn FnMut(&mut Outcome) -> Result<()>|
-     -> Result<()> {
-        let start = Instant::now();
-        eprintln!("    {name} ...");
-        f(out).with_context(|| format!("phase `{name}`"))?;
-        let seconds = start.elapsed().as_secs_f64();
-        eprintln!("    {name} done ({})", human_duration(seconds));
-        out.phases.push(Phase {
-            name: name.to_string(),
-            seconds,
-        });
-        Ok(())
-    };
-
-    phase(&mut out, "prepare", &mut |out| {
-        let args = sysbench_args(w, server, &script, "prepare", 0)?;
-        out.sysbench_commands
-            .push(format!("sysbench {}", args.join(" ")));
-        sysbench(&args, Duration::from_secs(3600), &logs.join("prepare.log")).map(|_| ())
+    let script = lua_dir().join(WorkloadKind::PointsCoveredPk.script());
+    let script = script.display().to_string();
+    // prepare loads tables in parallel, one thread per table at most
+    let max_threads = w.thread_counts().into_iter().max().unwrap_or(1);
+    let loaders = w.tables.min(max_threads.max(2));
+    phase(&mut phases, "prepare", || {
+        let args = sysbench_args(w, server, &script, None, loaders, "prepare", 0);
+        sysbench::run(&args, Duration::from_secs(3600), &logs.join("prepare.log")).map(|_| ())
     })?;
-
     if w.arm_seconds > 0 {
-        phase(&mut out, "arm", &mut |out| {
-            let saved: (f64, f64) = conn
-                .query_first(
-                    "SELECT @@innodb_max_dirty_pages_pct, @@innodb_max_dirty_pages_pct_lwm",
-                )?
-                .context("cannot read innodb_max_dirty_pages_pct")?;
-            // lwm first: it may not exceed the pct
-            conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct_lwm = 1")?;
-            conn.query_drop("SET GLOBAL innodb_max_dirty_pages_pct = 1")?;
-            let args = sysbench_args(w, server, "oltp_read_write", "run", w.arm_seconds)?;
-            out.sysbench_commands
-                .push(format!("sysbench {}", args.join(" ")));
-            let result = sysbench(
-                &args,
-                Duration::from_secs(w.arm_seconds) + slack,
-                &logs.join("arm.log"),
+        phase(&mut phases, "arm", || {
+            let args = sysbench_args(
+                w,
+                server,
+                "oltp_read_write",
+                None,
+                max_threads,
+                "run",
+                w.arm_seconds,
             );
-            // numeric literals: these variables refuse a string argument
-            conn.query_drop(format!(
-                "SET GLOBAL innodb_max_dirty_pages_pct = {}",
-                saved.0
-            ))?;
-            conn.query_drop(format!(
-                "SET GLOBAL innodb_max_dirty_pages_pct_lwm = {}",
-                saved.1
-            ))?;
-            result.map(|_| ())
+            with_dirty_pct_1(&mut conn, |_| {
+                sysbench::run(
+                    &args,
+                    Duration::from_secs(w.arm_seconds) + SLACK,
+                    &logs.join("arm.log"),
+                )
+            })
+            .map(|_| ())
         })?;
+    }
+    Ok(phases)
+}
+
+/// Runs one cell of `w` at `threads` on a server that `prepare_data` has
+/// loaded: idle wait, warm-up (not measured), the measured run, the
+/// diagnostic pass, and for a write test the post-write flush.
+pub fn execute_cell(
+    w: &Workload,
+    threads: u32,
+    server: &mut Server,
+    logs: &Path,
+) -> Result<Outcome> {
+    std::fs::create_dir_all(logs)?;
+    let kind = w.kind()?;
+    let mut out = Outcome {
+        kind: Some(kind),
+        threads: Some(threads),
+        ..Default::default()
+    };
+    let script = lua_dir().join(kind.script()).display().to_string();
+    let log = |phase: &str| logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)));
+    let pid = server.pid;
+    let mut conn = server.connect()?;
+    let mut phases = Vec::new();
+
+    if w.idle_limit_seconds > 0 {
+        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
+            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
+        })?);
     }
 
     if w.warmup_seconds > 0 {
-        phase(&mut out, "warm-up", &mut |out| {
-            let args = sysbench_args(w, server, &script, "run", w.warmup_seconds)?;
+        phase(&mut phases, "warm-up", || {
+            let args = sysbench_args(
+                w,
+                server,
+                &script,
+                Some(kind),
+                threads,
+                "run",
+                w.warmup_seconds,
+            );
             out.sysbench_commands
                 .push(format!("sysbench {}", args.join(" ")));
-            sysbench(
+            sysbench::run(
                 &args,
-                Duration::from_secs(w.warmup_seconds) + slack,
-                &logs.join("warmup.log"),
+                Duration::from_secs(w.warmup_seconds) + SLACK,
+                &log("warmup"),
             )
             .map(|_| ())
         })?;
     }
 
-    let pid = server.pid;
-    phase(&mut out, "measured", &mut |out| {
-        let args = sysbench_args(w, server, &script, "run", w.measure_seconds)?;
+    phase(&mut phases, "measured", || {
+        let args = sysbench_args(
+            w,
+            server,
+            &script,
+            Some(kind),
+            threads,
+            "run",
+            w.measure_seconds,
+        );
         out.sysbench_commands
             .push(format!("sysbench {}", args.join(" ")));
         let before = Snapshot::take(&mut conn, pid, false)?;
-        let output = sysbench(
+        let run = sysbench::run(
             &args,
-            Duration::from_secs(w.measure_seconds) + slack,
-            &logs.join("measured.log"),
+            Duration::from_secs(w.measure_seconds) + SLACK,
+            &log("measured"),
         )?;
         let after = Snapshot::take(&mut conn, pid, false)?;
-        out.measured = Some(Measured::from(
-            metrics::parse_sysbench(&output)?,
-            &before,
-            &after,
-        ));
-        out.measured_output = output;
+        let report = metrics::parse_sysbench(&run.output)?;
+        if report.queries == 0 {
+            bail!("sysbench ran no queries in the measured run");
+        }
+        let mut measured = Measured::from(report, &before, &after);
+        measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
+        out.measured = Some(measured);
+        out.measured_output = run.output;
         Ok(())
     })?;
 
     if w.diagnostic_seconds > 0 {
-        phase(&mut out, "diagnostic", &mut |out| {
+        phase(&mut phases, "diagnostic", || {
             metrics::instrument_buf_pool_mutex(&mut conn, true)?;
-            let args = sysbench_args(w, server, &script, "run", w.diagnostic_seconds)?;
+            let args = sysbench_args(
+                w,
+                server,
+                &script,
+                Some(kind),
+                threads,
+                "run",
+                w.diagnostic_seconds,
+            );
             out.sysbench_commands
                 .push(format!("sysbench {}", args.join(" ")));
             let before = Snapshot::take(&mut conn, pid, true)?;
-            let output = sysbench(
+            let run = sysbench::run(
                 &args,
-                Duration::from_secs(w.diagnostic_seconds) + slack,
-                &logs.join("diagnostic.log"),
+                Duration::from_secs(w.diagnostic_seconds) + SLACK,
+                &log("diagnostic"),
             )?;
             let after = Snapshot::take(&mut conn, pid, true)?;
             metrics::instrument_buf_pool_mutex(&mut conn, false)?;
-            let measured = Measured::from(metrics::parse_sysbench(&output)?, &before, &after);
-            let (c0, w0) = before.buf_pool_mutex.unwrap_or_default();
-            let (c1, w1) = after.buf_pool_mutex.unwrap_or_default();
+            let mut measured =
+                Measured::from(metrics::parse_sysbench(&run.output)?, &before, &after);
+            measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
+            let (c0, w0) = before.buf_pool_mutex.context("no buf_pool_mutex reading")?;
+            let (c1, w1) = after.buf_pool_mutex.context("no buf_pool_mutex reading")?;
             out.diagnostic = Some(Diagnostic {
                 measured,
                 buf_pool_mutex_acquisitions: c1.saturating_sub(c0),
@@ -373,6 +694,36 @@ pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome
             Ok(())
         })?;
     }
+
+    if kind.is_write() {
+        out.post_write = Some(phase(&mut phases, "post-write", || {
+            post_write(&mut conn, w)
+        })?);
+    }
+    out.phases = phases;
+    Ok(out)
+}
+
+/// Mark's post-write step (mark-setup.md 4.3), scaled: ANALYZE TABLE
+/// every table, then innodb_max_dirty_pages_pct(_lwm)=1 until the server
+/// is idle (dirty pages flushed, purge done) or the time limit, then the
+/// old values back. Mark sleeps the whole budget; we stop when idle.
+fn post_write(conn: &mut mysql::Conn, w: &Workload) -> Result<IdleWait> {
+    let tables: Vec<String> = (1..=w.tables).map(|t| format!("sbtest{t}")).collect();
+    conn.query_drop(format!("ANALYZE TABLE {}", tables.join(", ")))?;
+    with_dirty_pct_1(conn, |conn| {
+        idle::wait_for_server(conn, w.post_write_limit())
+    })
+}
+
+/// Runs all phases of `w` at its first thread count on a fresh server:
+/// `prepare_data`, then `execute_cell`.
+pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome> {
+    let mut phases = prepare_data(w, server, logs)?;
+    let threads = w.thread_counts().first().copied().unwrap_or(1);
+    let mut out = execute_cell(w, threads, server, logs)?;
+    phases.append(&mut out.phases);
+    out.phases = phases;
     Ok(out)
 }
 
@@ -381,18 +732,198 @@ mod tests {
     use super::*;
 
     #[test]
+    fn names_round_trip() {
+        for k in WorkloadKind::ALL {
+            assert_eq!(k.to_string().parse::<WorkloadKind>().unwrap(), k);
+            // serde's kebab-case is the same name
+            assert_eq!(serde_json::to_string(&k).unwrap(), format!("\"{k}\""));
+            let back: WorkloadKind = serde_json::from_str(&format!("\"{k}\"")).unwrap();
+            assert_eq!(back, k);
+        }
+        assert_eq!(WorkloadKind::ALL.len(), 12);
+        let writes: Vec<_> = WorkloadKind::ALL
+            .into_iter()
+            .filter(|k| k.is_write())
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                WorkloadKind::UpdateIndex,
+                WorkloadKind::UpdateNonindex,
+                WorkloadKind::ReadWrite
+            ]
+        );
+    }
+
+    #[test]
     fn unknown_workloads_are_refused_with_the_known_names() {
-        let w = Workload::new("points-covered-pkk");
-        let err = w.validate().unwrap_err().to_string();
+        let err = "points-covered-pkk"
+            .parse::<WorkloadKind>()
+            .unwrap_err()
+            .to_string();
         assert!(
-            err.contains("points-covered-pkk") && err.contains("points-covered-pk,"),
+            err.contains("`points-covered-pkk`")
+                && err.contains("points-covered-pk, ")
+                && err.contains("read-write"),
+            "{err}"
+        );
+        let w = Workload::new("points-covered-pkk");
+        let err = format!("{:#}", w.validate().unwrap_err());
+        assert!(
+            err.contains("`kind`") && err.contains("unknown workload `points-covered-pkk`"),
             "{err}"
         );
     }
 
     #[test]
-    fn the_lua_script_is_in_the_repository() {
-        let text = std::fs::read_to_string(lua_dir().join("oltp_points_covered.lua")).unwrap();
-        assert!(text.contains("require(\"oltp_common\")") && text.contains("WHERE %s IN (%s)"));
+    fn kind_defaults_from_the_name_and_name_may_be_a_label() {
+        let w: Workload = toml::from_str("name = \"hot-points\"").unwrap();
+        assert_eq!(w.kind().unwrap(), WorkloadKind::HotPoints);
+        let w: Workload =
+            toml::from_str("name = \"rp1000\"\nkind = \"random-points\"\nrandom_points = 1000")
+                .unwrap();
+        assert_eq!(w.kind().unwrap(), WorkloadKind::RandomPoints);
+        w.validate().unwrap();
+        let err = toml::from_str::<Workload>("name = \"x\"\nkind = \"scan\"")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("scan") && err.contains("update-nonindex"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn thread_lists() {
+        let w: Workload = toml::from_str("name = \"read-only\"\nthreads = [1, 2, 4]").unwrap();
+        assert_eq!(w.thread_counts(), [1, 2, 4]);
+        assert_eq!(w.threads.to_string(), "1, 2, 4");
+        w.validate().unwrap();
+        let w: Workload = toml::from_str("name = \"read-only\"\nthreads = 3").unwrap();
+        assert_eq!(w.thread_counts(), [3]);
+        assert_eq!(Workload::new("read-only").thread_counts(), [2]);
+        for (text, field) in [
+            ("threads = []", "`threads` is an empty list"),
+            ("threads = [1, 0]", "`threads` = [1, 0]"),
+            ("threads = [2, 2]", "repeats"),
+        ] {
+            let w: Workload = toml::from_str(&format!("name = \"read-only\"\n{text}")).unwrap();
+            let err = w.validate().unwrap_err().to_string();
+            assert!(err.contains(field), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn sizes_are_marks() {
+        let bad = |toml_text: &str, field: &str| {
+            let w: Workload = toml::from_str(toml_text).unwrap();
+            let err = w.validate().unwrap_err().to_string();
+            assert!(err.contains(field), "{toml_text}: {err}");
+        };
+        bad(
+            "name = \"random-points\"\nrandom_points = 50",
+            "`random_points` = 50",
+        );
+        bad(
+            "name = \"read-only\"\nrange_size = 1000",
+            "`range_size` = 1000",
+        );
+        bad(
+            "name = \"read-write\"\nrange_size = 10000",
+            "`range_size` = 10000",
+        );
+        bad(
+            "name = \"hot-points\"\ntable_size = 150",
+            "`random_points` = 100",
+        );
+        bad("name = \"update-index\"\ntables = 0", "`tables`");
+        bad(
+            "name = \"update-index\"\nmeasure_seconds = 0",
+            "`measure_seconds`",
+        );
+    }
+
+    #[test]
+    fn the_checked_in_matrices_load_unchanged() {
+        for file in ["matrix/smoke.toml", "matrix/series.toml"] {
+            let text = std::fs::read_to_string(repo_root().join(file)).unwrap();
+            let value: toml::Table = toml::from_str(&text).unwrap();
+            for w in value["workload"].as_array().unwrap() {
+                let w: Workload = w.clone().try_into().unwrap();
+                w.validate().unwrap();
+                assert_eq!(w.kind().unwrap(), WorkloadKind::PointsCoveredPk);
+                assert_eq!(w.thread_counts(), [2]);
+            }
+        }
+    }
+
+    #[test]
+    fn run_order_is_marks_reads_then_writes() {
+        let w = |name: &str, threads: Threads| Workload {
+            threads,
+            ..Workload::new(name)
+        };
+        let rp = |n: u32| Workload {
+            random_points: n,
+            ..Workload::new("random-points")
+        };
+        let ws = vec![
+            w("read-write", Threads::One(2)),                  // 0
+            w("points-covered-pk", Threads::List(vec![4, 1])), // 1
+            rp(1000),                                          // 2
+            w("update-index", Threads::One(2)),                // 3
+            rp(10),                                            // 4
+            w("read-only", Threads::One(2)),                   // 5
+            w("range-notcovered-si", Threads::One(2)),         // 6
+        ];
+        assert_eq!(
+            run_order(&ws),
+            [
+                (5, 2),
+                (4, 2),
+                (2, 2),
+                (1, 4),
+                (1, 1),
+                (6, 2),
+                (3, 2),
+                (0, 2)
+            ]
+        );
+        let ws: Vec<Workload> = WorkloadKind::ALL
+            .iter()
+            .rev()
+            .map(|k| Workload::new(k.name()))
+            .collect();
+        let kinds: Vec<WorkloadKind> = run_order(&ws)
+            .into_iter()
+            .map(|(i, _)| ws[i].kind().unwrap())
+            .collect();
+        assert_eq!(kinds, WorkloadKind::ALL);
+    }
+
+    #[test]
+    fn every_script_is_in_the_repository_and_builds_on_oltp_common() {
+        for k in WorkloadKind::ALL {
+            let path = lua_dir().join(k.script());
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(
+                text.contains("require(\"oltp_common\")"),
+                "{}",
+                path.display()
+            );
+        }
+    }
+
+    #[test]
+    fn post_write_limit_follows_marks_formula() {
+        let mut w = Workload::new("update-index");
+        assert_eq!(w.post_write_limit(), Duration::from_secs(60));
+        (w.tables, w.table_size) = (8, 10_000_000);
+        assert_eq!(w.post_write_limit(), Duration::from_secs(140));
+        w.table_size = 1_000_000_000;
+        assert_eq!(w.post_write_limit(), Duration::from_secs(1200));
+        w.post_write_limit_seconds = Some(5);
+        assert_eq!(w.post_write_limit(), Duration::from_secs(5));
     }
 }
