@@ -6,6 +6,7 @@
 //! (runs) -> stats -> report
 
 pub mod build;
+pub mod charts;
 pub mod children;
 pub mod ffi;
 pub mod host;

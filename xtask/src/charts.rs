@@ -1,0 +1,716 @@
+//! SVG charts for the reports: grouped bars (one group per workload, one
+//! bar per variant with its interval) and lines (a metric against threads
+//! or time, one line per variant). Pure functions from data to an SVG
+//! string; the same input gives the same bytes, so reports can be diffed
+//! and the charts snapshot-tested.
+//!
+//! plotters is built without a font backend: the SVG keeps text as
+//! `<text>` elements for the viewer to render, and plotters only estimates
+//! text widths for the layout, so no system font library is needed.
+
+use anyhow::{bail, ensure, Context, Result};
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+/// One variant's bar in a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bar {
+    pub series: String,
+    /// None: not measured; drawn as an "n/a" mark, never as a zero bar
+    pub value: Option<f64>,
+    /// drawn as an error bar when the value is present
+    pub interval: Option<(f64, f64)>,
+}
+
+/// The bars of one workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarGroup {
+    pub label: String,
+    pub bars: Vec<Bar>,
+}
+
+/// A point of a line: (x, y, optional interval (lo, hi) of y).
+pub type Point = (f64, f64, Option<(f64, f64)>);
+
+/// One variant's line. Points are joined in the order of x.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub series: String,
+    pub points: Vec<Point>,
+}
+
+/// Okabe-Ito colours (told apart with the common colour blindnesses),
+/// without the yellow that vanishes on white; series beyond eight repeat.
+const PALETTE: [RGBColor; 7] = [
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x00, 0x00),
+];
+
+fn colour(series_index: usize) -> RGBColor {
+    PALETTE[series_index % PALETTE.len()]
+}
+
+const HEIGHT: u32 = 480;
+const FONT: &str = "sans-serif";
+const LEGEND_SWATCH: i32 = 14;
+
+/// Grouped bar chart: x is one group per `BarGroup` (a workload), each with
+/// one bar per series (a variant) in the order the series first appear,
+/// an error bar for each interval, and "n/a" where a series has no value
+/// in a group (or no bar there at all). The y axis includes 0.
+pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<String> {
+    ensure!(!groups.is_empty(), "bar chart {title:?}: no groups to draw");
+    let series = series_of(groups.iter().flat_map(|g| g.bars.iter().map(|b| &b.series)));
+    let mut slots: Vec<Vec<Option<&Bar>>> = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut row = vec![None; series.len()];
+        for bar in &group.bars {
+            let i = series.iter().position(|s| *s == bar.series).unwrap_or(0);
+            if row[i].is_some() {
+                bail!(
+                    "bar chart {title:?}: group {:?} has two bars of series {:?}",
+                    group.label,
+                    bar.series
+                );
+            }
+            check_bar(title, &group.label, bar)?;
+            row[i] = Some(bar);
+        }
+        slots.push(row);
+    }
+    let values = groups
+        .iter()
+        .flat_map(|g| &g.bars)
+        .filter(|b| b.value.is_some())
+        .flat_map(|b| {
+            let (lo, hi) = b.interval.unwrap_or((f64::NAN, f64::NAN));
+            [b.value, Some(lo), Some(hi)]
+        })
+        .flatten()
+        .filter(|v| v.is_finite());
+    let (y_lo, y_hi) = padded_range(values.chain([0.0]));
+
+    let group_count = groups.len();
+    let slot_count = series.len().max(1);
+    // room for every bar and for each group's label under it (~8 px a
+    // character at 14 px)
+    let longest_label = groups
+        .iter()
+        .map(|g| g.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let group_px = (slot_count * 26).max(longest_label * 8 + 16);
+    let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(title, (FONT, 20))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0.0..group_count as f64, y_lo..y_hi)?;
+        // plotters places x labels at round numbers, not at group centres:
+        // the group labels are drawn below the axis by hand
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_labels(0)
+            .y_label_formatter(&|y| tick(*y))
+            .y_desc(y_label)
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 15))
+            .draw()?;
+
+        let label_style =
+            TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+        for (g, group) in groups.iter().enumerate() {
+            let (x, y) = chart.backend_coord(&(g as f64 + 0.5, y_lo));
+            root.draw(&Text::new(
+                group.label.clone(),
+                (x, y + 8),
+                label_style.clone(),
+            ))?;
+        }
+        // each group spans [g, g+1): bars fill the middle 80%
+        let slot_width = 0.8 / slot_count as f64;
+        let bar_x = |g: usize, s: usize| g as f64 + 0.1 + slot_width * s as f64;
+        let na_style = TextStyle::from((FONT, 13).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        for (s, name) in series.iter().enumerate() {
+            let fill = colour(s).filled();
+            for (g, row) in slots.iter().enumerate() {
+                let left = bar_x(g, s);
+                let centre = left + slot_width / 2.0;
+                match row[s].and_then(|b| b.value.map(|v| (v, b.interval))) {
+                    Some((value, interval)) => {
+                        chart.draw_series([Rectangle::new(
+                            [
+                                (left + slot_width * 0.08, 0.0),
+                                (left + slot_width * 0.92, value),
+                            ],
+                            fill,
+                        )])?;
+                        if let Some((lo, hi)) = interval {
+                            chart.draw_series(error_bar(
+                                centre,
+                                slot_width * 0.2,
+                                lo,
+                                hi,
+                                BLACK,
+                            ))?;
+                        }
+                    }
+                    None => {
+                        chart.draw_series([Text::new("n/a", (centre, 0.0), na_style.clone())])?;
+                    }
+                }
+            }
+            draw_legend_entry(&legend_area, s, name, Swatch::Box(colour(s)))?;
+        }
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// Line chart: one line per series through its points in the order of x,
+/// a marker at each point and an error bar for each interval. The y axis
+/// includes 0, so a ratio of lines reads as a ratio of heights.
+pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
+    ensure!(!lines.is_empty(), "line chart {title:?}: no lines to draw");
+    let series = series_of(lines.iter().map(|l| &l.series));
+    ensure!(
+        series.len() == lines.len(),
+        "line chart {title:?}: two lines named {:?}",
+        lines
+            .iter()
+            .map(|l| &l.series)
+            .find(|s| lines.iter().filter(|l| &l.series == *s).count() > 1)
+            .unwrap_or(&String::new())
+    );
+    let mut sorted: Vec<Vec<Point>> = Vec::with_capacity(lines.len());
+    for line in lines {
+        for &(x, y, interval) in &line.points {
+            let (lo, hi) = interval.unwrap_or((y, y));
+            ensure!(
+                [x, y, lo, hi].iter().all(|v| v.is_finite()),
+                "line chart {title:?}: series {:?} has a point that is not a finite number: \
+                 ({x}, {y}, {interval:?})",
+                line.series
+            );
+            ensure!(
+                lo <= hi,
+                "line chart {title:?}: series {:?} at x = {x} has an interval with lo > hi: \
+                 {interval:?}",
+                line.series
+            );
+        }
+        let mut points = line.points.clone();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        sorted.push(points);
+    }
+    let all = sorted.iter().flatten();
+    let (x_lo, x_hi) = span(all.clone().map(|p| p.0)).unwrap_or((0.0, 1.0));
+    // 3% room at the sides keeps the end markers and whiskers whole
+    let x_pad = if x_lo == x_hi {
+        1.0
+    } else {
+        (x_hi - x_lo) * 0.03
+    };
+    let (x_lo, x_hi) = (x_lo - x_pad, x_hi + x_pad);
+    let whisker = (x_hi - x_lo) * 0.008;
+    let ys = all.flat_map(|&(_, y, i)| {
+        let (lo, hi) = i.unwrap_or((y, y));
+        [y, lo, hi]
+    });
+    let (y_lo, y_hi) = padded_range(ys.chain([0.0]));
+
+    let width = 800;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
+        let mut chart = ChartBuilder::on(&plot_area)
+            .caption(title, (FONT, 20))
+            .margin(10)
+            .x_label_area_size(48)
+            .y_label_area_size(64)
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+        chart
+            .configure_mesh()
+            .light_line_style(TRANSPARENT)
+            .x_label_formatter(&|x| tick(*x))
+            .y_label_formatter(&|y| tick(*y))
+            .x_desc(x_label)
+            .y_desc(y_label)
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 15))
+            .draw()?;
+        for (s, (name, points)) in series.iter().zip(&sorted).enumerate() {
+            let c = colour(s);
+            chart.draw_series(LineSeries::new(
+                points.iter().map(|&(x, y, _)| (x, y)),
+                c.stroke_width(2),
+            ))?;
+            chart.draw_series(
+                points
+                    .iter()
+                    .map(|&(x, y, _)| Circle::new((x, y), 3, c.filled())),
+            )?;
+            for &(x, _, interval) in points {
+                if let Some((lo, hi)) = interval {
+                    chart.draw_series(error_bar(x, whisker, lo, hi, c))?;
+                }
+            }
+            draw_legend_entry(&legend_area, s, name, Swatch::Line(c))?;
+        }
+        root.present()?;
+    }
+    Ok(svg)
+}
+
+/// A vertical error bar from lo to hi at x with whiskers half_width wide
+/// (in x units). plotters' ErrorBar also rings the value, which the bar top
+/// or the line's marker already shows.
+fn error_bar(
+    x: f64,
+    half_width: f64,
+    lo: f64,
+    hi: f64,
+    c: RGBColor,
+) -> [PathElement<(f64, f64)>; 3] {
+    let (l, r) = (x - half_width, x + half_width);
+    [[(x, lo), (x, hi)], [(l, lo), (r, lo)], [(l, hi), (r, hi)]]
+        .map(|line| PathElement::new(line, c.stroke_width(1)))
+}
+
+/// The distinct series names in the order they first appear.
+fn series_of<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
+    let mut series: Vec<String> = Vec::new();
+    for name in names {
+        if !series.contains(name) {
+            series.push(name.clone());
+        }
+    }
+    series
+}
+
+fn check_bar(title: &str, group: &str, bar: &Bar) -> Result<()> {
+    let context = || {
+        format!(
+            "bar chart {title:?}, group {group:?}, series {:?}",
+            bar.series
+        )
+    };
+    if let Some(v) = bar.value {
+        ensure!(
+            v.is_finite(),
+            "{}: value {v} is not a finite number",
+            context()
+        );
+    }
+    if let Some((lo, hi)) = bar.interval {
+        ensure!(
+            lo.is_finite() && hi.is_finite() && lo <= hi,
+            "{}: interval ({lo}, {hi}) is not a finite range with lo <= hi",
+            context()
+        );
+    }
+    Ok(())
+}
+
+fn span(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
+    values.fold(None, |acc, v| match acc {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
+}
+
+/// The range of the values with 8% head room away from zero (so error bars
+/// and "n/a" marks stay inside); (0, 1) when everything is 0.
+fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = span(values).unwrap_or((0.0, 0.0));
+    if lo == hi {
+        return (lo.min(0.0), if hi > 0.0 { hi * 1.08 } else { 1.0 });
+    }
+    let pad = (hi - lo) * 0.08;
+    (
+        if lo < 0.0 { lo - pad } else { lo },
+        if hi > 0.0 { hi + pad } else { hi },
+    )
+}
+
+/// Room for the legend right of the plot: swatch, gap, and a crude width
+/// estimate of the longest name at 14 px.
+fn legend_width(series: &[String]) -> u32 {
+    let longest = series.iter().map(|s| s.chars().count()).max().unwrap_or(0);
+    (40 + LEGEND_SWATCH as usize + longest * 8).min(400) as u32
+}
+
+/// How a series looks in the legend: a filled box (bars) or a line.
+enum Swatch {
+    Box(RGBColor),
+    Line(RGBColor),
+}
+
+fn draw_legend_entry(
+    area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
+    index: usize,
+    name: &str,
+    swatch: Swatch,
+) -> Result<()> {
+    let (x, y) = (8, 60 + index as i32 * 24);
+    match swatch {
+        Swatch::Box(c) => area.draw(&Rectangle::new(
+            [
+                (x, y - LEGEND_SWATCH / 2),
+                (x + LEGEND_SWATCH, y + LEGEND_SWATCH / 2),
+            ],
+            c.filled(),
+        ))?,
+        Swatch::Line(c) => area.draw(&PathElement::new(
+            [(x, y), (x + LEGEND_SWATCH, y)],
+            c.stroke_width(2),
+        ))?,
+    }
+    area.draw(&Text::new(
+        name.to_string(),
+        (x + LEGEND_SWATCH + 6, y),
+        TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+    ))
+    .with_context(|| format!("legend entry {name:?}"))?;
+    Ok(())
+}
+
+/// An axis tick: integers without decimals, others with at most three.
+fn tick(v: f64) -> String {
+    if v.fract() == 0.0 || v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn bar(series: &str, value: Option<f64>, interval: Option<(f64, f64)>) -> Bar {
+        Bar {
+            series: series.into(),
+            value,
+            interval,
+        }
+    }
+
+    /// Three workloads, three variants; `candidate` was not measured on
+    /// scan_mixed and `fixed` has no bar there at all.
+    fn example_groups() -> Vec<BarGroup> {
+        vec![
+            BarGroup {
+                label: "oltp_read_only".into(),
+                bars: vec![
+                    bar("base", Some(10_400.0), Some((10_100.0, 10_650.0))),
+                    bar("fixed", Some(11_250.0), Some((10_900.0, 11_500.0))),
+                    bar("candidate", Some(12_100.0), Some((11_800.0, 12_600.0))),
+                ],
+            },
+            BarGroup {
+                label: "point_select_hot".into(),
+                bars: vec![
+                    bar("base", Some(21_000.0), Some((20_200.0, 21_900.0))),
+                    bar("fixed", Some(20_700.0), None),
+                    bar("candidate", Some(23_400.0), Some((22_900.0, 24_000.0))),
+                ],
+            },
+            BarGroup {
+                label: "scan_mixed".into(),
+                bars: vec![
+                    bar("base", Some(6_100.0), Some((5_800.0, 6_400.0))),
+                    bar("candidate", None, None),
+                ],
+            },
+        ]
+    }
+
+    fn example_lines() -> Vec<Line> {
+        let line = |series: &str, qps: [f64; 4]| Line {
+            series: series.into(),
+            points: [1.0, 2.0, 4.0, 8.0]
+                .into_iter()
+                .zip(qps)
+                .map(|(t, q)| (t, q, Some((q * 0.95, q * 1.04))))
+                .rev() // given out of order: drawn in the order of x
+                .collect(),
+        };
+        vec![
+            line("base", [5_200.0, 9_800.0, 10_400.0, 10_100.0]),
+            line("candidate", [5_300.0, 10_200.0, 12_100.0, 12_300.0]),
+        ]
+    }
+
+    /// Parses the SVG as XML (a broken document fails here) and returns it.
+    fn parse(svg: &str) -> roxmltree::Document<'_> {
+        let doc = roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("not XML: {e}"));
+        assert_eq!(doc.root_element().tag_name().name(), "svg");
+        doc
+    }
+
+    fn elements<'a>(
+        doc: &'a roxmltree::Document<'a>,
+        tag: &'a str,
+    ) -> impl Iterator<Item = roxmltree::Node<'a, 'a>> + 'a {
+        doc.descendants().filter(move |n| n.has_tag_name(tag))
+    }
+
+    fn texts(doc: &roxmltree::Document) -> Vec<String> {
+        elements(doc, "text")
+            .map(|n| n.text().unwrap_or("").trim().to_string())
+            .collect()
+    }
+
+    fn hex(c: RGBColor) -> String {
+        format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
+    }
+
+    fn filled_rects(doc: &roxmltree::Document, c: RGBColor) -> usize {
+        elements(doc, "rect")
+            .filter(|n| {
+                n.attribute("fill")
+                    .is_some_and(|f| f.eq_ignore_ascii_case(&hex(c)))
+            })
+            .count()
+    }
+
+    fn black_polylines(doc: &roxmltree::Document) -> usize {
+        elements(doc, "polyline")
+            .filter(|n| n.attribute("stroke") == Some("#000000"))
+            .count()
+    }
+
+    #[test]
+    fn grouped_bars_draw_one_bar_per_value_and_na_for_the_rest() {
+        let svg = grouped_bars("QPS by workload", "queries per second", &example_groups()).unwrap();
+        let doc = parse(&svg);
+        // a bar per present value plus the legend swatch; no zero bars
+        assert_eq!(filled_rects(&doc, colour(0)), 3 + 1, "base");
+        assert_eq!(filled_rects(&doc, colour(1)), 2 + 1, "fixed");
+        assert_eq!(filled_rects(&doc, colour(2)), 2 + 1, "candidate");
+        let texts = texts(&doc);
+        // fixed has no bar in scan_mixed, candidate no value there
+        assert_eq!(texts.iter().filter(|t| *t == "n/a").count(), 2, "{texts:?}");
+        for label in [
+            "QPS by workload",
+            "queries per second",
+            "oltp_read_only",
+            "point_select_hot",
+            "scan_mixed",
+            "base",
+            "fixed",
+            "candidate",
+        ] {
+            assert!(
+                texts.iter().any(|t| t == label),
+                "{label} missing: {texts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn grouped_bars_draw_an_error_bar_per_interval() {
+        let with = grouped_bars("t", "y", &example_groups()).unwrap();
+        let mut groups = example_groups();
+        for b in groups.iter_mut().flat_map(|g| &mut g.bars) {
+            b.interval = None;
+        }
+        let without = grouped_bars("t", "y", &groups).unwrap();
+        // six intervals on present values, three strokes each
+        assert_eq!(
+            black_polylines(&parse(&with)) - black_polylines(&parse(&without)),
+            6 * 3
+        );
+    }
+
+    #[test]
+    fn all_absent_bars_still_make_a_chart() {
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: vec![
+                bar("base", None, None),
+                bar("candidate", None, Some((1.0, 2.0))),
+            ],
+        }];
+        let doc_svg = grouped_bars("t", "y", &groups).unwrap();
+        let doc = parse(&doc_svg);
+        assert_eq!(texts(&doc).iter().filter(|t| *t == "n/a").count(), 2);
+        assert_eq!(filled_rects(&doc, colour(0)), 1, "only the legend swatch");
+        let plain = grouped_bars(
+            "t",
+            "y",
+            &[BarGroup {
+                label: "w".into(),
+                bars: vec![bar("base", None, None), bar("candidate", None, None)],
+            }],
+        )
+        .unwrap();
+        assert_eq!(
+            black_polylines(&doc),
+            black_polylines(&parse(&plain)),
+            "no error bar without a value"
+        );
+    }
+
+    #[test]
+    fn bad_bars_are_refused_by_name() {
+        let err = |groups: &[BarGroup]| grouped_bars("QPS", "y", groups).unwrap_err().to_string();
+        assert!(err(&[]).contains("no groups"));
+        let nan = [BarGroup {
+            label: "w1".into(),
+            bars: vec![bar("base", Some(f64::NAN), None)],
+        }];
+        let e = err(&nan);
+        assert!(
+            e.contains("\"w1\"") && e.contains("\"base\"") && e.contains("NaN"),
+            "{e}"
+        );
+        let twice = [BarGroup {
+            label: "w1".into(),
+            bars: vec![bar("base", Some(1.0), None), bar("base", Some(2.0), None)],
+        }];
+        assert!(err(&twice).contains("two bars of series \"base\""));
+        let inverted = [BarGroup {
+            label: "w1".into(),
+            bars: vec![bar("v", Some(1.0), Some((3.0, 2.0)))],
+        }];
+        assert!(err(&inverted).contains("lo <= hi"));
+    }
+
+    #[test]
+    fn lines_draw_one_line_and_marker_per_point() {
+        let svg = lines(
+            "QPS by threads",
+            "threads",
+            "queries per second",
+            &example_lines(),
+        )
+        .unwrap();
+        let doc = parse(&svg);
+        for s in 0..2 {
+            let c = hex(colour(s));
+            let strokes = elements(&doc, "polyline")
+                .filter(|n| {
+                    n.attribute("stroke")
+                        .is_some_and(|v| v.eq_ignore_ascii_case(&c))
+                })
+                .filter(|n| n.attribute("stroke-width") == Some("2"))
+                .collect::<Vec<_>>();
+            // the line and the legend sample
+            assert_eq!(strokes.len(), 2, "series {s}");
+            // the line runs left to right through four points
+            let xs: Vec<f64> = strokes[0]
+                .attribute("points")
+                .unwrap()
+                .split_whitespace()
+                .map(|p| p.split(',').next().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(xs.len(), 4);
+            assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
+            let markers = elements(&doc, "circle")
+                .filter(|n| {
+                    n.attribute("fill")
+                        .is_some_and(|v| v.eq_ignore_ascii_case(&c))
+                })
+                .count();
+            assert_eq!(markers, 4, "series {s}");
+        }
+        let texts = texts(&doc);
+        for label in [
+            "QPS by threads",
+            "threads",
+            "queries per second",
+            "base",
+            "candidate",
+        ] {
+            assert!(
+                texts.iter().any(|t| t == label),
+                "{label} missing: {texts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_lines_are_refused_by_name() {
+        let err = |l: &[Line]| lines("t", "x", "y", l).unwrap_err().to_string();
+        assert!(err(&[]).contains("no lines"));
+        let mut two = example_lines();
+        two[1].series = "base".into();
+        assert!(err(&two).contains("two lines named \"base\""));
+        let mut inf = example_lines();
+        inf[1].points[0].1 = f64::INFINITY;
+        let e = err(&inf);
+        assert!(e.contains("\"candidate\"") && e.contains("finite"), "{e}");
+    }
+
+    #[test]
+    fn same_input_same_bytes() {
+        let groups = example_groups();
+        assert_eq!(
+            grouped_bars("t", "y", &groups).unwrap(),
+            grouped_bars("t", "y", &groups).unwrap()
+        );
+        let l = example_lines();
+        assert_eq!(
+            lines("t", "x", "y", &l).unwrap(),
+            lines("t", "x", "y", &l).unwrap()
+        );
+    }
+
+    fn snapshot(name: &str, actual: &str) {
+        let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "snapshots", name]
+            .iter()
+            .collect();
+        if std::env::var_os("BLESS_SNAPSHOTS").is_some() {
+            std::fs::write(&path, actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (BLESS_SNAPSHOTS=1 writes it)", path.display()));
+        assert!(
+            expected == actual,
+            "{} differs from the chart drawn now; look at both, then \
+             BLESS_SNAPSHOTS=1 cargo test -p xtask --lib charts to accept",
+            path.display()
+        );
+    }
+
+    #[test]
+    fn charts_match_their_snapshots() {
+        let bars = grouped_bars(
+            "QPS by workload (median, 95% CI)",
+            "queries per second",
+            &example_groups(),
+        )
+        .unwrap();
+        snapshot("grouped_bars.svg", &bars);
+        let qps = lines(
+            "QPS by threads (median, 95% CI)",
+            "threads",
+            "queries per second",
+            &example_lines(),
+        )
+        .unwrap();
+        snapshot("lines.svg", &qps);
+    }
+}
