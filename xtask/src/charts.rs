@@ -573,6 +573,32 @@ mod tests {
     }
 
     #[test]
+    fn negative_bars_hang_below_zero() {
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: vec![
+                bar("fixed", Some(-4.0), Some((-6.0, -1.0))),
+                bar("candidate", Some(12.0), None),
+            ],
+        }];
+        let svg = grouped_bars("change against base", "%", &groups).unwrap();
+        let doc = parse(&svg);
+        let rect = |c: RGBColor| {
+            let n = elements(&doc, "rect")
+                .find(|n| n.attribute("fill") == Some(hex(c).as_str()))
+                .unwrap();
+            let num = |a: &str| n.attribute(a).unwrap().parse::<i32>().unwrap();
+            (num("y"), num("height"))
+        };
+        let (down_top, down_height) = rect(colour(0));
+        let (up_top, up_height) = rect(colour(1));
+        assert!(down_height > 0 && up_height > 0);
+        // both start at the zero line: one below it, one above
+        assert_eq!(down_top, up_top + up_height);
+        assert!((up_height as f64 / down_height as f64 - 3.0).abs() < 0.1);
+    }
+
+    #[test]
     fn bad_bars_are_refused_by_name() {
         let err = |groups: &[BarGroup]| grouped_bars("QPS", "y", groups).unwrap_err().to_string();
         assert!(err(&[]).contains("no groups"));
