@@ -2,8 +2,9 @@
 //! real builds. One module per stage; each passes plain structs that
 //! serialize into the result JSON.
 //!
-//! tree -> patch -> build -> server -> workload -> metrics -> matrix
-//! (runs) -> stats -> report
+//! tree -> patch -> variant -> build -> server -> workload -> metrics ->
+//! results (keys, files, failures) -> stats -> report -> matrix (plan, runs,
+//! progress). Reports and `validate` read results; only matrix writes them.
 
 pub mod build;
 pub mod charts;
@@ -16,9 +17,11 @@ pub mod model;
 pub mod patch;
 pub mod patch_check;
 pub mod report;
+pub mod results;
 pub mod server;
 pub mod stats;
 pub mod testing;
 pub mod tree;
 pub mod util;
+pub mod variant;
 pub mod workload;

@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use xtask::{build, matrix, patch, tree, util};
+use xtask::{build, matrix, report, tree, util, variant};
 
 #[derive(Parser)]
 #[command(
@@ -34,10 +34,16 @@ enum Command {
         /// Re-run cells that already have a matching successful result.
         #[arg(long)]
         force: bool,
+        /// List every build, server, cell and question the matrix would
+        /// make, without fetching or building anything.
+        #[arg(long)]
+        dry_run: bool,
     },
     /// Fetch a tree and print what it is.
     Tree { spec: String },
-    /// Build one variant of a tree (or reuse the build with the same key).
+    /// Build one variant of a tree (or reuse the build with the same key),
+    /// resolved as a matrix resolves it (gate, clock and fixed through
+    /// patches/patches.toml; base on a tree with the fix is `fixed`).
     Build {
         #[arg(long)]
         tree: String,
@@ -80,8 +86,13 @@ fn run(cli: Cli) -> Result<()> {
             out,
             keep,
             force,
+            dry_run,
         } => {
             let m = matrix::load(&file)?;
+            if dry_run {
+                print!("{}", matrix::plan::describe(&m));
+                return Ok(());
+            }
             let out = out.unwrap_or_else(|| util::repo_root().join("results").join(&m.name));
             let failed = matrix::run(&m, &matrix::RunOptions { out, keep, force })?;
             if failed > 0 {
@@ -95,23 +106,12 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Build { tree, variant } => {
             let t = tree::resolve(&tree)?;
-            let change = if variant == "base" {
-                build::SourceChange::None
-            } else {
-                build::SourceChange::Patch(patch::for_tree(&t, &variant)?)
-            };
-            let b = build::build(&t, &variant, &change)?;
+            let v = variant::resolve(&Default::default(), &t, &variant)?;
+            let b = build::build(&t, &v.label, &v.change)?;
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
         }
-        Command::Report { dir } => {
-            let results = matrix::read_results(&dir)?;
-            if results.is_empty() {
-                bail!("no run results under {}", dir.join("runs").display());
-            }
-            let first = &results[0];
-            matrix::write_report(&dir, &first.matrix, &first.host, &first.tool_revision)
-        }
+        Command::Report { dir } => report::write(&dir),
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => xtask::ffi::run(command),
         Command::Patch { command } => xtask::patch_check::run(command),

@@ -7,12 +7,30 @@ use crate::build::Build;
 use crate::children;
 use crate::host::Host;
 use crate::util::{tail_lines, Command};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
+
+/// The server's error-log tail, attached to an error as a typed cause so
+/// that results keep it as a field of its own (`results::Failure`).
+#[derive(Debug, Clone)]
+pub struct ErrorLogTail(pub String);
+
+impl ErrorLogTail {
+    /// How its Display starts (and how schema 1 results carried it).
+    pub const PREFIX: &'static str = "error log tail:\n";
+}
+
+impl std::fmt::Display for ErrorLogTail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}{}", Self::PREFIX, self.0)
+    }
+}
+
+impl std::error::Error for ErrorLogTail {}
 
 /// How to bootstrap and start one server binary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -377,7 +395,7 @@ impl Server {
             if !keep {
                 let _ = fs::remove_dir_all(&dir.root);
             }
-            return Err(e.context(format!("bootstrap failed; error log tail:\n{tail}")));
+            return Err(e.context(ErrorLogTail(tail)).context("bootstrap failed"));
         }
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
@@ -412,19 +430,18 @@ impl Server {
             if let Some(status) = self.child.try_wait()? {
                 self.stopped = true;
                 children::unregister(self.pid as i32);
-                bail!(
-                    "mariadbd exited during start-up ({status}); error log tail:\n{}",
-                    self.error_log_tail()
-                );
+                return Err(anyhow::Error::new(ErrorLogTail(self.error_log_tail()))
+                    .context(format!("mariadbd exited during start-up ({status})")));
             }
             if self.dir.socket.exists() && self.connect().is_ok() {
                 return Ok(());
             }
             if start.elapsed() > START_TIMEOUT {
-                bail!(
-                    "mariadbd did not accept connections within {} s; error log tail:\n{}",
-                    START_TIMEOUT.as_secs(),
-                    self.error_log_tail()
+                return Err(
+                    anyhow::Error::new(ErrorLogTail(self.error_log_tail())).context(format!(
+                        "mariadbd did not accept connections within {} s",
+                        START_TIMEOUT.as_secs()
+                    )),
                 );
             }
             std::thread::sleep(Duration::from_millis(200));

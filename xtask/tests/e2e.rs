@@ -8,9 +8,9 @@
 //! queries: the change buffer can still call buf_page_make_young()
 //! directly) and takes the mutex almost never.
 
-use std::collections::BTreeMap;
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
 use xtask::report;
+use xtask::results;
 use xtask::workload::Workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
@@ -38,16 +38,14 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
 #[test]
 fn base_promotes_on_access_and_gate_does_not() {
     let _guard = serialized();
-    let m = Matrix {
-        name: "e2e".into(),
-        description: "base and gate of 10.11.18, one short cell each".into(),
-        repetitions: 1,
-        trees: vec![TreeEntry {
+    let mut m = Matrix::new(
+        "e2e",
+        vec![TreeEntry {
             spec: TREE.into(),
             name: Some("10.11.18".into()),
             variants: vec!["base".into(), "gate".into()],
         }],
-        workloads: vec![Workload {
+        vec![Workload {
             // about 3,000 pages: well above the 512 that the old sublist needs
             tables: 4,
             table_size: 50_000,
@@ -57,15 +55,14 @@ fn base_promotes_on_access_and_gate_does_not() {
             diagnostic_seconds: 5,
             ..Workload::new("points-covered-pk")
         }],
-        variants: BTreeMap::new(),
-    };
+    );
+    m.repetitions = 1;
     let (out, failed) = run_in_tempdir(&m);
-    let results = matrix::read_results(out.path()).unwrap();
-    for r in results.iter().filter(|r| !r.ok) {
-        eprintln!(
-            "{} failed: {:?}\n{:?}",
-            r.variant, r.error, r.error_log_tail
-        );
+    let results = results::read_results(out.path()).unwrap();
+    for r in &results {
+        if let Some(f) = &r.failure {
+            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
+        }
     }
     assert_eq!(failed, 0, "every run must succeed");
 
@@ -90,10 +87,10 @@ fn base_promotes_on_access_and_gate_does_not() {
     );
 
     // base: most touches of an old page promote it (about 30 per query here)
+    let base_young = base.pages_made_young_per_query.expect("measured");
     assert!(
-        base.pages_made_young_per_query > 5.0,
-        "base made only {} pages young per query",
-        base.pages_made_young_per_query
+        base_young > 5.0,
+        "base made only {base_young} pages young per query"
     );
     // gate: fewer than 1 per 1,000 queries
     assert!(
@@ -114,7 +111,7 @@ fn base_promotes_on_access_and_gate_does_not() {
     // the builds shared ccache: gate recompiled only what includes the patched header
     let gate_build = results
         .iter()
-        .find(|r| r.variant == "gate")
+        .find(|r| r.key.variant == "gate")
         .and_then(|r| r.build.clone())
         .unwrap();
     if !gate_build.reused {
@@ -146,36 +143,49 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     let _guard = serialized();
     let broken: matrix::VariantDef =
         toml::from_str("settings = { innodb_no_such_option = 1 }").unwrap();
-    let m = Matrix {
-        name: "e2e-failure".into(),
-        description: String::new(),
-        repetitions: 1,
-        trees: vec![TreeEntry {
+    let mut m = Matrix::new(
+        "e2e-failure",
+        vec![TreeEntry {
             spec: TREE.into(),
             name: Some("10.11.18".into()),
             variants: vec!["broken".into(), "base".into()],
         }],
-        workloads: vec![small_workload()],
-        variants: [("broken".to_string(), broken)].into(),
-    };
+        vec![small_workload()],
+    );
+    m.repetitions = 1;
+    m.variants = [("broken".to_string(), broken)].into();
     let (out, failed) = run_in_tempdir(&m);
     assert_eq!(failed, 1);
-    let results = matrix::read_results(out.path()).unwrap();
-    let broken = results.iter().find(|r| r.variant == "broken").unwrap();
-    assert!(!broken.ok);
-    let error = broken.error.as_deref().unwrap();
+    let results = results::read_results(out.path()).unwrap();
+    let broken = results.iter().find(|r| r.key.variant == "broken").unwrap();
+    let failure = broken.failure.as_ref().expect("the broken variant fails");
+    // the bad option stops the server before it accepts connections
     assert!(
-        error.contains("innodb_no_such_option")
-            || broken
-                .error_log_tail
-                .as_deref()
-                .unwrap_or("")
-                .contains("innodb_no_such_option"),
-        "the error or the log tail names the bad option: {error}\n{:?}",
-        broken.error_log_tail
+        matches!(
+            failure.step,
+            results::Step::Bootstrap | results::Step::Start
+        ),
+        "{failure}"
     );
-    let base = results.iter().find(|r| r.variant == "base").unwrap();
-    assert!(base.ok, "base ran after the failed cell: {:?}", base.error);
+    let tail = failure
+        .error_log_tail
+        .as_deref()
+        .expect("the error log tail is kept");
+    assert!(
+        tail.contains("innodb_no_such_option") || failure.message.contains("innodb_no_such_option"),
+        "the log tail or the message names the bad option: {failure}\n{tail}"
+    );
+    assert!(
+        !failure.message.contains("error log tail"),
+        "{}",
+        failure.message
+    );
+    let base = results.iter().find(|r| r.key.variant == "base").unwrap();
+    assert!(
+        base.ok(),
+        "base ran after the failed cell: {:?}",
+        base.failure
+    );
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(md.contains("## Failures") && md.contains("broken"));
 }

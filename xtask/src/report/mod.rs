@@ -2,22 +2,26 @@
 //! Markdown report shaped like the Testing table of the MDEV-37992 post.
 
 use crate::host::Host;
-use crate::matrix::RunResult;
+use crate::results::{self, Cell, RunResult};
 use crate::stats::{self, Comparison, Spread};
+use crate::util::{write_atomic, write_json};
+use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use std::path::Path;
 
-/// Medians over the successful runs of a cell.
+/// Medians over the successful runs of a cell; a metric no run measured
+/// is null, never 0.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Medians {
-    pub qps: f64,
-    pub p95_ms: f64,
-    pub pages_made_young_per_query: f64,
-    pub pages_made_not_young_per_query: f64,
-    pub read_requests_per_query: f64,
-    pub cs_per_query: f64,
-    pub cpu_ms_per_query: f64,
+    pub qps: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub pages_made_young_per_query: Option<f64>,
+    pub pages_made_not_young_per_query: Option<f64>,
+    pub read_requests_per_query: Option<f64>,
+    pub cs_per_query: Option<f64>,
+    pub cpu_ms_per_query: Option<f64>,
     /// from the diagnostic pass (instrument on); null without one
     pub buf_pool_mutex_per_query: Option<f64>,
     pub buf_pool_mutex_wait_us_per_query: Option<f64>,
@@ -29,6 +33,7 @@ pub struct SummaryRow {
     pub tree: String,
     pub variant: String,
     pub workload: String,
+    pub threads: u32,
     /// successful runs
     pub runs: usize,
     pub failed: usize,
@@ -50,10 +55,10 @@ fn median_of(values: impl Iterator<Item = f64>) -> Option<f64> {
 /// Groups results by (tree, variant, workload): base first within a tree,
 /// then the other variants in first-seen order.
 pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
-    let mut keys: Vec<(String, String, String)> = Vec::new();
-    let mut groups: BTreeMap<(String, String, String), Vec<&RunResult>> = BTreeMap::new();
+    let mut keys: Vec<Cell> = Vec::new();
+    let mut groups: BTreeMap<Cell, Vec<&RunResult>> = BTreeMap::new();
     for r in results {
-        let key = (r.tree.clone(), r.variant.clone(), r.workload.clone());
+        let key = r.key.cell();
         if !groups.contains_key(&key) {
             keys.push(key.clone());
         }
@@ -61,7 +66,7 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
     }
     let trees: Vec<String> = keys
         .iter()
-        .map(|k| k.0.clone())
+        .map(|k| k.tree.clone())
         .fold(Vec::new(), |mut v, t| {
             if !v.contains(&t) {
                 v.push(t);
@@ -71,8 +76,8 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
     // stable: the other variants keep their order
     keys.sort_by_key(|k| {
         (
-            trees.iter().position(|t| *t == k.0),
-            k.1 != "base" && k.1 != "fixed",
+            trees.iter().position(|t| *t == k.tree),
+            k.variant != "base" && k.variant != "fixed",
         )
     });
     let qps_of = |runs: &[&RunResult]| -> Vec<f64> {
@@ -84,7 +89,7 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
     keys.iter()
         .map(|key| {
             let runs = &groups[key];
-            let ok: Vec<&RunResult> = runs.iter().copied().filter(|r| r.ok).collect();
+            let ok: Vec<&RunResult> = runs.iter().copied().filter(|r| r.ok()).collect();
             let measured: Vec<_> = ok
                 .iter()
                 .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
@@ -94,23 +99,19 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
                 .filter_map(|r| r.outcome.as_ref()?.diagnostic.as_ref())
                 .collect();
             let median = (!measured.is_empty()).then(|| Medians {
-                qps: median_of(measured.iter().map(|m| m.sysbench.qps)).unwrap_or(0.0),
-                p95_ms: median_of(measured.iter().map(|m| m.sysbench.p95_ms)).unwrap_or(0.0),
+                qps: median_of(measured.iter().map(|m| m.sysbench.qps)),
+                p95_ms: median_of(measured.iter().map(|m| m.sysbench.p95_ms)),
                 pages_made_young_per_query: median_of(
                     measured.iter().map(|m| m.pages_made_young_per_query),
-                )
-                .unwrap_or(0.0),
+                ),
                 pages_made_not_young_per_query: median_of(
                     measured.iter().map(|m| m.pages_made_not_young_per_query),
-                )
-                .unwrap_or(0.0),
+                ),
                 read_requests_per_query: median_of(
                     measured.iter().map(|m| m.read_requests_per_query),
-                )
-                .unwrap_or(0.0),
-                cs_per_query: median_of(measured.iter().map(|m| m.cs_per_query)).unwrap_or(0.0),
-                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query))
-                    .unwrap_or(0.0),
+                ),
+                cs_per_query: median_of(measured.iter().map(|m| m.cs_per_query)),
+                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query)),
                 buf_pool_mutex_per_query: median_of(
                     diagnostic
                         .iter()
@@ -122,20 +123,22 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
                         .filter_map(|d| d.measured.buf_pool_mutex_wait_us_per_query),
                 ),
             });
-            let base_key = (key.0.clone(), "base".to_string(), key.2.clone());
+            let base_key = key.with_variant("base");
             let qps = qps_of(&ok);
             let qps_vs_base = match groups.get(&base_key) {
-                Some(base) if key.1 != "base" => {
-                    let base_ok: Vec<&RunResult> = base.iter().copied().filter(|r| r.ok).collect();
+                Some(base) if key.variant != "base" => {
+                    let base_ok: Vec<&RunResult> =
+                        base.iter().copied().filter(|r| r.ok()).collect();
                     stats::compare(&qps_of(&base_ok), &qps)
                 }
                 _ => None,
             };
             let build = ok.first().or(runs.first()).and_then(|r| r.build.as_ref());
             SummaryRow {
-                tree: key.0.clone(),
-                variant: key.1.clone(),
-                workload: key.2.clone(),
+                tree: key.tree.clone(),
+                variant: key.variant.clone(),
+                workload: key.workload.clone(),
+                threads: key.threads,
                 runs: ok.len(),
                 failed: runs.len() - ok.len(),
                 median,
@@ -148,6 +151,25 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
             }
         })
         .collect()
+}
+
+/// Rewrites `summary.json` and `report.md` in `out` from every result
+/// under `out/runs` (this invocation's and earlier ones').
+pub fn write(out: &Path) -> Result<()> {
+    let results = results::read_results(out)?;
+    let Some(first) = results.first() else {
+        bail!("no run results under {}", out.join("runs").display());
+    };
+    let summary = summarize(&results);
+    write_json(&out.join("summary.json"), &summary)?;
+    let md = markdown(
+        &first.matrix,
+        &first.host,
+        &first.tool_revision,
+        &summary,
+        &results,
+    );
+    write_atomic(&out.join("report.md"), md.as_bytes())
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {
@@ -169,7 +191,7 @@ pub fn markdown(
     let _ = writeln!(md, "- host: `{}` ({})", host.hostname, host.label());
     let _ = writeln!(md, "- innodb-lab revision: `{revision}`");
     let mut workloads_seen: Vec<&str> = Vec::new();
-    for r in results.iter().filter(|r| r.ok) {
+    for r in results.iter().filter(|r| r.ok()) {
         let w = &r.workload_def;
         if workloads_seen.contains(&w.name.as_str()) {
             continue;
@@ -196,19 +218,23 @@ pub fn markdown(
     let mut trees_seen: Vec<&str> = Vec::new();
     for r in results {
         let Some(t) = &r.tree_info else { continue };
-        if trees_seen.contains(&r.tree.as_str()) {
+        if trees_seen.contains(&r.key.tree.as_str()) {
             continue;
         }
-        trees_seen.push(&r.tree);
-        let _ = writeln!(md, "\n### Tree `{}`: {} `{}`\n", r.tree, t.version, t.spec);
+        trees_seen.push(&r.key.tree);
+        let _ = writeln!(
+            md,
+            "\n### Tree `{}`: {} `{}`\n",
+            r.key.tree, t.version, t.spec
+        );
         let _ = writeln!(md, "- id: `{}`", t.id);
         let mut variants_seen: Vec<&str> = Vec::new();
-        let tree_runs = || results.iter().filter(|v| v.tree == r.tree);
+        let tree_runs = || results.iter().filter(|v| v.key.tree == r.key.tree);
         for v in tree_runs() {
-            if variants_seen.contains(&v.variant.as_str()) {
+            if variants_seen.contains(&v.key.variant.as_str()) {
                 continue;
             }
-            variants_seen.push(&v.variant);
+            variants_seen.push(&v.key.variant);
             let mut what = Vec::new();
             if let Some(b) = &v.build {
                 what.push(format!("build `{}`", b.key_hash));
@@ -232,7 +258,7 @@ pub fn markdown(
             for (k, val) in &v.variant_settings {
                 what.push(format!("`{k}={val}`"));
             }
-            let _ = writeln!(md, "- variant `{}`: {}", v.variant, what.join("; "));
+            let _ = writeln!(md, "- variant `{}`: {}", v.key.variant, what.join("; "));
         }
         if let Some(b) = tree_runs().find_map(|v| v.build.as_ref()) {
             let _ = writeln!(
@@ -278,18 +304,18 @@ pub fn markdown(
                     .unwrap_or_default();
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {:.0} | {} | {:.2} | {:.4} | {:.3} | {:.2} | {:.3} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                     row.tree,
                     row.variant,
                     row.workload,
                     runs,
-                    m.qps,
+                    opt(m.qps, 0),
                     range,
-                    m.p95_ms,
-                    m.pages_made_young_per_query,
-                    m.pages_made_not_young_per_query,
-                    m.cs_per_query,
-                    m.cpu_ms_per_query,
+                    opt(m.p95_ms, 2),
+                    opt(m.pages_made_young_per_query, 4),
+                    opt(m.pages_made_not_young_per_query, 3),
+                    opt(m.cs_per_query, 2),
+                    opt(m.cpu_ms_per_query, 3),
                     opt(m.buf_pool_mutex_per_query, 2),
                     opt(m.buf_pool_mutex_wait_us_per_query, 2),
                 );
@@ -339,20 +365,19 @@ pub fn markdown(
             stats::ALPHA
         );
     }
-    let failures: Vec<&RunResult> = results.iter().filter(|r| !r.ok).collect();
+    let failures: Vec<(&RunResult, &results::Failure)> = results
+        .iter()
+        .filter_map(|r| Some((r, r.failure.as_ref()?)))
+        .collect();
     if !failures.is_empty() {
         let _ = writeln!(md, "\n## Failures\n");
-        for r in failures {
+        for (r, f) in failures {
             let _ = writeln!(
                 md,
-                "### {} {} {} rep {}\n\n```\n{}\n```\n",
-                r.tree,
-                r.variant,
-                r.workload,
-                r.repetition,
-                r.error.as_deref().unwrap_or("")
+                "### {}: failed in {}\n\n```\n{}\n```\n",
+                r.key, f.step, f.message
             );
-            if let Some(tail) = &r.error_log_tail {
+            if let Some(tail) = &f.error_log_tail {
                 let _ = writeln!(md, "error log tail:\n\n```\n{tail}\n```\n");
             }
         }
@@ -379,15 +404,14 @@ mod tests {
             ..Default::default()
         };
         RunResult {
-            schema_version: 1,
+            schema_version: results::SCHEMA_VERSION,
             matrix: "m".into(),
-            tree: "10.11.18".into(),
-            variant: variant.into(),
-            workload: "points-covered-pk".into(),
-            repetition: rep,
-            ok,
-            error: (!ok).then(|| "mariadbd died".into()),
-            error_log_tail: (!ok).then(|| "[ERROR] InnoDB: boom".into()),
+            key: results::CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep),
+            failure: (!ok).then(|| results::Failure {
+                step: results::Step::Measured,
+                message: "mariadbd died".into(),
+                error_log_tail: Some("[ERROR] InnoDB: boom".into()),
+            }),
             tree_info: None,
             build: None,
             variant_settings: Default::default(),
@@ -404,6 +428,7 @@ mod tests {
             tool_revision: "r".into(),
             started_unix: 0,
             wall_seconds: 0.0,
+            data_phases: Vec::new(),
             outcome: ok.then(|| Outcome {
                 measured: Some(measured),
                 ..Default::default()
@@ -429,7 +454,10 @@ mod tests {
             ("base", 3, 0)
         );
         let m = base.median.as_ref().unwrap();
-        assert_eq!((m.qps, m.pages_made_young_per_query), (200.0, 31.0));
+        assert_eq!(
+            (m.qps, m.pages_made_young_per_query),
+            (Some(200.0), Some(31.0))
+        );
         assert!(base.qps_vs_base.is_none());
         let gate = &s[1];
         assert_eq!((gate.runs, gate.failed), (1, 1));

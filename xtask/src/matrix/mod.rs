@@ -1,0 +1,194 @@
+//! Matrices: trees x variants x workloads x thread counts x repetitions,
+//! described in a TOML file. `plan` turns a file into servers and cells
+//! without fetching anything (and prints it for `--dry-run`); `run` builds
+//! and runs them, one server per (tree, variant, repetition), writing
+//! every cell's result through `results` as soon as it ends; `progress`
+//! says what runs and how long the rest will take.
+
+mod cell_api;
+pub mod plan;
+pub mod progress;
+pub mod run;
+
+pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
+pub use run::{run, RunOptions};
+
+use crate::tree;
+use crate::workload::Workload;
+use anyhow::{anyhow, bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+/// A matrix file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Matrix {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "defaults::repetitions")]
+    pub repetitions: u32,
+    /// A variant run twice per repetition (as `<name>` and
+    /// `<name>-again`, one build) to measure the noise floor.
+    #[serde(default)]
+    pub control: Option<String>,
+    /// Runs during which everything other than the server and sysbench
+    /// used more CPU than this many cores are flagged and left out of
+    /// comparisons.
+    #[serde(default = "defaults::busy_cpu_bound")]
+    pub busy_cpu_bound: f64,
+    #[serde(rename = "tree")]
+    pub trees: Vec<TreeEntry>,
+    #[serde(rename = "workload")]
+    pub workloads: Vec<Workload>,
+    /// Variants beyond the built-in ones, or settings for them.
+    #[serde(default, rename = "variant")]
+    pub variants: BTreeMap<String, VariantDef>,
+}
+
+mod defaults {
+    pub fn repetitions() -> u32 {
+        3
+    }
+    pub fn busy_cpu_bound() -> f64 {
+        0.25
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TreeEntry {
+    /// debian:<pkg>=<version>, git:<url>#<ref>, path:<dir> or pkg:<mariadbd>
+    pub spec: String,
+    /// Label in reports; the tree's version when absent.
+    pub name: Option<String>,
+    pub variants: Vec<String>,
+}
+
+impl Matrix {
+    /// A matrix with the defaults of the file format, for tests.
+    pub fn new(name: &str, trees: Vec<TreeEntry>, workloads: Vec<Workload>) -> Matrix {
+        Matrix {
+            name: name.to_string(),
+            description: String::new(),
+            repetitions: defaults::repetitions(),
+            control: None,
+            busy_cpu_bound: defaults::busy_cpu_bound(),
+            trees,
+            workloads,
+            variants: BTreeMap::new(),
+        }
+    }
+}
+
+/// Reads and checks a matrix file. Errors name the file, and the line and
+/// column for syntax and unknown keys.
+pub fn load(path: &Path) -> Result<Matrix> {
+    let text = fs::read_to_string(path)
+        .with_context(|| format!("cannot read matrix {}", path.display()))?;
+    let matrix: Matrix = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    check(&matrix).with_context(|| path.display().to_string())?;
+    Ok(matrix)
+}
+
+/// What can be checked without fetching a tree.
+pub fn check(matrix: &Matrix) -> Result<()> {
+    if matrix.repetitions == 0 {
+        bail!("repetitions must be at least 1");
+    }
+    if matrix.trees.is_empty() || matrix.workloads.is_empty() {
+        bail!("a matrix needs at least one [[tree]] and one [[workload]]");
+    }
+    if matrix.busy_cpu_bound.is_nan() || matrix.busy_cpu_bound <= 0.0 {
+        bail!("busy_cpu_bound must be above 0 (cores)");
+    }
+    for t in &matrix.trees {
+        t.spec.parse::<tree::TreeSpec>().context("[[tree]] spec")?;
+        if t.variants.is_empty() {
+            bail!("tree `{}` lists no variants", t.spec);
+        }
+        for v in &t.variants {
+            if v.ends_with(crate::variant::CONTROL_SUFFIX) {
+                bail!(
+                    "tree `{}`: variant `{v}`: names ending in `{}` are the control's second run",
+                    t.spec,
+                    crate::variant::CONTROL_SUFFIX
+                );
+            }
+        }
+    }
+    if let Some(c) = &matrix.control {
+        if let Some(t) = matrix.trees.iter().find(|t| !t.variants.contains(c)) {
+            bail!(
+                "control = \"{c}\": tree `{}` does not list `{c}` among its variants",
+                t.spec
+            );
+        }
+    }
+    let mut names = Vec::new();
+    for w in &matrix.workloads {
+        w.validate().context("[[workload]]")?;
+        if names.contains(&&w.name) {
+            bail!("[[workload]] `{}` is listed twice", w.name);
+        }
+        names.push(&w.name);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::repo_root;
+    use std::path::PathBuf;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let p = dir.join("m.toml");
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn every_matrix_in_the_repository_loads() {
+        let mut n = 0;
+        for e in fs::read_dir(repo_root().join("matrix")).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                load(&p).unwrap();
+                n += 1;
+            }
+        }
+        assert!(n >= 1);
+    }
+
+    #[test]
+    fn unknown_keys_are_named_with_their_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\nmeasure_secs = 3\n",
+        );
+        let err = format!("{:#}", load(&p).unwrap_err());
+        assert!(
+            err.contains("m.toml") && err.contains("measure_secs") && err.contains("line 7"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bad_tree_specs_workloads_and_controls_are_refused_before_running() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(dir.path(), "name = \"x\"\n[[tree]]\nspec = \"mariadb-10.11\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\n");
+        assert!(format!("{:#}", load(&p).unwrap_err()).contains("mariadb-10.11"));
+        let p = write(dir.path(), "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"oltp\"\n");
+        assert!(format!("{:#}", load(&p).unwrap_err()).contains("unknown workload `oltp`"));
+        let p = write(dir.path(), "name = \"x\"\ncontrol = \"gate\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\n");
+        let err = format!("{:#}", load(&p).unwrap_err());
+        assert!(
+            err.contains("m.toml") && err.contains("control = \"gate\""),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! A matrix as a plan: the servers each repetition starts (one per tree
+//! and variant, the control's second run included), the cells each server
+//! runs, and the order. Made from the file alone, so `--dry-run` can print
+//! it for any matrix without fetching or building anything.
+
+use super::cell_api as api;
+use super::Matrix;
+use crate::results::CellKey;
+use crate::tree::TreeSpec;
+use crate::variant::{self, CONTROL_SUFFIX};
+use std::fmt::Write;
+
+/// One server's worth of work per repetition: a variant of a tree.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    /// index into `Matrix::trees`
+    pub tree: usize,
+    /// the variant as the matrix names it
+    pub variant: String,
+    /// the control's second run: same build as `variant`, its own cells
+    pub again: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub units: Vec<Unit>,
+    /// (index into `Matrix::workloads`, threads), in the order a server
+    /// runs them
+    pub cells: Vec<(usize, u32)>,
+    pub repetitions: u32,
+}
+
+impl Plan {
+    pub fn of(matrix: &Matrix) -> Plan {
+        let mut units = Vec::new();
+        for (tree, entry) in matrix.trees.iter().enumerate() {
+            for v in &entry.variants {
+                units.push(Unit {
+                    tree,
+                    variant: v.clone(),
+                    again: false,
+                });
+                if matrix.control.as_ref() == Some(v) {
+                    units.push(Unit {
+                        tree,
+                        variant: v.clone(),
+                        again: true,
+                    });
+                }
+            }
+        }
+        Plan {
+            units,
+            cells: api::run_order(&matrix.workloads),
+            repetitions: matrix.repetitions,
+        }
+    }
+
+    /// The units of repetition `rep` (1-based), rotated by one each
+    /// repetition so that no variant always runs first or right after
+    /// the same other one.
+    pub fn rotation(&self, rep: u32) -> Vec<usize> {
+        let n = self.units.len();
+        let shift = (rep as usize).saturating_sub(1) % n.max(1);
+        (0..n).map(|i| (i + shift) % n).collect()
+    }
+
+    pub fn total_cells(&self) -> usize {
+        self.units.len() * self.cells.len() * self.repetitions as usize
+    }
+}
+
+/// The label of a variant's run: `<name>-again` for the control's second.
+pub fn run_label(label: &str, again: bool) -> String {
+    if again {
+        format!("{label}{CONTROL_SUFFIX}")
+    } else {
+        label.to_string()
+    }
+}
+
+/// A tree's label before it is fetched: its name, else the version its
+/// spec names, else the spec.
+pub fn tree_label(entry: &super::TreeEntry) -> String {
+    entry
+        .name
+        .clone()
+        .or_else(|| version_in_spec(&entry.spec))
+        .unwrap_or_else(|| entry.spec.clone())
+}
+
+/// The MariaDB version a spec names (`...=1:10.11.18-0+deb12u1`,
+/// `...#mariadb-11.8.10`), when it names one.
+pub fn version_in_spec(spec: &str) -> Option<String> {
+    let spec_part = spec.parse::<TreeSpec>().ok()?;
+    if !matches!(spec_part, TreeSpec::Debian { .. } | TreeSpec::Git { .. }) {
+        return None;
+    }
+    let tail = spec.rsplit(['=', '#']).next()?;
+    let start = tail.find(|c: char| c.is_ascii_digit())?;
+    let tail = &tail[start..];
+    // skip a Debian epoch (`1:`)
+    let tail = match tail.split_once(':') {
+        Some((epoch, rest)) if epoch.chars().all(|c| c.is_ascii_digit()) => rest,
+        _ => tail,
+    };
+    let version: String = tail
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let parts: Vec<&str> = version.trim_end_matches('.').split('.').collect();
+    (parts.len() == 3 && parts.iter().all(|p| !p.is_empty())).then(|| parts.join("."))
+}
+
+/// `10.11` of `10.11.18`.
+pub fn series_of(version: &str) -> Option<String> {
+    let mut it = version.split('.');
+    Some(format!("{}.{}", it.next()?, it.next()?))
+}
+
+/// Everything a run of `matrix` would build and run, without fetching or
+/// building: the `--dry-run` listing.
+pub fn describe(matrix: &Matrix) -> String {
+    let plan = Plan::of(matrix);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "matrix `{}`: {} repetition{}, interleaved and rotated; busy-host bound {} cores{}",
+        matrix.name,
+        matrix.repetitions,
+        if matrix.repetitions == 1 { "" } else { "s" },
+        matrix.busy_cpu_bound,
+        matrix
+            .control
+            .as_ref()
+            .map(|c| format!("; control `{c}` (run again as `{c}{CONTROL_SUFFIX}`)"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        s,
+        "\nbuilds (trees are fetched and variants resolved only by a real run):"
+    );
+    let mut builds = 0;
+    for entry in &matrix.trees {
+        let version = version_in_spec(&entry.spec);
+        let series = version.as_deref().and_then(series_of);
+        let _ = writeln!(
+            s,
+            "  tree `{}`: {}{}",
+            tree_label(entry),
+            entry.spec,
+            series
+                .as_ref()
+                .map(|x| format!(" (series {x}, from the spec)"))
+                .unwrap_or_default()
+        );
+        for v in &entry.variants {
+            builds += 1;
+            let _ = writeln!(
+                s,
+                "    {v}: {}",
+                variant::describe_unfetched(&matrix.variants, series.as_deref(), v)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\nservers per repetition ({}), each loading the data once and then running {} cell{} in this order:",
+        plan.units.len(),
+        plan.cells.len(),
+        if plan.cells.len() == 1 { "" } else { "s" }
+    );
+    for (w, t) in &plan.cells {
+        let wl = &matrix.workloads[*w];
+        let _ = writeln!(
+            s,
+            "    {} at {t} thread{}",
+            wl.name,
+            if *t == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(s, "\ncells ({} runs):", plan.total_cells());
+    for u in &plan.units {
+        let entry = &matrix.trees[u.tree];
+        for (w, t) in &plan.cells {
+            let key = CellKey::new(
+                &tree_label(entry),
+                &run_label(&u.variant, u.again),
+                &matrix.workloads[*w].name,
+                *t,
+                1,
+            );
+            let _ = writeln!(s, "  {} x{}", key.cell(), plan.repetitions);
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n{builds} build{}, {} server start{}, {} cell run{}",
+        if builds == 1 { "" } else { "s" },
+        plan.units.len() * plan.repetitions as usize,
+        if plan.units.len() * plan.repetitions as usize == 1 {
+            ""
+        } else {
+            "s"
+        },
+        plan.total_cells(),
+        if plan.total_cells() == 1 { "" } else { "s" }
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::TreeEntry;
+    use crate::workload::Workload;
+
+    #[test]
+    fn versions_come_from_debian_and_git_specs() {
+        assert_eq!(
+            version_in_spec("debian:mariadb=1:10.11.18-0+deb12u1").as_deref(),
+            Some("10.11.18")
+        );
+        assert_eq!(
+            version_in_spec("debian:mariadb-10.5=1:10.5.23-0+deb11u1").as_deref(),
+            Some("10.5.23")
+        );
+        assert_eq!(
+            version_in_spec("git:https://github.com/MariaDB/server#mariadb-11.8.10").as_deref(),
+            Some("11.8.10")
+        );
+        assert_eq!(
+            version_in_spec("git:https://github.com/MariaDB/server#main"),
+            None
+        );
+        assert_eq!(version_in_spec("path:/src/10.11.1"), None);
+        assert_eq!(series_of("11.8.10").as_deref(), Some("11.8"));
+    }
+
+    #[test]
+    fn the_control_runs_twice_and_repetitions_rotate() {
+        let mut m = Matrix::new(
+            "x",
+            vec![TreeEntry {
+                spec: "path:/x".into(),
+                name: Some("t".into()),
+                variants: vec!["base".into(), "gate".into()],
+            }],
+            vec![Workload::new("points-covered-pk")],
+        );
+        m.control = Some("base".into());
+        let p = Plan::of(&m);
+        let labels: Vec<String> = p
+            .units
+            .iter()
+            .map(|u| run_label(&u.variant, u.again))
+            .collect();
+        assert_eq!(labels, ["base", "base-again", "gate"]);
+        assert_eq!(p.rotation(1), [0, 1, 2]);
+        assert_eq!(p.rotation(2), [1, 2, 0]);
+        assert_eq!(p.rotation(4), [0, 1, 2]);
+        assert_eq!(p.total_cells(), 9);
+        let d = describe(&m);
+        assert!(
+            d.contains("t base-again points-covered-pk 2 threads x3"),
+            "{d}"
+        );
+        assert!(d.contains("2 builds, 9 server starts, 9 cell runs"), "{d}");
+    }
+}

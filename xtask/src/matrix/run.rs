@@ -1,0 +1,502 @@
+//! Running a matrix: resolve every tree and variant (refusing the matrix
+//! before anything is built when a variant cannot mean anything on its
+//! tree), build, then per repetition one server per (tree, variant) that
+//! loads the data once and runs every cell in order. Each cell's result is
+//! written as soon as it ends; a failure is recorded with its step and the
+//! rest of the matrix goes on.
+
+use super::cell_api as api;
+use super::plan::{run_label, tree_label, Plan};
+use super::progress::Progress;
+use super::Matrix;
+use crate::build::{self, Build, SourceChange};
+use crate::host::Host;
+use crate::results::store::Inputs;
+use crate::results::{store, CellKey, Failure, RunResult, Step, SCHEMA_VERSION};
+use crate::server::{self, MyCnf, Server, ServerBinaries};
+use crate::tree::{self, Tree};
+use crate::util::{human_duration, repo_root, slug, Stage};
+use crate::variant::{self, Resolved};
+use anyhow::{bail, Context, Result};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// Options of `cargo xtask matrix`.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub out: PathBuf,
+    /// keep each run's datadir on /dev/shm
+    pub keep: bool,
+    /// re-run cells that already have a matching successful result
+    pub force: bool,
+}
+
+/// A unit of the plan made concrete: its tree, resolved variant and
+/// build, or the failure that stops its cells.
+struct Prepared {
+    tree_label: String,
+    tree: Option<Tree>,
+    /// the label its results carry (`fixed`, `base-again`, ...)
+    label: String,
+    resolved: Option<Resolved>,
+    build: Option<Build>,
+    binaries: Option<ServerBinaries>,
+    failure: Option<Failure>,
+}
+
+/// What every result of this invocation shares.
+struct Shared<'a> {
+    matrix: &'a Matrix,
+    opts: &'a RunOptions,
+    host: Host,
+    revision: String,
+}
+
+/// Runs the whole matrix; returns the number of failed cells.
+pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
+    fs::create_dir_all(&opts.out)
+        .with_context(|| format!("cannot create {}", opts.out.display()))?;
+    let plan = Plan::of(matrix);
+    let ctx = Shared {
+        matrix,
+        opts,
+        host: Host::detect(),
+        revision: tool_revision(),
+    };
+    let matrix_start = Instant::now();
+    let mut timings: Vec<(String, f64)> = Vec::new();
+    let mut prepared = prepare(matrix, &plan, &mut timings)?;
+    build_all(&plan, &mut prepared, &mut timings);
+
+    let runs_start = Instant::now();
+    let mut progress = Progress::new(plan.total_cells());
+    let mut failed = 0;
+    for rep in 1..=plan.repetitions {
+        for u in plan.rotation(rep) {
+            failed += run_server(&ctx, &prepared[u], rep, &plan.cells, &mut progress)?;
+        }
+    }
+    timings.push(("runs".into(), runs_start.elapsed().as_secs_f64()));
+
+    crate::report::write(&opts.out)?;
+    timings.push(("matrix total".into(), matrix_start.elapsed().as_secs_f64()));
+    eprintln!("\nstage timings:");
+    for (label, secs) in &timings {
+        eprintln!("  {:>9}  {label}", human_duration(*secs));
+    }
+    eprintln!(
+        "wrote {} and {}",
+        opts.out.join("summary.json").display(),
+        opts.out.join("report.md").display()
+    );
+    Ok(failed)
+}
+
+/// Resolves every tree and variant of the plan. A variant that cannot
+/// mean anything on its tree refuses the whole matrix here, before
+/// anything is built; a tree that cannot be fetched fails only its cells.
+fn prepare(
+    matrix: &Matrix,
+    plan: &Plan,
+    timings: &mut Vec<(String, f64)>,
+) -> Result<Vec<Prepared>> {
+    let mut trees: Vec<Result<Tree, String>> = Vec::new();
+    for entry in &matrix.trees {
+        let stage = Stage::start(format!("tree {}", entry.spec));
+        trees.push(tree::resolve(&entry.spec).map_err(|e| format!("{e:#}")));
+        timings.push((format!("tree {}", entry.spec), stage.done()));
+    }
+    let mut prepared: Vec<Prepared> = Vec::new();
+    for unit in &plan.units {
+        let entry = &matrix.trees[unit.tree];
+        let tree = &trees[unit.tree];
+        let tree_label = entry
+            .name
+            .clone()
+            .or_else(|| tree.as_ref().ok().map(|t| t.version.clone()))
+            .unwrap_or_else(|| tree_label(entry));
+        let mut p = Prepared {
+            tree_label: tree_label.clone(),
+            tree: tree.as_ref().ok().cloned(),
+            label: run_label(&unit.variant, unit.again),
+            resolved: None,
+            build: None,
+            binaries: None,
+            failure: None,
+        };
+        match tree {
+            Err(e) => p.failure = Some(Failure::new(Step::Tree, e.clone())),
+            Ok(t) => match variant::resolve(&matrix.variants, t, &unit.variant) {
+                Ok(r) => {
+                    p.label = run_label(&r.label, unit.again);
+                    p.resolved = Some(r);
+                }
+                Err(e) => p.failure = Some(Failure::new(Step::Tree, format!("{e:#}"))),
+            },
+        }
+        if prepared
+            .iter()
+            .any(|q| q.tree_label == p.tree_label && q.label == p.label)
+        {
+            p.failure = Some(Failure::new(
+                Step::Tree,
+                format!(
+                    "variant `{}` of tree `{tree_label}` is the same as another variant listed \
+                     for it (`{}`); list it once",
+                    unit.variant, p.label
+                ),
+            ));
+        }
+        if let Some(f) = &p.failure {
+            eprintln!("error: {tree_label} {}: {}", unit.variant, f.message);
+        }
+        prepared.push(p);
+    }
+
+    // A variant that cannot mean anything on its tree (gate on a tree with
+    // the fix, a patch for a packaged server, no patch for the series) is a
+    // mistake in the matrix: refuse the whole matrix before building.
+    let refused: Vec<String> = prepared
+        .iter()
+        .filter(|p| p.tree.is_some() && p.failure.is_some())
+        .map(|p| {
+            format!(
+                "  {} {}: {}",
+                p.tree_label,
+                p.label,
+                p.failure.as_ref().map(|f| f.message.as_str()).unwrap_or("")
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        bail!(
+            "the matrix asks for variants that cannot be built; nothing was built:\n{}",
+            refused.join("\n")
+        );
+    }
+    Ok(prepared)
+}
+
+/// Builds every prepared (tree, variant) once, or finds its packaged
+/// binary; the control's second run shares its variant's build. A failure
+/// is recorded on the variant and the others go on.
+fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, f64)>) {
+    // unpatched first, so that patched variants find the cache warm
+    let mut order: Vec<usize> = (0..prepared.len())
+        .filter(|&i| !plan.units[i].again)
+        .collect();
+    order.sort_by_key(|&i| {
+        prepared[i]
+            .resolved
+            .as_ref()
+            .is_some_and(|r| !matches!(r.change, SourceChange::None))
+    });
+    for i in order {
+        let p = &mut prepared[i];
+        let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
+            continue;
+        };
+        if let Some(pkg) = &t.package {
+            match ServerBinaries::from_package(pkg) {
+                Ok(b) => p.binaries = Some(b),
+                Err(e) => p.failure = Some(Failure::new(Step::Build, format!("{e:#}"))),
+            }
+            continue;
+        }
+        let label = format!("build {} {}", p.tree_label, p.label);
+        let stage = Stage::start(&label);
+        let built = build::build(t, &p.label, &r.change)
+            .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
+        match built {
+            Ok((binaries, b)) => {
+                p.build = Some(b);
+                p.binaries = Some(binaries);
+            }
+            Err(e) => {
+                eprintln!("error: {label}: {e:#}");
+                p.failure = Some(Failure::new(Step::Build, format!("{e:#}")));
+            }
+        }
+        timings.push((label, stage.done()));
+    }
+    // the control's second run: the same build as its first
+    for i in 0..prepared.len() {
+        let u = &plan.units[i];
+        if !u.again || prepared[i].failure.is_some() {
+            continue;
+        }
+        let first = plan
+            .units
+            .iter()
+            .position(|o| !o.again && o.tree == u.tree && o.variant == u.variant)
+            .expect("a control's second run follows its first");
+        let (build, binaries, failure) = (
+            prepared[first].build.clone(),
+            prepared[first].binaries.clone(),
+            prepared[first].failure.clone(),
+        );
+        let p = &mut prepared[i];
+        p.build = build;
+        p.binaries = binaries;
+        p.failure = failure;
+    }
+}
+
+/// One server: start, load the data, run `cells` in order; returns the
+/// number of failed cells.
+fn run_server(
+    ctx: &Shared,
+    p: &Prepared,
+    rep: u32,
+    cells: &[(usize, u32)],
+    progress: &mut Progress,
+) -> Result<usize> {
+    let matrix = ctx.matrix;
+    let settings = p
+        .resolved
+        .as_ref()
+        .map(|r| r.settings.clone())
+        .unwrap_or_default();
+    let key_of = |w: usize, threads: u32| {
+        CellKey::new(
+            &p.tree_label,
+            &p.label,
+            &matrix.workloads[w].name,
+            threads,
+            rep,
+        )
+    };
+    // the resume check: cells with a matching successful result are done
+    let mut todo = Vec::new();
+    for &(w, threads) in cells {
+        let key = key_of(w, threads);
+        let inputs = Inputs {
+            workload: &matrix.workloads[w],
+            build_key: p.build.as_ref().map(|b| b.key_hash.as_str()),
+            settings: &settings,
+        };
+        let done = !ctx.opts.force
+            && store::previous(&ctx.opts.out, &key).is_some_and(|prev| inputs.done_by(&prev));
+        if done {
+            eprintln!("--- {} {key}: already done", progress.counter());
+            progress.skipped();
+        } else {
+            todo.push((w, threads, key));
+        }
+    }
+    if todo.is_empty() {
+        return Ok(0);
+    }
+    let blank = |w: usize, key: &CellKey| RunResult {
+        schema_version: SCHEMA_VERSION,
+        matrix: matrix.name.clone(),
+        key: key.clone(),
+        failure: None,
+        tree_info: p.tree.clone(),
+        build: p.build.clone(),
+        variant_settings: settings.clone(),
+        my_cnf: None,
+        my_cnf_text: None,
+        workload_def: matrix.workloads[w].clone(),
+        host: ctx.host.clone(),
+        tool_revision: ctx.revision.clone(),
+        started_unix: unix_now(),
+        wall_seconds: 0.0,
+        data_phases: Vec::new(),
+        outcome: None,
+        clean_shutdown: None,
+    };
+    // every cell of a server that cannot run fails with the same reason
+    let fail_all = |failure: Failure, progress: &mut Progress| -> Result<usize> {
+        for (w, _, key) in &todo {
+            eprintln!("error: {} {key}: {failure}", progress.counter());
+            let mut r = blank(*w, key);
+            r.failure = Some(failure.clone());
+            r.write(&ctx.opts.out)?;
+            progress.finished();
+        }
+        Ok(todo.len())
+    };
+    let (Some(tree), Some(binaries), None) = (&p.tree, &p.binaries, &p.failure) else {
+        let failure = p
+            .failure
+            .clone()
+            .unwrap_or_else(|| Failure::new(Step::Build, "not built"));
+        return fail_all(failure, progress);
+    };
+
+    progress.restart_clock();
+    let server_label = format!("{} {} rep {rep}", p.tree_label, p.label);
+    eprintln!("==> server {server_label}: {} cell(s)", todo.len());
+    let shm = Path::new("/dev/shm");
+    let mut cnf = MyCnf::for_series(&tree.series, &ctx.host, server::is_tmpfs(shm));
+    for (k, v) in &settings {
+        cnf.set(k, v);
+    }
+    let name = slug(&format!("{}-{}-rep{rep}", p.tree_label, p.label));
+    let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
+        Ok(s) => s,
+        Err(e) => {
+            let bootstrap = e.chain().any(|c| c.to_string() == "bootstrap failed");
+            let step = if bootstrap {
+                Step::Bootstrap
+            } else {
+                Step::Start
+            };
+            return fail_all(Failure::from_error(&e, step), progress);
+        }
+    };
+    let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
+    let logs = ctx.opts.out.join("logs").join(&name);
+    let first_workload = &matrix.workloads[todo[0].0];
+    let data_phases = match api::prepare_data(first_workload, &mut server, &logs) {
+        Ok(phases) => phases,
+        Err(e) => {
+            let mut f = Failure::from_error(&e, Step::Prepare);
+            f.error_log_tail = Some(server.error_log_tail());
+            if ctx.opts.keep {
+                server.keep_files();
+            }
+            return fail_all(f, progress);
+        }
+    };
+
+    let mut written: Vec<RunResult> = Vec::new();
+    let mut failed = 0;
+    // after the server died, the cells left fail with this
+    let mut dead: Option<Failure> = None;
+    for (w, threads, key) in &todo {
+        let mut r = blank(*w, key);
+        r.my_cnf = Some(cnf.clone());
+        r.my_cnf_text = cnf_text.clone();
+        r.data_phases = data_phases.clone();
+        if let Some(f) = &dead {
+            r.failure = Some(f.clone());
+        } else {
+            eprintln!("==> {} {key}", progress.counter());
+            let start = Instant::now();
+            let cell_logs = logs.join(slug(&format!("{}-t{threads}", matrix.workloads[*w].name)));
+            match api::execute_cell(&matrix.workloads[*w], *threads, &mut server, &cell_logs) {
+                Ok(o) => r.outcome = Some(o),
+                Err(e) => {
+                    let mut f = Failure::from_error(&e, Step::Measured);
+                    if let Some(status) = server.exited() {
+                        f.message = format!("mariadbd died ({status}): {}", f.message);
+                        f.error_log_tail = Some(server.error_log_tail());
+                        dead = Some(Failure {
+                            message: format!(
+                                "the server died in an earlier cell ({key}): {}",
+                                f.message
+                            ),
+                            ..f.clone()
+                        });
+                    }
+                    r.failure = Some(f);
+                }
+            }
+            r.wall_seconds = start.elapsed().as_secs_f64();
+        }
+        match &r.failure {
+            Some(f) => {
+                failed += 1;
+                eprintln!("error: {key}: {f}");
+            }
+            None => {
+                if let Some(m) = r.measured() {
+                    eprintln!(
+                        "    qps {:.0}, p95 {:.2} ms, pages made young/query {:.3}, cs/query {:.2}",
+                        m.sysbench.qps,
+                        m.sysbench.p95_ms,
+                        m.pages_made_young_per_query,
+                        m.cs_per_query
+                    );
+                }
+            }
+        }
+        r.write(&ctx.opts.out)?;
+        written.push(r);
+        progress.finished();
+        eprintln!("    {}", progress.status());
+    }
+
+    if ctx.opts.keep {
+        server.keep_files();
+    }
+    let clean = if dead.is_some() {
+        Some(false)
+    } else {
+        server.stop().ok()
+    };
+    if clean == Some(false) {
+        eprintln!("warning: {server_label}: the server did not shut down cleanly");
+    }
+    // the shutdown is part of every cell's record: rewrite them with it
+    for mut r in written {
+        r.clean_shutdown = clean;
+        r.write(&ctx.opts.out)?;
+    }
+    Ok(failed)
+}
+
+fn tool_revision() -> String {
+    let Ok(repo) = git2::Repository::open(repo_root()) else {
+        return "unknown".into();
+    };
+    let head = repo
+        .head()
+        .ok()
+        .and_then(|h| h.target())
+        .map(|o| o.to_string())
+        .unwrap_or_else(|| "none".into());
+    let dirty = repo
+        .statuses(Some(git2::StatusOptions::new().include_untracked(false)))
+        .map(|s| s.iter().any(|e| e.status() != git2::Status::CURRENT))
+        .unwrap_or(false);
+    if dirty {
+        format!("{head}+dirty")
+    } else {
+        head
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::TreeEntry;
+    use crate::workload::Workload;
+
+    #[test]
+    fn gate_on_a_fixed_tree_refuses_the_matrix_before_building() {
+        let dir = tempfile::tempdir().unwrap();
+        let (src, _) = tree::fake_server_tree(dir.path(), "inline void touch_no_stamp();\n");
+        let m = Matrix::new(
+            "x",
+            vec![TreeEntry {
+                spec: format!("path:{}", src.display()),
+                name: None,
+                variants: vec!["base".into(), "gate".into()],
+            }],
+            vec![Workload::new("points-covered-pk")],
+        );
+        let out = dir.path().join("out");
+        let opts = RunOptions {
+            out: out.clone(),
+            keep: false,
+            force: false,
+        };
+        let err = format!("{:#}", run(&m, &opts).unwrap_err());
+        assert!(
+            err.contains("nothing was built") && err.contains("gate") && err.contains("MDEV-33966"),
+            "{err}"
+        );
+        assert!(!out.join("runs").exists(), "no run was attempted");
+    }
+}

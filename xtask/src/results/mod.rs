@@ -1,0 +1,12 @@
+//! Results: the layer between running and reporting. A cell's key, where
+//! its result lives, how results are written and read (both schemas), and
+//! what a failure records. The runner writes through it; reports and
+//! `validate` read through it; neither knows about the other.
+
+pub mod failure;
+pub mod key;
+pub mod store;
+
+pub use failure::{Failure, Step};
+pub use key::{Cell, CellKey};
+pub use store::{read_results, RunResult, SCHEMA_VERSION};

@@ -1,0 +1,225 @@
+//! Result files: one JSON file per cell repetition under `<out>/runs`,
+//! written atomically as soon as the cell ends, read back by reports,
+//! `validate` and the resume check. Schema 2 carries the cell key and a
+//! typed failure; schema 1 files (before thread counts and typed
+//! failures) are read and converted on the way in.
+
+use super::failure::Failure;
+use super::key::CellKey;
+use crate::build::Build;
+use crate::host::Host;
+use crate::metrics::Measured;
+use crate::server::MyCnf;
+use crate::tree::Tree;
+use crate::util::write_json;
+use crate::workload::{Outcome, Phase, Workload};
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Version of the run-result JSON layout this tool writes.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// One result file: one repetition of one cell.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    pub schema_version: u32,
+    pub matrix: String,
+    #[serde(flatten)]
+    pub key: CellKey,
+    /// None when the cell produced its measurements
+    pub failure: Option<Failure>,
+    pub tree_info: Option<Tree>,
+    pub build: Option<Build>,
+    pub variant_settings: BTreeMap<String, String>,
+    pub my_cnf: Option<MyCnf>,
+    pub my_cnf_text: Option<String>,
+    pub workload_def: Workload,
+    pub host: Host,
+    pub tool_revision: String,
+    pub started_unix: u64,
+    pub wall_seconds: f64,
+    /// loading the data on this cell's server (shared by every cell the
+    /// server ran; recorded with each)
+    #[serde(default)]
+    pub data_phases: Vec<Phase>,
+    pub outcome: Option<Outcome>,
+    pub clean_shutdown: Option<bool>,
+}
+
+impl RunResult {
+    pub fn ok(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// The measured interval, when the cell got that far.
+    pub fn measured(&self) -> Option<&Measured> {
+        self.outcome.as_ref()?.measured.as_ref()
+    }
+
+    /// Writes the result to its place under `out`, atomically.
+    pub fn write(&self, out: &Path) -> Result<PathBuf> {
+        let path = self.key.path(out);
+        write_json(&path, self)?;
+        Ok(path)
+    }
+}
+
+/// Parses one result file of either schema.
+pub fn parse(text: &str) -> Result<RunResult> {
+    let mut value: serde_json::Value = serde_json::from_str(text)?;
+    let version = value
+        .get("schema_version")
+        .and_then(|v| v.as_u64())
+        .context("no schema_version")?;
+    match version {
+        1 => upgrade_v1(&mut value)?,
+        2 => {}
+        v => bail!("schema_version {v} is newer than this tool ({SCHEMA_VERSION})"),
+    }
+    Ok(serde_json::from_value(value)?)
+}
+
+/// Schema 1: no `threads` (it was the workload's only thread count), and
+/// `ok`, `error` and `error_log_tail` instead of a typed failure.
+fn upgrade_v1(v: &mut serde_json::Value) -> Result<()> {
+    let obj = v.as_object_mut().context("not a JSON object")?;
+    let threads = obj
+        .get("workload_def")
+        .and_then(|w| w.get("threads"))
+        .and_then(|t| t.as_u64())
+        .context("schema 1 result without workload_def.threads")?;
+    obj.insert("threads".into(), threads.into());
+    let ok = obj.remove("ok").and_then(|o| o.as_bool()).unwrap_or(false);
+    let error = obj.remove("error");
+    let tail = obj
+        .remove("error_log_tail")
+        .and_then(|t| t.as_str().map(str::to_string));
+    let failure = (!ok).then(|| {
+        Failure::from_v1(
+            error.as_ref().and_then(|e| e.as_str()).unwrap_or("failed"),
+            tail,
+        )
+    });
+    obj.insert("failure".into(), serde_json::to_value(failure)?);
+    obj.insert("schema_version".into(), SCHEMA_VERSION.into());
+    Ok(())
+}
+
+/// Every result file under `<out>/runs`, of either schema, in key order.
+pub fn read_results(out: &Path) -> Result<Vec<RunResult>> {
+    let mut files = Vec::new();
+    collect_json(&out.join("runs"), &mut files)?;
+    let mut results = files
+        .iter()
+        .map(|f| {
+            let text =
+                fs::read_to_string(f).with_context(|| format!("cannot read {}", f.display()))?;
+            parse(&text).with_context(|| format!("{} is not a run result", f.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    results.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(results)
+}
+
+/// The result already written for `key`, if any.
+pub fn previous(out: &Path, key: &CellKey) -> Option<RunResult> {
+    parse(&fs::read_to_string(key.path(out)).ok()?).ok()
+}
+
+/// What a cell would be run with now; an earlier successful result with
+/// the same inputs makes the cell count as done (the resume check).
+pub struct Inputs<'a> {
+    pub workload: &'a Workload,
+    pub build_key: Option<&'a str>,
+    pub settings: &'a BTreeMap<String, String>,
+}
+
+impl Inputs<'_> {
+    pub fn done_by(&self, prev: &RunResult) -> bool {
+        prev.ok()
+            && &prev.workload_def == self.workload
+            && prev.build.as_ref().map(|b| b.key_hash.as_str()) == self.build_key
+            && &prev.variant_settings == self.settings
+    }
+}
+
+fn collect_json(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect_json(&p, into)?;
+        } else if p.extension().is_some_and(|x| x == "json") {
+            into.push(p);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::failure::Step;
+    use crate::util::repo_root;
+
+    #[test]
+    fn schema_1_reports_in_the_repository_still_read() {
+        for dir in ["reports/smoke-10.11.18", "reports/series"] {
+            let results = read_results(&repo_root().join(dir)).unwrap();
+            assert!(results.len() >= 9, "{dir}: {}", results.len());
+            for r in &results {
+                assert_eq!(r.schema_version, SCHEMA_VERSION);
+                assert_eq!(r.key.threads, r.workload_def.threads);
+                assert!(r.ok(), "{dir}: {}", r.key);
+                assert!(r.measured().is_some());
+            }
+        }
+    }
+
+    #[test]
+    fn a_written_result_reads_back_and_a_failure_keeps_its_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = fs::read_to_string(
+            repo_root()
+                .join("reports/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json"),
+        )
+        .unwrap();
+        let mut r = parse(&text).unwrap();
+        r.key.repetition = 7;
+        r.failure = Some(Failure {
+            step: Step::Diagnostic,
+            message: "sysbench died".into(),
+            error_log_tail: Some("[ERROR] x".into()),
+        });
+        let path = r.write(dir.path()).unwrap();
+        assert!(path.ends_with("runs/10.11.18/gate/points-covered-pk/threads-2/rep7.json"));
+        let back = previous(dir.path(), &r.key).unwrap();
+        assert_eq!(back.key, r.key);
+        assert_eq!(back.failure, r.failure);
+        let inputs = Inputs {
+            workload: &r.workload_def,
+            build_key: r.build.as_ref().map(|b| b.key_hash.as_str()),
+            settings: &r.variant_settings,
+        };
+        assert!(!inputs.done_by(&back), "a failure is never done");
+        r.failure = None;
+        r.write(dir.path()).unwrap();
+        let back = previous(dir.path(), &r.key).unwrap();
+        assert!(inputs.done_by(&back));
+        let other = BTreeMap::from([("innodb_old_blocks_time".to_string(), "1".to_string())]);
+        let changed = Inputs {
+            settings: &other,
+            ..inputs
+        };
+        assert!(!changed.done_by(&back), "other settings: run again");
+        assert!(parse("{\"schema_version\": 9}")
+            .unwrap_err()
+            .to_string()
+            .contains("newer"));
+    }
+}

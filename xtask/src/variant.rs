@@ -1,0 +1,289 @@
+//! Variants: what a variant name means on a given tree. The one place that
+//! decides it, used by `cargo xtask build --variant` and by matrices alike.
+//!
+//! `base` is the tree as it is (reported as `fixed` on a tree that carries
+//! the MDEV-33966 fix); a `[variant.<name>]` definition gives a patch file,
+//! my.cnf settings or upstream commits to cherry-pick; any other name is
+//! looked up in the patch table (`patches/patches.toml`) for the tree's
+//! series, which also refuses gate and clock on a tree with the fix.
+
+use crate::build::{CherryPick, SourceChange};
+use crate::patch::{self, Patch};
+use crate::tree::Tree;
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// A variant: a patch, my.cnf settings, or both. `base` is the tree as it
+/// is; a name without a definition means the patch table's entry.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantDef {
+    #[serde(default)]
+    pub description: String,
+    /// A patch file relative to the repository root.
+    pub patch: Option<PathBuf>,
+    /// my.cnf settings applied on top of Mark's (e.g. the
+    /// innodb_old_blocks_time workaround).
+    #[serde(default)]
+    pub settings: BTreeMap<String, toml::Value>,
+    /// Upstream commits to cherry-pick (the `fixed` variant on a tree
+    /// without the MDEV-33966 fix), from `remote`.
+    #[serde(default)]
+    pub cherry_pick: Vec<String>,
+    pub remote: Option<String>,
+}
+
+/// Where `cherry_pick` commits come from unless a variant names a remote.
+pub const DEFAULT_REMOTE: &str = "https://github.com/MariaDB/server";
+
+/// The variant a control runs: the baseline built once, run as a second
+/// cell under this name so that reports show the noise between two runs
+/// of the same build.
+pub const CONTROL_SUFFIX: &str = "-again";
+
+/// A variant made concrete for a tree.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    /// The name reports use: `base` on a tree that carries the fix is
+    /// reported as `fixed`, which is what it is.
+    pub label: String,
+    pub change: SourceChange,
+    pub settings: BTreeMap<String, String>,
+}
+
+impl VariantDef {
+    /// The settings as my.cnf strings.
+    pub fn settings_text(&self) -> BTreeMap<String, String> {
+        self.settings
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    v.as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| v.to_string()),
+                )
+            })
+            .collect()
+    }
+
+    /// Only my.cnf settings: no patch, nothing to pick.
+    pub fn settings_only(&self) -> bool {
+        self.patch.is_none() && self.cherry_pick.is_empty() && !self.settings.is_empty()
+    }
+}
+
+/// What `name` means on `tree`, given the matrix's definitions (none for
+/// `cargo xtask build`).
+pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> Result<Resolved> {
+    let def = defs.get(name).cloned().unwrap_or_default();
+    let settings = def.settings_text();
+    let settings_only = def.settings_only();
+    let plain = |label: &str| Resolved {
+        label: label.to_string(),
+        change: SourceChange::None,
+        settings: settings.clone(),
+    };
+    if tree.package.is_some() {
+        if name == "base" || settings_only {
+            return Ok(plain(name));
+        }
+        bail!(
+            "variant `{name}` is refused on {}: a packaged server cannot be patched; \
+             only settings variants ([variant.{name}] settings = {{...}}) apply to it",
+            tree.spec
+        );
+    }
+    // on a tree that carries the fix, base is the fixed variant
+    if tree.has_upstream_fix && (name == "base" || name == "fixed") {
+        return Ok(plain("fixed"));
+    }
+    let change = if let Some(file) = &def.patch {
+        SourceChange::Patch(Patch::load(file)?)
+    } else if !def.cherry_pick.is_empty() {
+        SourceChange::CherryPick(CherryPick {
+            remote: def
+                .remote
+                .clone()
+                .unwrap_or_else(|| DEFAULT_REMOTE.to_string()),
+            commits: def.cherry_pick.clone(),
+        })
+    } else if name == "base" || settings_only {
+        SourceChange::None
+    } else if name == "fixed" && patch::Table::load()?.find(&tree.series, "fixed").is_some() {
+        // our own lazy-promotion patch for the series (patches/patches.toml)
+        SourceChange::Patch(patch::for_tree(tree, "fixed")?)
+    } else if name == "fixed" {
+        bail!(
+            "variant `fixed` on {} ({}): the tree does not carry the MDEV-33966 fix; \
+             name the upstream commits in the matrix: [variant.fixed] cherry_pick = [\"<commit>\", ...] \
+             (and remote = \"<url>\" unless it is {DEFAULT_REMOTE})",
+            tree.spec,
+            tree.version
+        );
+    } else {
+        // the patch table refuses gate and clock on a tree with the fix
+        SourceChange::Patch(patch::for_tree(tree, name)?)
+    };
+    Ok(Resolved {
+        label: name.to_string(),
+        change,
+        settings,
+    })
+}
+
+/// What a variant would be on a tree of `series` (when the spec tells it)
+/// without fetching the tree: for `matrix --dry-run`.
+pub fn describe_unfetched(
+    defs: &BTreeMap<String, VariantDef>,
+    series: Option<&str>,
+    name: &str,
+) -> String {
+    let def = defs.get(name).cloned().unwrap_or_default();
+    let settings: Vec<String> = def
+        .settings_text()
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let with_settings = |what: String| {
+        if settings.is_empty() {
+            what
+        } else {
+            format!("{what}; my.cnf {}", settings.join(", "))
+        }
+    };
+    if let Some(file) = &def.patch {
+        return with_settings(format!("patch {}", file.display()));
+    }
+    if !def.cherry_pick.is_empty() {
+        return with_settings(format!(
+            "cherry-pick {} from {}",
+            def.cherry_pick.join(", "),
+            def.remote.as_deref().unwrap_or(DEFAULT_REMOTE)
+        ));
+    }
+    if name == "base" || def.settings_only() {
+        return with_settings("the tree as it is (fixed if it carries MDEV-33966)".into());
+    }
+    let table_entry = patch::Table::load()
+        .ok()
+        .and_then(|t| series.and_then(|s| t.find(s, name).map(|e| e.file.display().to_string())));
+    with_settings(match (table_entry, series) {
+        (Some(file), _) => format!(
+            "patch {file} (patch table, series {})",
+            series.unwrap_or("?")
+        ),
+        (None, Some(s)) => format!(
+            "no patch for series {s} in {}: would be refused unless the tree carries the fix",
+            patch::TABLE
+        ),
+        (None, None) => format!("patch from {} for the tree's series", patch::TABLE),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn tree(fixed: bool) -> Tree {
+        Tree {
+            spec: "path:/x".into(),
+            id: "0".into(),
+            src: "/x".into(),
+            version: "11.8.10".into(),
+            series: "10.11".into(),
+            has_upstream_fix: fixed,
+            package: None,
+        }
+    }
+
+    fn defs(text: &str) -> BTreeMap<String, VariantDef> {
+        #[derive(Deserialize)]
+        struct F {
+            variant: BTreeMap<String, VariantDef>,
+        }
+        toml::from_str::<F>(text).unwrap().variant
+    }
+
+    #[test]
+    fn variants_resolve_to_patches_or_settings() {
+        let mut m =
+            defs("[variant.workaround]\nsettings = { innodb_old_blocks_time = 2147483647 }\n");
+        let base = resolve(&m, &tree(false), "base").unwrap();
+        assert!(matches!(base.change, SourceChange::None) && base.settings.is_empty());
+        let gate = resolve(&m, &tree(false), "gate").unwrap();
+        let SourceChange::Patch(p) = gate.change else {
+            panic!("gate is a patch")
+        };
+        assert_eq!(p.file, PathBuf::from("patches/10.11/gate.patch"));
+        let w = resolve(&m, &tree(false), "workaround").unwrap();
+        assert!(matches!(w.change, SourceChange::None));
+        assert_eq!(w.settings["innodb_old_blocks_time"], "2147483647");
+        let err = resolve(&m, &tree(true), "gate").unwrap_err().to_string();
+        assert!(
+            err.contains("refused") && err.contains("MDEV-33966"),
+            "{err}"
+        );
+        m.insert("typo".into(), VariantDef::default());
+        let err = resolve(&m, &tree(false), "typo").unwrap_err().to_string();
+        assert!(
+            err.contains("`typo`") && err.contains("patches.toml"),
+            "{err}"
+        );
+
+        // the fixed variant: the tree as it is when it carries the fix
+        assert_eq!(resolve(&m, &tree(true), "base").unwrap().label, "fixed");
+        let fixed = resolve(&m, &tree(true), "fixed").unwrap();
+        assert!(matches!(fixed.change, SourceChange::None));
+        // ...our own patch when the table has one for the series, else
+        // upstream commits to pick
+        let has_own = patch::Table::load()
+            .unwrap()
+            .find("10.11", "fixed")
+            .is_some();
+        match resolve(&m, &tree(false), "fixed") {
+            Ok(r) => {
+                assert!(has_own);
+                assert!(matches!(r.change, SourceChange::Patch(_)));
+            }
+            Err(e) => {
+                assert!(!has_own);
+                assert!(e.to_string().contains("cherry_pick"), "{e}");
+            }
+        }
+        let def = VariantDef {
+            cherry_pick: vec!["abc".into()],
+            ..Default::default()
+        };
+        m.insert("fixed".into(), def);
+        let SourceChange::CherryPick(c) = resolve(&m, &tree(false), "fixed").unwrap().change else {
+            panic!("fixed is a cherry-pick")
+        };
+        assert_eq!((c.remote.as_str(), c.commits.len()), (DEFAULT_REMOTE, 1));
+
+        // a packaged server takes settings variants only
+        let mut pkg = tree(false);
+        pkg.package = Some("/usr/sbin/mariadbd".into());
+        assert!(resolve(&m, &pkg, "workaround").is_ok());
+        let err = resolve(&m, &pkg, "gate").unwrap_err().to_string();
+        assert!(
+            err.contains("packaged server") && err.contains("settings"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn unfetched_variants_are_described_from_the_table() {
+        let m = defs("[variant.workaround]\nsettings = { innodb_old_blocks_time = 2147483647 }\n");
+        assert_eq!(
+            describe_unfetched(&m, Some("10.11"), "gate"),
+            "patch patches/10.11/gate.patch (patch table, series 10.11)"
+        );
+        assert!(describe_unfetched(&m, Some("10.11"), "workaround")
+            .ends_with("my.cnf innodb_old_blocks_time=2147483647"));
+        assert!(describe_unfetched(&m, Some("9.9"), "gate").contains("no patch for series 9.9"));
+    }
+}
