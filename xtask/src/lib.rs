@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod model;
 pub mod patch;
 pub mod patch_check;
+mod pending;
 pub mod report;
 pub mod results;
 pub mod server;

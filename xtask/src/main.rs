@@ -38,6 +38,10 @@ enum Command {
         /// make, without fetching or building anything.
         #[arg(long)]
         dry_run: bool,
+        /// After the planned repetitions, repeat the cells whose comparison
+        /// (or no-slower question) is still undecided, up to N repetitions.
+        #[arg(long, value_name = "N")]
+        until_decided: Option<u32>,
     },
     /// Fetch a tree and print what it is.
     Tree { spec: String },
@@ -87,6 +91,7 @@ fn run(cli: Cli) -> Result<()> {
             keep,
             force,
             dry_run,
+            until_decided,
         } => {
             let m = matrix::load(&file)?;
             if dry_run {
@@ -94,7 +99,15 @@ fn run(cli: Cli) -> Result<()> {
                 return Ok(());
             }
             let out = out.unwrap_or_else(|| util::repo_root().join("results").join(&m.name));
-            let failed = matrix::run(&m, &matrix::RunOptions { out, keep, force })?;
+            let failed = matrix::run(
+                &m,
+                &matrix::RunOptions {
+                    out,
+                    keep,
+                    force,
+                    until_decided,
+                },
+            )?;
             if failed > 0 {
                 bail!("{failed} run(s) failed; their errors are in the report");
             }

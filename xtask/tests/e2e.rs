@@ -30,6 +30,7 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
         out: out.path().to_path_buf(),
         keep: false,
         force: true,
+        until_decided: None,
     };
     let failed = matrix::run(m, &opts).unwrap();
     (out, failed)

@@ -13,6 +13,7 @@ pub mod run;
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
 pub use run::{run, RunOptions};
 
+use crate::results::Question;
 use crate::tree;
 use crate::workload::Workload;
 use anyhow::{anyhow, bail, Context, Result};
@@ -39,6 +40,13 @@ pub struct Matrix {
     /// comparisons.
     #[serde(default = "defaults::busy_cpu_bound")]
     pub busy_cpu_bound: f64,
+    /// A change counts only beyond this many percent (and beyond the
+    /// noise floor, and significant).
+    #[serde(default = "defaults::threshold_pct")]
+    pub threshold_pct: f64,
+    /// Questions answered by every report: pass, fail or undecided.
+    #[serde(default, rename = "question")]
+    pub questions: Vec<Question>,
     #[serde(rename = "tree")]
     pub trees: Vec<TreeEntry>,
     #[serde(rename = "workload")]
@@ -53,7 +61,10 @@ mod defaults {
         3
     }
     pub fn busy_cpu_bound() -> f64 {
-        0.25
+        crate::results::manifest::DEFAULT_BUSY_CPU_BOUND
+    }
+    pub fn threshold_pct() -> f64 {
+        crate::results::manifest::DEFAULT_THRESHOLD_PCT
     }
 }
 
@@ -76,6 +87,8 @@ impl Matrix {
             repetitions: defaults::repetitions(),
             control: None,
             busy_cpu_bound: defaults::busy_cpu_bound(),
+            threshold_pct: defaults::threshold_pct(),
+            questions: Vec::new(),
             trees,
             workloads,
             variants: BTreeMap::new(),
@@ -127,13 +140,31 @@ pub fn check(matrix: &Matrix) -> Result<()> {
             );
         }
     }
-    let mut names = Vec::new();
+    if matrix.threshold_pct.is_nan() || matrix.threshold_pct < 0.0 {
+        bail!("threshold_pct must be 0 or more (a magnitude in percent)");
+    }
+    let mut names: Vec<String> = Vec::new();
     for w in &matrix.workloads {
         w.validate().context("[[workload]]")?;
-        if names.contains(&&w.name) {
+        if names.contains(&w.name) {
             bail!("[[workload]] `{}` is listed twice", w.name);
         }
-        names.push(&w.name);
+        names.push(w.name.clone());
+    }
+    // a question may name any variant a tree lists, `fixed` (what base is
+    // called on a tree with the fix) and the control's second run
+    let mut variants: Vec<String> = matrix
+        .trees
+        .iter()
+        .flat_map(|t| t.variants.iter().cloned())
+        .collect();
+    variants.push("fixed".into());
+    if let Some(c) = &matrix.control {
+        variants.push(format!("{c}{}", crate::variant::CONTROL_SUFFIX));
+    }
+    let trees: Vec<String> = matrix.trees.iter().map(plan::tree_label).collect();
+    for q in &matrix.questions {
+        q.check(&variants, &names, &trees)?;
     }
     Ok(())
 }

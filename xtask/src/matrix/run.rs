@@ -11,13 +11,17 @@ use super::progress::Progress;
 use super::Matrix;
 use crate::build::{self, Build, SourceChange};
 use crate::host::Host;
+use crate::report::analysis::{Analysis, Decision};
+use crate::results::manifest::is_baseline;
+use crate::results::question::Kind;
 use crate::results::store::Inputs;
-use crate::results::{store, CellKey, Failure, RunResult, Step, SCHEMA_VERSION};
+use crate::results::{store, Cell, CellKey, Failure, Manifest, RunResult, Step, SCHEMA_VERSION};
 use crate::server::{self, MyCnf, Server, ServerBinaries};
 use crate::tree::{self, Tree};
 use crate::util::{human_duration, repo_root, slug, Stage};
 use crate::variant::{self, Resolved};
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -30,6 +34,9 @@ pub struct RunOptions {
     pub keep: bool,
     /// re-run cells that already have a matching successful result
     pub force: bool,
+    /// after the planned repetitions, repeat the cells whose comparison
+    /// is still undecided, up to this many repetitions each
+    pub until_decided: Option<u32>,
 }
 
 /// A unit of the plan made concrete: its tree, resolved variant and
@@ -67,6 +74,8 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
     let mut prepared = prepare(matrix, &plan, &mut timings)?;
+    let manifest = manifest(matrix, &prepared, opts);
+    manifest.write(&opts.out)?;
     build_all(&plan, &mut prepared, &mut timings);
 
     let runs_start = Instant::now();
@@ -75,6 +84,42 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     for rep in 1..=plan.repetitions {
         for u in plan.rotation(rep) {
             failed += run_server(&ctx, &prepared[u], rep, &plan.cells, &mut progress)?;
+        }
+    }
+    // --until-decided: more interleaved repetitions of the undecided cells
+    for rep in plan.repetitions + 1..=opts.until_decided.unwrap_or(0) {
+        let results = crate::results::read_results(&opts.out)?;
+        let need = undecided_cells(&manifest, &results);
+        if need.is_empty() {
+            break;
+        }
+        let mut per_unit = Vec::new();
+        for u in plan.rotation(rep) {
+            let p = &prepared[u];
+            let cells: Vec<(usize, u32)> = plan
+                .cells
+                .iter()
+                .copied()
+                .filter(|&(w, t)| {
+                    need.contains(&Cell {
+                        tree: p.tree_label.clone(),
+                        variant: p.label.clone(),
+                        workload: matrix.workloads[w].name.clone(),
+                        threads: t,
+                    })
+                })
+                .collect();
+            progress.add(cells.len());
+            per_unit.push((u, cells));
+        }
+        eprintln!(
+            "==> repetition {rep} (--until-decided): {} undecided cell(s)",
+            need.len()
+        );
+        for (u, cells) in per_unit {
+            if !cells.is_empty() {
+                failed += run_server(&ctx, &prepared[u], rep, &cells, &mut progress)?;
+            }
         }
     }
     timings.push(("runs".into(), runs_start.elapsed().as_secs_f64()));
@@ -91,6 +136,65 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         opts.out.join("report.md").display()
     );
     Ok(failed)
+}
+
+/// What the report needs to know of the matrix, with the labels the runs
+/// carry, in the matrix's order (baselines first).
+fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions) -> Manifest {
+    let mut trees: Vec<String> = Vec::new();
+    let mut variants: Vec<String> = Vec::new();
+    for p in prepared {
+        if !trees.contains(&p.tree_label) {
+            trees.push(p.tree_label.clone());
+        }
+        if !variants.contains(&p.label) {
+            variants.push(p.label.clone());
+        }
+    }
+    variants.sort_by_key(|v| !is_baseline(v));
+    Manifest {
+        name: matrix.name.clone(),
+        description: matrix.description.clone(),
+        trees,
+        variants,
+        workloads: matrix.workloads.iter().map(|w| w.name.clone()).collect(),
+        repetitions: matrix.repetitions,
+        control: matrix.control.clone(),
+        threshold_pct: matrix.threshold_pct,
+        busy_cpu_bound: matrix.busy_cpu_bound,
+        until_decided: opts.until_decided,
+        questions: matrix.questions.clone(),
+    }
+}
+
+/// The cells a comparison or a question is still undecided on, with the
+/// cells they are compared against.
+pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<Cell> {
+    let a = Analysis::new(manifest.clone(), results);
+    let mut need = BTreeSet::new();
+    for (cell, c) in &a.comparisons {
+        if c.verdict == Decision::Undecided {
+            need.insert(cell.clone());
+            need.insert(cell.with_variant(&c.against));
+        }
+    }
+    for q in &manifest.questions {
+        if q.kind != Kind::NoSlower {
+            continue;
+        }
+        for c in &a.cells {
+            let asked = c.cell.variant == q.variant
+                || (q.variant == "base" && is_baseline(&c.cell.variant));
+            if asked && (q.workloads.is_empty() || q.workloads.contains(&c.cell.workload)) {
+                let base = crate::report::verdict::against_cell(&a, q, &c.cell);
+                if a.compare_cells(&c.cell, &base, q.metric()).verdict == Decision::Undecided {
+                    need.insert(c.cell.clone());
+                    need.insert(base);
+                }
+            }
+        }
+    }
+    need
 }
 
 /// Resolves every tree and variant of the plan. A variant that cannot
@@ -491,6 +595,7 @@ mod tests {
             out: out.clone(),
             keep: false,
             force: false,
+            until_decided: None,
         };
         let err = format!("{:#}", run(&m, &opts).unwrap_err());
         assert!(

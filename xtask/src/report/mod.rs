@@ -1,251 +1,406 @@
-//! Reports: pure functions from run results to `summary.json` rows and a
-//! Markdown report shaped like the Testing table of the MDEV-37992 post.
+//! Reports: pure functions of a results directory (its `runs/` and
+//! `matrix.json`). `write` produces `report.md`, `report.jira` (the same
+//! blocks in Jira wiki markup), `summary.json` and the SVG charts; a
+//! matrix run calls it at its end and `cargo xtask report DIR` at will.
 
-use crate::host::Host;
-use crate::results::{self, Cell, RunResult};
-use crate::stats::{self, Comparison, Spread};
-use crate::util::{write_atomic, write_json};
+pub mod analysis;
+pub mod charts;
+pub mod doc;
+pub mod summary;
+pub mod verdict;
+
+use crate::results::{self, Manifest, Metric, RunResult};
+use crate::util::write_atomic;
+use analysis::{Analysis, CellRuns, LEVEL};
 use anyhow::{bail, Result};
-use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use doc::Block;
 use std::path::Path;
+use verdict::Verdict;
 
-/// Medians over the successful runs of a cell; a metric no run measured
-/// is null, never 0.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Medians {
-    pub qps: Option<f64>,
-    pub p95_ms: Option<f64>,
-    pub pages_made_young_per_query: Option<f64>,
-    pub pages_made_not_young_per_query: Option<f64>,
-    pub read_requests_per_query: Option<f64>,
-    pub cs_per_query: Option<f64>,
-    pub cpu_ms_per_query: Option<f64>,
-    /// from the diagnostic pass (instrument on); null without one
-    pub buf_pool_mutex_per_query: Option<f64>,
-    pub buf_pool_mutex_wait_us_per_query: Option<f64>,
-}
+pub use summary::{summarize, Medians, SummaryRow};
 
-/// One object of `summary.json`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct SummaryRow {
-    pub tree: String,
-    pub variant: String,
-    pub workload: String,
-    pub threads: u32,
-    /// successful runs
-    pub runs: usize,
-    pub failed: usize,
-    pub median: Option<Medians>,
-    pub qps: Option<Spread>,
-    /// QPS against the same tree's base, same workload
-    pub qps_vs_base: Option<Comparison>,
-    pub total_queries: u64,
-    pub total_pages_made_young: u64,
-    pub build_key: Option<String>,
-    pub patch_sha256: Option<String>,
-}
-
-fn median_of(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let v: Vec<f64> = values.collect();
-    stats::spread(&v).map(|s| s.median)
-}
-
-/// Groups results by (tree, variant, workload): base first within a tree,
-/// then the other variants in first-seen order.
-pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
-    let mut keys: Vec<Cell> = Vec::new();
-    let mut groups: BTreeMap<Cell, Vec<&RunResult>> = BTreeMap::new();
-    for r in results {
-        let key = r.key.cell();
-        if !groups.contains_key(&key) {
-            keys.push(key.clone());
-        }
-        groups.entry(key).or_default().push(r);
+/// Rewrites every report file in `out` from the results under `out/runs`
+/// (this invocation's and earlier ones').
+pub fn write(out: &Path) -> Result<()> {
+    let results = results::read_results(out)?;
+    if results.is_empty() {
+        bail!("no run results under {}", out.join("runs").display());
     }
-    let trees: Vec<String> = keys
-        .iter()
-        .map(|k| k.tree.clone())
-        .fold(Vec::new(), |mut v, t| {
-            if !v.contains(&t) {
-                v.push(t);
-            }
-            v
-        });
-    // stable: the other variants keep their order
-    keys.sort_by_key(|k| {
+    let manifest = Manifest::read_or_derive(out, &results)?;
+    let a = Analysis::new(manifest, &results);
+    let files = render(&a)?;
+    for (name, text) in &files {
+        write_atomic(&out.join(name), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Every report file of an analysis: (file name, contents).
+pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
+    let verdicts = verdicts(a);
+    let charts = charts::draw(a)?;
+    let blocks = blocks(a, &verdicts, &charts);
+    let mut files = vec![
+        ("report.md".to_string(), doc::markdown(&blocks)),
+        ("report.jira".to_string(), doc::jira(&blocks)),
         (
-            trees.iter().position(|t| *t == k.tree),
-            k.variant != "base" && k.variant != "fixed",
-        )
-    });
-    let qps_of = |runs: &[&RunResult]| -> Vec<f64> {
-        runs.iter()
-            .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
-            .map(|m| m.sysbench.qps)
-            .collect()
-    };
-    keys.iter()
-        .map(|key| {
-            let runs = &groups[key];
-            let ok: Vec<&RunResult> = runs.iter().copied().filter(|r| r.ok()).collect();
-            let measured: Vec<_> = ok
-                .iter()
-                .filter_map(|r| r.outcome.as_ref()?.measured.as_ref())
-                .collect();
-            let diagnostic: Vec<_> = ok
-                .iter()
-                .filter_map(|r| r.outcome.as_ref()?.diagnostic.as_ref())
-                .collect();
-            let median = (!measured.is_empty()).then(|| Medians {
-                qps: median_of(measured.iter().map(|m| m.sysbench.qps)),
-                p95_ms: median_of(measured.iter().map(|m| m.sysbench.p95_ms)),
-                pages_made_young_per_query: median_of(
-                    measured.iter().map(|m| m.pages_made_young_per_query),
-                ),
-                pages_made_not_young_per_query: median_of(
-                    measured.iter().map(|m| m.pages_made_not_young_per_query),
-                ),
-                read_requests_per_query: median_of(
-                    measured.iter().map(|m| m.read_requests_per_query),
-                ),
-                cs_per_query: median_of(measured.iter().map(|m| m.cs_per_query)),
-                cpu_ms_per_query: median_of(measured.iter().map(|m| m.cpu_ms_per_query)),
-                buf_pool_mutex_per_query: median_of(
-                    diagnostic
-                        .iter()
-                        .filter_map(|d| d.measured.buf_pool_mutex_per_query),
-                ),
-                buf_pool_mutex_wait_us_per_query: median_of(
-                    diagnostic
-                        .iter()
-                        .filter_map(|d| d.measured.buf_pool_mutex_wait_us_per_query),
-                ),
-            });
-            let base_key = key.with_variant("base");
-            let qps = qps_of(&ok);
-            let qps_vs_base = match groups.get(&base_key) {
-                Some(base) if key.variant != "base" => {
-                    let base_ok: Vec<&RunResult> =
-                        base.iter().copied().filter(|r| r.ok()).collect();
-                    stats::compare(&qps_of(&base_ok), &qps)
-                }
-                _ => None,
-            };
-            let build = ok.first().or(runs.first()).and_then(|r| r.build.as_ref());
-            SummaryRow {
-                tree: key.tree.clone(),
-                variant: key.variant.clone(),
-                workload: key.workload.clone(),
-                threads: key.threads,
-                runs: ok.len(),
-                failed: runs.len() - ok.len(),
-                median,
-                qps: stats::spread(&qps),
-                qps_vs_base,
-                total_queries: measured.iter().map(|m| m.sysbench.queries).sum(),
-                total_pages_made_young: measured.iter().map(|m| m.pages_made_young).sum(),
-                build_key: build.map(|b| b.key_hash.clone()),
-                patch_sha256: build.and_then(|b| b.patch.as_ref().map(|p| p.sha256.clone())),
-            }
-        })
+            "summary.json".to_string(),
+            serde_json::to_string_pretty(&summary::summary(a, &verdicts))? + "\n",
+        ),
+    ];
+    files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
+    Ok(files)
+}
+
+pub fn verdicts(a: &Analysis) -> Vec<Verdict> {
+    a.manifest
+        .questions
+        .iter()
+        .map(|q| verdict::evaluate(a, q))
         .collect()
 }
 
-/// Rewrites `summary.json` and `report.md` in `out` from every result
-/// under `out/runs` (this invocation's and earlier ones').
-pub fn write(out: &Path) -> Result<()> {
-    let results = results::read_results(out)?;
-    let Some(first) = results.first() else {
-        bail!("no run results under {}", out.join("runs").display());
-    };
-    let summary = summarize(&results);
-    write_json(&out.join("summary.json"), &summary)?;
-    let md = markdown(
-        &first.matrix,
-        &first.host,
-        &first.tool_revision,
-        &summary,
-        &results,
-    );
-    write_atomic(&out.join("report.md"), md.as_bytes())
-}
-
-fn opt(v: Option<f64>, digits: usize) -> String {
+/// A number for a table: n/a when not measured.
+pub fn num(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
         .unwrap_or_else(|| "n/a".into())
 }
 
-/// The Markdown report: what produced the numbers, the table, the
-/// comparison with base, and every failure with its error-log tail.
-pub fn markdown(
-    matrix: &str,
-    host: &Host,
-    revision: &str,
-    summary: &[SummaryRow],
-    results: &[RunResult],
-) -> String {
-    let mut md = String::new();
-    let _ = writeln!(md, "# innodb-lab report: {matrix}\n");
-    let _ = writeln!(md, "- host: `{}` ({})", host.hostname, host.label());
-    let _ = writeln!(md, "- innodb-lab revision: `{revision}`");
-    let mut workloads_seen: Vec<&str> = Vec::new();
-    for r in results.iter().filter(|r| r.ok()) {
-        let w = &r.workload_def;
-        if workloads_seen.contains(&w.name.as_str()) {
-            continue;
-        }
-        workloads_seen.push(&w.name);
-        let _ = writeln!(
-            md,
-            "- workload `{}`: {} tables x {} rows, {} threads, {} ids per IN-list; arming {} s of \
-             oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1, warm-up {} s (not measured), \
-             measured {} s, diagnostic pass {} s",
-            w.name,
-            w.tables,
-            w.table_size,
-            w.threads,
-            w.random_points,
-            w.arm_seconds,
-            w.warmup_seconds,
-            w.measure_seconds,
-            w.diagnostic_seconds
-        );
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The report's content, once for every text format.
+fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<Block> {
+    let m = &a.manifest;
+    let first = &a.results[0];
+    let mut b = vec![Block::Heading(1, format!("innodb-lab report: {}", m.name))];
+    if !m.description.is_empty() {
+        b.push(Block::Para(m.description.clone()));
     }
-    // What produced each tree's numbers: the tree, each variant's build or
-    // settings, and the my.cnf scaling (which depends on the series).
-    let mut trees_seen: Vec<&str> = Vec::new();
-    for r in results {
-        let Some(t) = &r.tree_info else { continue };
-        if trees_seen.contains(&r.key.tree.as_str()) {
-            continue;
+    let (counted, busy, failed) = a.counts();
+    let mut facts = vec![
+        format!("host: `{}` ({})", first.host.hostname, first.host.label()),
+        format!("innodb-lab revision: `{}`", first.tool_revision),
+        format!(
+            "{} counted, {} flagged busy and left out, {} failed; {} planned per cell{}",
+            plural(counted, "run", "runs"),
+            busy,
+            failed,
+            plural(m.repetitions as usize, "repetition", "repetitions"),
+            m.until_decided
+                .map(|n| format!(", undecided cells repeated up to {n} times (`--until-decided {n}`)"))
+                .unwrap_or_default()
+        ),
+        format!(
+            "a change counts when beyond ±{}%, beyond the noise floor where a control measured one, \
+             and significant (exact two-sided Mann-Whitney p < {}); intervals are {:.0}%",
+            m.threshold_pct,
+            analysis::ALPHA,
+            LEVEL * 100.0
+        ),
+    ];
+    if let Some(c) = &m.control {
+        facts.push(format!(
+            "control: `{c}` runs twice per repetition (`{c}` and `{c}{}`, one build); the change between \
+             the two is the noise floor of each workload",
+            crate::variant::CONTROL_SUFFIX
+        ));
+    }
+    b.push(Block::Bullets(facts));
+
+    if !verdicts.is_empty() {
+        b.push(Block::Heading(2, "Answers".into()));
+        b.push(Block::Bullets(
+            verdicts
+                .iter()
+                .map(|v| {
+                    format!(
+                        "**{}**: {} ({})",
+                        v.verdict.word(),
+                        v.question,
+                        v.details.join("; ")
+                    )
+                })
+                .collect(),
+        ));
+    }
+
+    b.push(Block::Heading(
+        2,
+        "Results (median of the counted runs)".into(),
+    ));
+    b.push(results_table(a));
+    b.push(Block::Para(
+        "Pages made young, context switches and CPU are counter deltas over the measured interval only \
+         (the warm-up is not counted). buf_pool.mutex acquisitions and wait time come from a separate \
+         diagnostic pass with the performance_schema instrument `wait/synch/mutex/innodb/buf_pool_mutex` \
+         enabled, because timing that instrument slows the hot path; its QPS is not reported. \
+         n/a: not measured."
+            .into(),
+    ));
+
+    if !a.comparisons.is_empty() {
+        b.push(Block::Heading(2, "QPS against the baseline".into()));
+        let rows = a
+            .comparisons
+            .iter()
+            .map(|(cell, c)| {
+                vec![
+                    cell.tree.clone(),
+                    cell.workload.clone(),
+                    cell.threads.to_string(),
+                    cell.variant.clone(),
+                    c.against.clone(),
+                    format!("{} vs {}", c.runs, c.base_runs),
+                    c.change_pct
+                        .map(|x| format!("{x:+.1}%"))
+                        .unwrap_or_else(|| "n/a".into()),
+                    c.ratio_interval
+                        .map(|i| {
+                            format!(
+                                "{:+.1}% to {:+.1}%",
+                                (i.lo - 1.0) * 100.0,
+                                (i.hi - 1.0) * 100.0
+                            )
+                        })
+                        .unwrap_or_else(|| "n/a".into()),
+                    num(c.p_value, 3),
+                    num(c.min_possible_p, 3),
+                    c.noise_floor_pct
+                        .map(|n| format!("{n:.1}%"))
+                        .unwrap_or_else(|| "not measured".into()),
+                    format!("{}: {}", c.verdict.words(), c.why),
+                ]
+            })
+            .collect();
+        b.push(Block::Table {
+            header: [
+                "tree",
+                "workload",
+                "threads",
+                "variant",
+                "against",
+                "runs",
+                "change of median",
+                "95% interval of the change",
+                "p",
+                "smallest possible p",
+                "noise floor",
+                "decision",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows,
+        });
+        b.push(Block::Para(format!(
+            "Undecided means these runs cannot tell: with n runs against m the exact test cannot give p \
+             below 2/C(n+m, n) (3 against 3: 0.100), so a change is never shown with fewer than 4 runs \
+             a side; add repetitions or run with `--until-decided N`. The interval of the change is a \
+             bootstrap interval of the ratio of medians (fixed seed)."
+        )));
+    }
+
+    let busy_runs: Vec<&RunResult> = a
+        .cells
+        .iter()
+        .flat_map(|c| c.busy.iter().copied())
+        .collect();
+    if !busy_runs.is_empty() {
+        b.push(Block::Heading(2, "Busy host".into()));
+        b.push(Block::Para(format!(
+            "{} used more than {} cores of CPU besides the server and sysbench during the measured \
+             interval: flagged and left out of every median and comparison above.",
+            plural(busy_runs.len(), "run", "runs"),
+            m.busy_cpu_bound
+        )));
+        b.push(Block::Table {
+            header: ["run", "other CPU (cores)", "QPS"]
+                .map(String::from)
+                .to_vec(),
+            rows: busy_runs
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.key.to_string(),
+                        num(results::metric::other_cores_busy(r), 2),
+                        num(Metric::Qps.of(r), 0),
+                    ]
+                })
+                .collect(),
+        });
+    }
+
+    if !charts.is_empty() {
+        b.push(Block::Heading(2, "Charts".into()));
+        for c in charts {
+            b.push(Block::Image {
+                file: c.file.clone(),
+                alt: c.title.clone(),
+            });
         }
-        trees_seen.push(&r.key.tree);
-        let _ = writeln!(
-            md,
-            "\n### Tree `{}`: {} `{}`\n",
-            r.key.tree, t.version, t.spec
-        );
-        let _ = writeln!(md, "- id: `{}`", t.id);
-        let mut variants_seen: Vec<&str> = Vec::new();
-        let tree_runs = || results.iter().filter(|v| v.key.tree == r.key.tree);
-        for v in tree_runs() {
-            if variants_seen.contains(&v.key.variant.as_str()) {
-                continue;
+    }
+
+    reproduction(a, &mut b);
+
+    let failures: Vec<(&RunResult, &results::Failure)> = a
+        .cells
+        .iter()
+        .flat_map(|c| c.failed.iter())
+        .filter_map(|r| Some((*r, r.failure.as_ref()?)))
+        .collect();
+    if !failures.is_empty() {
+        b.push(Block::Heading(2, "Failures".into()));
+        for (r, f) in failures {
+            b.push(Block::Heading(
+                3,
+                format!("{}: failed in {}", r.key, f.step),
+            ));
+            b.push(Block::Pre(f.message.clone()));
+            if let Some(tail) = &f.error_log_tail {
+                b.push(Block::Para("error log tail:".into()));
+                b.push(Block::Pre(tail.clone()));
             }
-            variants_seen.push(&v.key.variant);
+        }
+    }
+    b
+}
+
+fn results_table(a: &Analysis) -> Block {
+    let rows = a
+        .cells
+        .iter()
+        .map(|c: &CellRuns| {
+            let mut runs = c.counted.len().to_string();
+            if !c.busy.is_empty() {
+                runs.push_str(&format!(" (+{} busy)", c.busy.len()));
+            }
+            if !c.failed.is_empty() {
+                runs.push_str(&format!(" (+{} failed)", c.failed.len()));
+            }
+            let qps = c.values(Metric::Qps);
+            let range = if qps.is_empty() {
+                "n/a".to_string()
+            } else {
+                let (lo, hi) = qps
+                    .iter()
+                    .fold((f64::MAX, f64::MIN), |(l, h), v| (l.min(*v), h.max(*v)));
+                format!("{lo:.0}-{hi:.0}")
+            };
+            // the order statistics of few runs cover less than the level asked for
+            let interval = c
+                .interval(Metric::Qps)
+                .map(|i| format!("{:.0}-{:.0} ({:.0}%)", i.lo, i.hi, i.level * 100.0))
+                .unwrap_or_else(|| "n/a".into());
+            vec![
+                c.cell.tree.clone(),
+                c.cell.workload.clone(),
+                c.cell.threads.to_string(),
+                c.cell.variant.clone(),
+                runs,
+                num(c.median(Metric::Qps), 0),
+                interval,
+                range,
+                num(c.median(Metric::P95Ms), 2),
+                num(c.median(Metric::PagesMadeYoungPerQuery), 4),
+                num(c.median(Metric::PagesMadeNotYoungPerQuery), 3),
+                num(c.median(Metric::CsPerQuery), 2),
+                num(c.median(Metric::CpuMsPerQuery), 3),
+                num(c.median(Metric::BufPoolMutexPerQuery), 2),
+                num(c.median(Metric::BufPoolMutexWaitUsPerQuery), 2),
+            ]
+        })
+        .collect();
+    Block::Table {
+        header: [
+            "tree",
+            "workload",
+            "threads",
+            "variant",
+            "runs",
+            "QPS",
+            "QPS interval (coverage)",
+            "QPS min-max",
+            "p95 (ms)",
+            "pages made young / query",
+            "made not young / query",
+            "cs / query",
+            "CPU ms / query",
+            "buf_pool.mutex / query",
+            "mutex wait µs / query",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
+/// What it takes to reproduce the numbers: trees, builds, patches, cmake
+/// options, my.cnf, sysbench command lines, host and tool revision.
+fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
+    let results = a.results;
+    b.push(Block::Heading(2, "Reproduction".into()));
+    let first = &results[0];
+    b.push(Block::Bullets(vec![
+        format!(
+            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}",
+            first.host.hostname,
+            first.host.cores,
+            first.host.memory_bytes,
+            first.host.cpu_model,
+            first.host.kernel
+        ),
+        format!("innodb-lab revision: `{}`", first.tool_revision),
+        format!(
+            "command: `cargo xtask matrix <file of matrix {}>`",
+            a.manifest.name
+        ),
+    ]));
+    // workloads, in the matrix's order
+    let mut workloads = Vec::new();
+    for name in &a.manifest.workloads {
+        if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
+            let w = &r.workload_def;
+            workloads.push(format!(
+                "workload `{}`: {} tables x {} rows, {} ids per IN-list; arming {} s, warm-up {} s \
+                 (not measured), measured {} s, diagnostic pass {} s",
+                w.name,
+                w.tables,
+                w.table_size,
+                w.random_points,
+                w.arm_seconds,
+                w.warmup_seconds,
+                w.measure_seconds,
+                w.diagnostic_seconds
+            ));
+        }
+    }
+    b.push(Block::Bullets(workloads));
+    for tree in &a.manifest.trees {
+        let tree_runs: Vec<&RunResult> = results.iter().filter(|r| &r.key.tree == tree).collect();
+        let Some(t) = tree_runs.iter().find_map(|r| r.tree_info.as_ref()) else {
+            continue;
+        };
+        b.push(Block::Heading(
+            3,
+            format!("Tree `{tree}`: {} `{}`", t.version, t.spec),
+        ));
+        let mut facts = vec![format!("id: `{}`", t.id)];
+        for variant in &a.manifest.variants {
+            let Some(v) = tree_runs.iter().find(|r| &r.key.variant == variant) else {
+                continue;
+            };
             let mut what = Vec::new();
-            if let Some(b) = &v.build {
-                what.push(format!("build `{}`", b.key_hash));
-                if let Some(p) = &b.patch {
+            if let Some(build) = &v.build {
+                what.push(format!("build `{}`", build.key_hash));
+                if let Some(p) = &build.patch {
                     what.push(format!(
                         "patch `{}` (sha256 `{}`)",
                         p.file.display(),
-                        &p.sha256[..16]
+                        p.sha256
                     ));
                 }
-                if let Some(c) = &b.cherry_pick {
+                if let Some(c) = &build.cherry_pick {
                     what.push(format!(
                         "cherry-picked {} from {}",
                         c.commits.join(", "),
@@ -258,245 +413,82 @@ pub fn markdown(
             for (k, val) in &v.variant_settings {
                 what.push(format!("`{k}={val}`"));
             }
-            let _ = writeln!(md, "- variant `{}`: {}", v.key.variant, what.join("; "));
+            facts.push(format!("variant `{variant}`: {}", what.join("; ")));
         }
-        if let Some(b) = tree_runs().find_map(|v| v.build.as_ref()) {
-            let _ = writeln!(
-                md,
-                "- cmake: `{}`; compiler: {}",
-                b.key.cmake_options.join(" "),
-                b.key.compiler
-            );
+        b.push(Block::Bullets(facts));
+        if let Some(build) = tree_runs.iter().find_map(|r| r.build.as_ref()) {
+            b.push(Block::Para(format!(
+                "cmake options (compiler {}):",
+                build.key.compiler
+            )));
+            b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
         }
-        if let Some(cnf) = tree_runs().find_map(|v| v.my_cnf.as_ref()) {
-            let _ = writeln!(
-                md,
-                "- my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
+        if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
+            let mut scaled = vec![format!(
+                "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
                 t.series
+            )];
+            scaled.extend(
+                cnf.scaled
+                    .iter()
+                    .map(|s| format!("`{}` = {} (Mark: {}): {}", s.name, s.here, s.mark, s.why)),
             );
-            for s in &cnf.scaled {
-                let _ = writeln!(
-                    md,
-                    "  - `{}` = {} (Mark: {}): {}",
-                    s.name, s.here, s.mark, s.why
-                );
+            b.push(Block::Bullets(scaled));
+        }
+        // one my.cnf per variant whose file differs from the baseline's
+        let mut shown: Vec<String> = Vec::new();
+        for variant in &a.manifest.variants {
+            let Some(text) = tree_runs
+                .iter()
+                .filter(|r| &r.key.variant == variant)
+                .find_map(|r| r.my_cnf_text.as_deref())
+            else {
+                continue;
+            };
+            let text = strip_run_paths(text);
+            if shown.contains(&text) {
+                continue;
             }
+            b.push(Block::Para(format!(
+                "my.cnf of `{variant}` (run paths shown as <run>):"
+            )));
+            b.push(Block::Pre(text.clone()));
+            shown.push(text);
         }
     }
-    let _ = writeln!(md, "\n## Results (median of the successful runs)\n");
-    let _ = writeln!(
-        md,
-        "| tree | variant | workload | runs | QPS | QPS min-max | p95 (ms) | pages made young / query | \
-         made not young / query | cs / query | CPU ms / query | buf_pool.mutex / query | mutex wait µs / query |"
-    );
-    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for row in summary {
-        let runs = if row.failed > 0 {
-            format!("{} (+{} failed)", row.runs, row.failed)
-        } else {
-            row.runs.to_string()
-        };
-        match &row.median {
-            Some(m) => {
-                let range = row
-                    .qps
-                    .map(|s| format!("{:.0}-{:.0}", s.min, s.max))
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                    row.tree,
-                    row.variant,
-                    row.workload,
-                    runs,
-                    opt(m.qps, 0),
-                    range,
-                    opt(m.p95_ms, 2),
-                    opt(m.pages_made_young_per_query, 4),
-                    opt(m.pages_made_not_young_per_query, 3),
-                    opt(m.cs_per_query, 2),
-                    opt(m.cpu_ms_per_query, 3),
-                    opt(m.buf_pool_mutex_per_query, 2),
-                    opt(m.buf_pool_mutex_wait_us_per_query, 2),
-                );
-            }
-            None => {
-                let _ = writeln!(
-                    md,
-                    "| {} | {} | {} | {} | failed | | | | | | | | |",
-                    row.tree, row.variant, row.workload, runs
-                );
-            }
+    // sysbench command lines, one set per workload
+    let mut commands = Vec::new();
+    for name in &a.manifest.workloads {
+        if let Some(o) = results
+            .iter()
+            .filter(|r| &r.key.workload == name)
+            .find_map(|r| r.outcome.as_ref())
+        {
+            commands.extend(o.sysbench_commands.iter().map(|c| strip_run_paths(c)));
         }
     }
-    let _ = writeln!(
-        md,
-        "\nPages made young, context switches and CPU are counter deltas over the measured interval only \
-         (the warm-up is not counted). buf_pool.mutex acquisitions and wait time come from a separate \
-         diagnostic pass with the performance_schema instrument `wait/synch/mutex/innodb/buf_pool_mutex` \
-         enabled, because timing that instrument slows the hot path; its QPS is not reported."
-    );
-    let compared: Vec<&SummaryRow> = summary.iter().filter(|r| r.qps_vs_base.is_some()).collect();
-    if !compared.is_empty() {
-        let _ = writeln!(md, "\n## QPS against base (two-sided Mann-Whitney U)\n");
-        let _ = writeln!(
-            md,
-            "| tree | variant | workload | change of median | p | smallest possible p | verdict |"
-        );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|");
-        for row in compared {
-            let c = row.qps_vs_base.as_ref().unwrap();
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {:+.1}% | {} | {:.3} | {:?} |",
-                row.tree,
-                row.variant,
-                row.workload,
-                c.change_pct,
-                opt(c.p_value, 3),
-                c.min_possible_p,
-                c.verdict
-            );
-        }
-        let _ = writeln!(
-            md,
-            "\nA verdict other than NotShown needs p < {}. When the smallest possible p is above that, \
-             these repetitions cannot show a difference in throughput whatever the numbers: add repetitions.",
-            stats::ALPHA
-        );
+    if !commands.is_empty() {
+        b.push(Block::Para("sysbench command lines:".into()));
+        b.push(Block::Pre(commands.join("\n")));
     }
-    let failures: Vec<(&RunResult, &results::Failure)> = results
-        .iter()
-        .filter_map(|r| Some((r, r.failure.as_ref()?)))
-        .collect();
-    if !failures.is_empty() {
-        let _ = writeln!(md, "\n## Failures\n");
-        for (r, f) in failures {
-            let _ = writeln!(
-                md,
-                "### {}: failed in {}\n\n```\n{}\n```\n",
-                r.key, f.step, f.message
-            );
-            if let Some(tail) = &f.error_log_tail {
-                let _ = writeln!(md, "error log tail:\n\n```\n{tail}\n```\n");
-            }
-        }
-    }
-    md
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::metrics::{Measured, SysbenchReport};
-    use crate::workload::{Outcome, Workload};
-
-    fn result(variant: &str, rep: u32, qps: f64, young_per_query: f64, ok: bool) -> RunResult {
-        let measured = Measured {
-            sysbench: SysbenchReport {
-                qps,
-                queries: 1000,
-                p95_ms: 1.0,
-                ..Default::default()
-            },
-            pages_made_young: (young_per_query * 1000.0) as u64,
-            pages_made_young_per_query: young_per_query,
-            ..Default::default()
-        };
-        RunResult {
-            schema_version: results::SCHEMA_VERSION,
-            matrix: "m".into(),
-            key: results::CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep),
-            failure: (!ok).then(|| results::Failure {
-                step: results::Step::Measured,
-                message: "mariadbd died".into(),
-                error_log_tail: Some("[ERROR] InnoDB: boom".into()),
-            }),
-            tree_info: None,
-            build: None,
-            variant_settings: Default::default(),
-            my_cnf: None,
-            my_cnf_text: None,
-            workload_def: Workload::new("points-covered-pk"),
-            host: Host {
-                hostname: "h".into(),
-                cores: 2,
-                memory_bytes: 1,
-                kernel: "k".into(),
-                cpu_model: "c".into(),
-            },
-            tool_revision: "r".into(),
-            started_unix: 0,
-            wall_seconds: 0.0,
-            data_phases: Vec::new(),
-            outcome: ok.then(|| Outcome {
-                measured: Some(measured),
-                ..Default::default()
-            }),
-            clean_shutdown: Some(ok),
-        }
+/// Run directories (`/dev/shm/innodb-lab/<run>/`) differ between runs;
+/// the rest of a my.cnf or command line does not.
+fn strip_run_paths(text: &str) -> String {
+    const SHM: &str = "/dev/shm/innodb-lab/";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find(SHM) {
+        out.push_str(&rest[..i]);
+        out.push_str("<run>");
+        let after = &rest[i + SHM.len()..];
+        // the run directory's name ends at the next separator
+        let end = after
+            .find(|c: char| c == '/' || c.is_whitespace())
+            .unwrap_or(after.len());
+        rest = &after[end..];
     }
-
-    #[test]
-    fn summary_takes_medians_and_counts_failures() {
-        let results = vec![
-            result("gate", 1, 210.0, 0.0, true),
-            result("base", 1, 100.0, 30.0, true),
-            result("base", 2, 300.0, 32.0, true),
-            result("base", 3, 200.0, 31.0, true),
-            result("gate", 2, 0.0, 0.0, false),
-        ];
-        let s = summarize(&results);
-        assert_eq!(s.len(), 2);
-        let base = &s[0];
-        assert_eq!(
-            (base.variant.as_str(), base.runs, base.failed),
-            ("base", 3, 0)
-        );
-        let m = base.median.as_ref().unwrap();
-        assert_eq!(
-            (m.qps, m.pages_made_young_per_query),
-            (Some(200.0), Some(31.0))
-        );
-        assert!(base.qps_vs_base.is_none());
-        let gate = &s[1];
-        assert_eq!((gate.runs, gate.failed), (1, 1));
-        assert!((gate.qps_vs_base.as_ref().unwrap().change_pct - 5.0).abs() < 1e-9);
-        // summary.json keys the issue names
-        let json = serde_json::to_value(&s).unwrap();
-        for key in [
-            "qps",
-            "p95_ms",
-            "pages_made_young_per_query",
-            "cs_per_query",
-            "buf_pool_mutex_per_query",
-        ] {
-            assert!(json[0]["median"].get(key).is_some(), "missing median.{key}");
-        }
-    }
-
-    #[test]
-    fn markdown_has_the_table_and_the_failure_tail() {
-        let results = vec![
-            result("base", 1, 100.0, 30.0, true),
-            result("gate", 1, 0.0, 0.0, false),
-        ];
-        let host = Host {
-            hostname: "box".into(),
-            cores: 2,
-            memory_bytes: 1 << 30,
-            kernel: "6.1".into(),
-            cpu_model: "cpu".into(),
-        };
-        let md = markdown("smoke", &host, "abc", &summarize(&results), &results);
-        assert!(
-            md.contains("| 10.11.18 | base | points-covered-pk | 1 | 100 |"),
-            "{md}"
-        );
-        assert!(
-            md.contains("| 10.11.18 | gate | points-covered-pk | 0 (+1 failed) | failed |"),
-            "{md}"
-        );
-        assert!(md.contains("[ERROR] InnoDB: boom") && md.contains("host: `box`"));
-    }
+    out.push_str(rest);
+    out
 }

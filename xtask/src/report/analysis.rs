@@ -1,0 +1,388 @@
+//! From results to numbers: per cell the counted runs (busy-host runs
+//! flagged and left out), medians and intervals; per comparison the change
+//! of the median, a bootstrap interval of the ratio, the exact
+//! Mann-Whitney p and the smallest p the repetitions allow, the noise
+//! floor where a control measured it, and what all that decides.
+
+use crate::pending::stats::{self, Interval, MannWhitney};
+use crate::results::manifest::is_baseline;
+use crate::results::metric::{self, Metric};
+use crate::results::{Cell, Manifest, RunResult};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Significance level of every test.
+pub const ALPHA: f64 = 0.05;
+/// Level of the intervals.
+pub const LEVEL: f64 = 0.95;
+const RESAMPLES: u32 = 2000;
+/// A fixed seed: the same results give the same report.
+const SEED: u64 = 37992;
+
+/// The runs of one cell.
+#[derive(Debug, Clone)]
+pub struct CellRuns<'a> {
+    pub cell: Cell,
+    /// successful and not flagged: what statistics are taken over
+    pub counted: Vec<&'a RunResult>,
+    /// successful, but the host was busy: flagged and left out
+    pub busy: Vec<&'a RunResult>,
+    pub failed: Vec<&'a RunResult>,
+}
+
+impl CellRuns<'_> {
+    pub fn values(&self, m: Metric) -> Vec<f64> {
+        self.counted.iter().filter_map(|r| m.of(r)).collect()
+    }
+
+    pub fn median(&self, m: Metric) -> Option<f64> {
+        median(&self.values(m))
+    }
+
+    pub fn interval(&self, m: Metric) -> Option<Interval> {
+        stats::median_ci(&self.values(m), LEVEL)
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &&RunResult> {
+        self.counted.iter().chain(&self.busy).chain(&self.failed)
+    }
+}
+
+pub fn median(values: &[f64]) -> Option<f64> {
+    stats::spread(values).map(|s| s.median)
+}
+
+/// What a comparison shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Decision {
+    /// significantly higher, beyond the threshold and the noise floor
+    Higher,
+    Lower,
+    /// no change beyond the threshold and the noise floor
+    NoChange,
+    /// too few runs to tell, or a change beyond the threshold that is not
+    /// significant
+    Undecided,
+}
+
+impl Decision {
+    pub fn words(self) -> &'static str {
+        match self {
+            Decision::Higher => "higher",
+            Decision::Lower => "lower",
+            Decision::NoChange => "no change beyond the threshold",
+            Decision::Undecided => "undecided",
+        }
+    }
+}
+
+/// A candidate cell against a baseline cell on one metric. Serialized as
+/// summary.json's `qps_vs_base` (its keys of schema 1 kept).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub against: String,
+    pub metric: Metric,
+    pub base_runs: usize,
+    pub runs: usize,
+    pub base_median: Option<f64>,
+    pub median: Option<f64>,
+    /// (median / base median - 1) * 100
+    pub change_pct: Option<f64>,
+    /// bootstrap interval of median / base median
+    pub ratio_interval: Option<Interval>,
+    /// exact two-sided Mann-Whitney p
+    pub p_value: Option<f64>,
+    /// the smallest p these numbers of runs can give
+    pub min_possible_p: Option<f64>,
+    /// |change| between the control's two runs of this workload
+    pub noise_floor_pct: Option<f64>,
+    pub threshold_pct: f64,
+    pub verdict: Decision,
+    /// the numbers that decided it, in words
+    pub why: String,
+}
+
+impl Comparison {
+    pub fn new(
+        against: &str,
+        metric: Metric,
+        base: &[f64],
+        cand: &[f64],
+        noise_floor_pct: Option<f64>,
+        threshold_pct: f64,
+    ) -> Comparison {
+        let base_median = median(base);
+        let cand_median = median(cand);
+        let change_pct = match (base_median, cand_median) {
+            (Some(b), Some(c)) => stats::change_pct(b, c),
+            _ => None,
+        };
+        let mw: Option<MannWhitney> = stats::mann_whitney_exact(base, cand);
+        let mut c = Comparison {
+            against: against.to_string(),
+            metric,
+            base_runs: base.len(),
+            runs: cand.len(),
+            base_median,
+            median: cand_median,
+            change_pct,
+            ratio_interval: stats::bootstrap_ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
+            p_value: mw.map(|m| m.p_two_sided),
+            min_possible_p: mw.map(|m| m.min_p),
+            noise_floor_pct,
+            threshold_pct: threshold_pct.abs(),
+            verdict: Decision::Undecided,
+            why: String::new(),
+        };
+        (c.verdict, c.why) = c.decide();
+        c
+    }
+
+    /// Beyond the threshold and beyond the noise floor where measured.
+    fn beyond(&self, change: f64, threshold: f64) -> bool {
+        change.abs() > threshold && self.noise_floor_pct.is_none_or(|n| change.abs() > n)
+    }
+
+    fn decide(&self) -> (Decision, String) {
+        let (Some(change), Some(p), Some(min_p)) =
+            (self.change_pct, self.p_value, self.min_possible_p)
+        else {
+            return (
+                Decision::Undecided,
+                format!(
+                    "{} run(s) against {}: nothing to compare",
+                    self.runs, self.base_runs
+                ),
+            );
+        };
+        if min_p >= ALPHA {
+            return (
+                Decision::Undecided,
+                format!(
+                    "{} runs against {} cannot give p below {min_p:.3}: add repetitions",
+                    self.runs, self.base_runs
+                ),
+            );
+        }
+        let noise = self
+            .noise_floor_pct
+            .map(|n| format!(", noise floor {n:.1}%"))
+            .unwrap_or_default();
+        if !self.beyond(change, self.threshold_pct) {
+            return (
+                Decision::NoChange,
+                format!(
+                    "{change:+.1}% is within ±{:.0}%{noise} (p = {p:.3})",
+                    self.threshold_pct
+                ),
+            );
+        }
+        if p >= ALPHA {
+            return (
+                Decision::Undecided,
+                format!("{change:+.1}% but p = {p:.3} ≥ {ALPHA}: add repetitions"),
+            );
+        }
+        let d = if change > 0.0 {
+            Decision::Higher
+        } else {
+            Decision::Lower
+        };
+        (
+            d,
+            format!(
+                "{change:+.1}% beyond ±{:.0}%{noise}, p = {p:.3}",
+                self.threshold_pct
+            ),
+        )
+    }
+}
+
+/// Everything reports show, computed once from the results.
+pub struct Analysis<'a> {
+    pub manifest: Manifest,
+    pub results: &'a [RunResult],
+    /// in report order: tree, workload, threads, variant (matrix order,
+    /// baseline first)
+    pub cells: Vec<CellRuns<'a>>,
+    /// QPS of every non-baseline cell against its tree's baseline
+    pub comparisons: Vec<(Cell, Comparison)>,
+}
+
+impl<'a> Analysis<'a> {
+    pub fn new(manifest: Manifest, results: &'a [RunResult]) -> Analysis<'a> {
+        let mut groups: BTreeMap<Cell, CellRuns<'a>> = BTreeMap::new();
+        for r in results {
+            let cell = r.key.cell();
+            let g = groups.entry(cell.clone()).or_insert_with(|| CellRuns {
+                cell,
+                counted: Vec::new(),
+                busy: Vec::new(),
+                failed: Vec::new(),
+            });
+            if !r.ok() {
+                g.failed.push(r);
+            } else if metric::busy(r, manifest.busy_cpu_bound) {
+                g.busy.push(r);
+            } else {
+                g.counted.push(r);
+            }
+        }
+        let mut cells: Vec<CellRuns> = groups.into_values().collect();
+        cells.sort_by_key(|c| {
+            (
+                manifest.tree_rank(&c.cell.tree),
+                manifest.workload_rank(&c.cell.workload),
+                c.cell.threads,
+                manifest.variant_rank(&c.cell.variant),
+            )
+        });
+        let mut a = Analysis {
+            manifest,
+            results,
+            cells,
+            comparisons: Vec::new(),
+        };
+        let mut comparisons = Vec::new();
+        for c in &a.cells {
+            let Some(base) = a.baseline_of(&c.cell) else {
+                continue;
+            };
+            if base.cell == c.cell {
+                continue;
+            }
+            comparisons.push((
+                c.cell.clone(),
+                a.compare(&c.cell, &base.cell.variant, Metric::Qps),
+            ));
+        }
+        a.comparisons = comparisons;
+        a
+    }
+
+    pub fn cell(&self, cell: &Cell) -> Option<&CellRuns<'a>> {
+        self.cells.iter().find(|c| &c.cell == cell)
+    }
+
+    /// The tree's baseline cell for the same workload and threads: `base`,
+    /// else `fixed`.
+    pub fn baseline_of(&self, cell: &Cell) -> Option<&CellRuns<'a>> {
+        ["base", "fixed"]
+            .iter()
+            .find_map(|b| self.cell(&cell.with_variant(b)))
+            .filter(|b| is_baseline(&b.cell.variant))
+    }
+
+    /// |change| of `metric` between the control's two runs of this tree,
+    /// workload and thread count.
+    pub fn noise_floor(&self, cell: &Cell, metric: Metric) -> Option<f64> {
+        let control = self.manifest.control.as_ref()?;
+        let first = self.cell(&cell.with_variant(control))?;
+        let again =
+            self.cell(&cell.with_variant(&format!("{control}{}", crate::variant::CONTROL_SUFFIX)))?;
+        let (a, b) = (first.median(metric)?, again.median(metric)?);
+        stats::change_pct(a, b).map(f64::abs)
+    }
+
+    /// `cell` against the same tree, workload and threads of `against`.
+    pub fn compare(&self, cell: &Cell, against: &str, metric: Metric) -> Comparison {
+        self.compare_cells(cell, &cell.with_variant(against), metric)
+    }
+
+    /// `cell` against `base` (another variant, or another tree's).
+    pub fn compare_cells(&self, cell: &Cell, base: &Cell, metric: Metric) -> Comparison {
+        let values = |c: &Cell| self.cell(c).map(|r| r.values(metric)).unwrap_or_default();
+        let is_control_pair = self.manifest.control.as_ref().is_some_and(|c| {
+            base.variant == *c
+                && base.tree == cell.tree
+                && cell.variant == format!("{c}{}", crate::variant::CONTROL_SUFFIX)
+        });
+        // the control's second run is the noise measurement itself; across
+        // trees the baseline tree's noise floor applies
+        let noise = if is_control_pair {
+            None
+        } else {
+            self.noise_floor(base, metric)
+        };
+        let against = if base.tree == cell.tree {
+            base.variant.clone()
+        } else {
+            format!("{} {}", base.tree, base.variant)
+        };
+        Comparison::new(
+            &against,
+            metric,
+            &values(base),
+            &values(cell),
+            noise,
+            self.manifest.threshold_pct,
+        )
+    }
+
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let mut n = (0, 0, 0);
+        for c in &self.cells {
+            n.0 += c.counted.len();
+            n.1 += c.busy.len();
+            n.2 += c.failed.len();
+        }
+        n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn three_against_three_is_undecided_whatever_the_numbers() {
+        let c = Comparison::new(
+            "base",
+            Metric::Qps,
+            &[100.0, 101.0, 102.0],
+            &[50.0, 51.0, 52.0],
+            None,
+            5.0,
+        );
+        assert_eq!(c.verdict, Decision::Undecided);
+        assert_eq!(c.min_possible_p, Some(0.1));
+        assert!(c.why.contains("cannot give p below 0.100"), "{}", c.why);
+    }
+
+    #[test]
+    fn a_change_counts_beyond_threshold_noise_and_chance() {
+        let base = [100.0, 101.0, 102.0, 103.0, 104.0];
+        let lower = [80.0, 81.0, 82.0, 83.0, 84.0];
+        let c = Comparison::new("base", Metric::Qps, &base, &lower, None, 5.0);
+        assert_eq!(c.verdict, Decision::Lower, "{}", c.why);
+        assert!((c.p_value.unwrap() - 2.0 / 252.0).abs() < 1e-9);
+        // inside a 25% noise floor it does not count
+        let c = Comparison::new("base", Metric::Qps, &base, &lower, Some(25.0), 5.0);
+        assert_eq!(c.verdict, Decision::NoChange, "{}", c.why);
+        // inside the threshold neither
+        let c = Comparison::new(
+            "base",
+            Metric::Qps,
+            &base,
+            &[98.0, 99.0, 100.0, 101.0, 102.0],
+            None,
+            5.0,
+        );
+        assert_eq!(c.verdict, Decision::NoChange, "{}", c.why);
+        // beyond the threshold but not significant
+        let c = Comparison::new(
+            "base",
+            Metric::Qps,
+            &base,
+            &[70.0, 130.0, 60.0, 140.0, 90.0],
+            None,
+            5.0,
+        );
+        assert_eq!(c.verdict, Decision::Undecided, "{}", c.why);
+        assert!(
+            Comparison::new("base", Metric::Qps, &[], &lower, None, 5.0).verdict
+                == Decision::Undecided
+        );
+    }
+}

@@ -1,0 +1,128 @@
+//! The report's SVG charts: QPS per workload and variant with its
+//! interval; pages made young and buf_pool.mutex acquisitions per query;
+//! QPS against threads where a workload ran at several thread counts.
+
+use super::analysis::{Analysis, LEVEL};
+use crate::pending::charts::{self, Bar, BarGroup, Line};
+use crate::results::{Cell, Metric};
+use anyhow::Result;
+
+pub struct Chart {
+    pub file: String,
+    pub title: String,
+    pub svg: String,
+}
+
+/// The series name of a cell: its variant, prefixed by its tree when the
+/// report has several trees.
+fn series(a: &Analysis, c: &Cell) -> String {
+    if a.manifest.trees.len() > 1 {
+        format!("{} {}", c.tree, c.variant)
+    } else {
+        c.variant.clone()
+    }
+}
+
+fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
+    let mut groups: Vec<BarGroup> = Vec::new();
+    for c in &a.cells {
+        let label = format!("{} {}t", c.cell.workload, c.cell.threads);
+        let bar = Bar {
+            series: series(a, &c.cell),
+            value: c.median(metric),
+            interval: if with_interval {
+                c.interval(metric).map(|i| (i.lo, i.hi))
+            } else {
+                None
+            },
+        };
+        match groups.iter_mut().find(|g| g.label == label) {
+            Some(g) => g.bars.push(bar),
+            None => groups.push(BarGroup {
+                label,
+                bars: vec![bar],
+            }),
+        }
+    }
+    groups
+}
+
+pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
+    let mut out = Vec::new();
+    let mut bars =
+        |file: &str, title: String, y: &str, metric: Metric, with_interval: bool| -> Result<()> {
+            let g = groups(a, metric, with_interval);
+            if g.iter().any(|g| g.bars.iter().any(|b| b.value.is_some())) {
+                out.push(Chart {
+                    file: file.into(),
+                    svg: charts::grouped_bars(&title, y, &g)?,
+                    title,
+                });
+            }
+            Ok(())
+        };
+    bars(
+        "qps.svg",
+        format!(
+            "QPS per workload and variant (median, {:.0}% interval)",
+            LEVEL * 100.0
+        ),
+        "queries per second",
+        Metric::Qps,
+        true,
+    )?;
+    bars(
+        "pages-made-young.svg",
+        "Pages made young per query (median)".into(),
+        "pages made young / query",
+        Metric::PagesMadeYoungPerQuery,
+        false,
+    )?;
+    bars(
+        "buf-pool-mutex.svg",
+        "buf_pool.mutex acquisitions per query (diagnostic pass, median)".into(),
+        "acquisitions / query",
+        Metric::BufPoolMutexPerQuery,
+        false,
+    )?;
+    // QPS against threads, for workloads run at more than one thread count
+    for w in &a.manifest.workloads {
+        let cells: Vec<_> = a.cells.iter().filter(|c| &c.cell.workload == w).collect();
+        let mut threads: Vec<u32> = cells.iter().map(|c| c.cell.threads).collect();
+        threads.dedup();
+        threads.sort_unstable();
+        threads.dedup();
+        if threads.len() < 2 {
+            continue;
+        }
+        let mut lines: Vec<Line> = Vec::new();
+        for c in cells {
+            let Some(q) = c.median(Metric::Qps) else {
+                continue;
+            };
+            let point = (
+                c.cell.threads as f64,
+                q,
+                c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
+            );
+            let s = series(a, &c.cell);
+            match lines.iter_mut().find(|l| l.series == s) {
+                Some(l) => l.points.push(point),
+                None => lines.push(Line {
+                    series: s,
+                    points: vec![point],
+                }),
+            }
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        let title = format!("QPS against threads: {w}");
+        out.push(Chart {
+            file: format!("qps-threads-{}.svg", crate::util::slug(w)),
+            svg: charts::lines(&title, "threads", "queries per second", &lines)?,
+            title,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,136 @@
+//! `summary.json`: the numbers of every cell (the keys of schema 1 kept:
+//! tree, variant, workload, runs, failed, median, qps, qps_vs_base,
+//! total_queries, total_pages_made_young, build_key, patch_sha256), plus
+//! threads, busy runs, intervals, and the verdicts.
+
+use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
+use super::verdict::Verdict;
+use crate::pending::stats::{self, Interval, Spread};
+use crate::results::{Manifest, Metric, RunResult};
+use serde::{Deserialize, Serialize};
+
+/// Medians over the counted runs of a cell; a metric no run measured is
+/// null, never 0.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Medians {
+    pub qps: Option<f64>,
+    pub p95_ms: Option<f64>,
+    pub pages_made_young_per_query: Option<f64>,
+    pub pages_made_not_young_per_query: Option<f64>,
+    pub read_requests_per_query: Option<f64>,
+    pub cs_per_query: Option<f64>,
+    pub cpu_ms_per_query: Option<f64>,
+    /// from the diagnostic pass (instrument on); null without one
+    pub buf_pool_mutex_per_query: Option<f64>,
+    pub buf_pool_mutex_wait_us_per_query: Option<f64>,
+}
+
+/// One cell of `summary.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SummaryRow {
+    pub tree: String,
+    pub variant: String,
+    pub workload: String,
+    pub threads: u32,
+    /// counted runs (successful, host not busy)
+    pub runs: usize,
+    pub failed: usize,
+    /// successful runs on a busy host, left out
+    pub busy_runs: usize,
+    pub median: Option<Medians>,
+    pub qps: Option<Spread>,
+    /// confidence interval of the median QPS
+    pub qps_interval: Option<Interval>,
+    /// QPS against the same tree's baseline, same workload and threads
+    pub qps_vs_base: Option<Comparison>,
+    pub total_queries: u64,
+    pub total_pages_made_young: u64,
+    pub build_key: Option<String>,
+    pub patch_sha256: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    pub schema_version: u32,
+    pub matrix: String,
+    pub description: String,
+    pub host: String,
+    pub tool_revision: String,
+    pub threshold_pct: f64,
+    pub busy_cpu_bound: f64,
+    pub control: Option<String>,
+    pub until_decided: Option<u32>,
+    pub interval_level: f64,
+    pub counted_runs: usize,
+    pub busy_runs: usize,
+    pub failed_runs: usize,
+    pub verdicts: Vec<Verdict>,
+    pub rows: Vec<SummaryRow>,
+}
+
+pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
+    let measured: Vec<_> = c.counted.iter().filter_map(|r| r.measured()).collect();
+    let median = (!c.counted.is_empty()).then(|| Medians {
+        qps: c.median(Metric::Qps),
+        p95_ms: c.median(Metric::P95Ms),
+        pages_made_young_per_query: c.median(Metric::PagesMadeYoungPerQuery),
+        pages_made_not_young_per_query: c.median(Metric::PagesMadeNotYoungPerQuery),
+        read_requests_per_query: c.median(Metric::ReadRequestsPerQuery),
+        cs_per_query: c.median(Metric::CsPerQuery),
+        cpu_ms_per_query: c.median(Metric::CpuMsPerQuery),
+        buf_pool_mutex_per_query: c.median(Metric::BufPoolMutexPerQuery),
+        buf_pool_mutex_wait_us_per_query: c.median(Metric::BufPoolMutexWaitUsPerQuery),
+    });
+    let build = c.all().find_map(|r| r.build.as_ref());
+    SummaryRow {
+        tree: c.cell.tree.clone(),
+        variant: c.cell.variant.clone(),
+        workload: c.cell.workload.clone(),
+        threads: c.cell.threads,
+        runs: c.counted.len(),
+        failed: c.failed.len(),
+        busy_runs: c.busy.len(),
+        median,
+        qps: stats::spread(&c.values(Metric::Qps)),
+        qps_interval: stats::median_ci(&c.values(Metric::Qps), LEVEL),
+        qps_vs_base: a
+            .comparisons
+            .iter()
+            .find(|(cell, _)| cell == &c.cell)
+            .map(|(_, cmp)| cmp.clone()),
+        total_queries: measured.iter().map(|m| m.sysbench.queries).sum(),
+        total_pages_made_young: measured.iter().map(|m| m.pages_made_young).sum(),
+        build_key: build.map(|b| b.key_hash.clone()),
+        patch_sha256: build.and_then(|b| b.patch.as_ref().map(|p| p.sha256.clone())),
+    }
+}
+
+pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
+    let m = &a.manifest;
+    let first = &a.results[0];
+    let (counted, busy, failed) = a.counts();
+    Summary {
+        schema_version: crate::results::SCHEMA_VERSION,
+        matrix: m.name.clone(),
+        description: m.description.clone(),
+        host: format!("{} ({})", first.host.hostname, first.host.label()),
+        tool_revision: first.tool_revision.clone(),
+        threshold_pct: m.threshold_pct,
+        busy_cpu_bound: m.busy_cpu_bound,
+        control: m.control.clone(),
+        until_decided: m.until_decided,
+        interval_level: LEVEL,
+        counted_runs: counted,
+        busy_runs: busy,
+        failed_runs: failed,
+        verdicts: verdicts.to_vec(),
+        rows: a.cells.iter().map(|c| row(a, c)).collect(),
+    }
+}
+
+/// The rows of results with no manifest (order as first seen, baselines
+/// first): for tests and tools that hold results in memory.
+pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
+    let a = Analysis::new(Manifest::derive(results), results);
+    a.cells.iter().map(|c| row(&a, c)).collect()
+}

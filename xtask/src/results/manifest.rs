@@ -1,0 +1,113 @@
+//! What a results directory was made for: the matrix's name, its trees,
+//! variants and workloads in the matrix's order, its control, bounds and
+//! questions. Written by the runner as `matrix.json` next to `runs/`, so
+//! that reports are functions of the directory alone; derived from the
+//! runs for directories written before it existed.
+
+use super::question::Question;
+use super::RunResult;
+use crate::util::write_json;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+pub const FILE: &str = "matrix.json";
+
+/// The default threshold: a change of QPS counts only beyond 5%.
+pub const DEFAULT_THRESHOLD_PCT: f64 = 5.0;
+/// The default busy-host bound, in cores used by other processes.
+pub const DEFAULT_BUSY_CPU_BOUND: f64 = 0.25;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// tree labels in the matrix's order
+    pub trees: Vec<String>,
+    /// variant labels in the matrix's order, each tree's baseline first,
+    /// the control's second run right after its first
+    pub variants: Vec<String>,
+    pub workloads: Vec<String>,
+    pub repetitions: u32,
+    /// the variant run twice (its second run is `<control>-again`)
+    pub control: Option<String>,
+    pub threshold_pct: f64,
+    pub busy_cpu_bound: f64,
+    /// `--until-decided N` of the run, if given
+    pub until_decided: Option<u32>,
+    pub questions: Vec<Question>,
+}
+
+impl Manifest {
+    /// For a directory without `matrix.json`: names in first-seen order
+    /// (results come sorted by key), baselines first, default bounds and
+    /// no questions.
+    pub fn derive(results: &[RunResult]) -> Manifest {
+        let mut m = Manifest {
+            name: results
+                .first()
+                .map(|r| r.matrix.clone())
+                .unwrap_or_default(),
+            description: String::new(),
+            trees: Vec::new(),
+            variants: Vec::new(),
+            workloads: Vec::new(),
+            repetitions: results.iter().map(|r| r.key.repetition).max().unwrap_or(0),
+            control: None,
+            threshold_pct: DEFAULT_THRESHOLD_PCT,
+            busy_cpu_bound: DEFAULT_BUSY_CPU_BOUND,
+            until_decided: None,
+            questions: Vec::new(),
+        };
+        for r in results {
+            push_new(&mut m.trees, &r.key.tree);
+            push_new(&mut m.variants, &r.key.variant);
+            push_new(&mut m.workloads, &r.key.workload);
+        }
+        // stable: the others keep their order
+        m.variants.sort_by_key(|v| !is_baseline(v));
+        m
+    }
+
+    /// `matrix.json` of `dir`, else derived from its results.
+    pub fn read_or_derive(dir: &Path, results: &[RunResult]) -> Result<Manifest> {
+        let path = dir.join(FILE);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a results manifest", path.display())),
+            Err(_) => Ok(Manifest::derive(results)),
+        }
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        write_json(&dir.join(FILE), self)
+    }
+
+    /// Position of a label in its list, unknown labels last (in name order
+    /// among themselves, by the caller's stable sort).
+    pub fn tree_rank(&self, tree: &str) -> usize {
+        rank(&self.trees, tree)
+    }
+    pub fn variant_rank(&self, variant: &str) -> usize {
+        rank(&self.variants, variant)
+    }
+    pub fn workload_rank(&self, workload: &str) -> usize {
+        rank(&self.workloads, workload)
+    }
+}
+
+/// A tree's baseline: `base`, or `fixed` for base on a tree with the fix.
+pub fn is_baseline(variant: &str) -> bool {
+    variant == "base" || variant == "fixed"
+}
+
+fn rank(list: &[String], x: &str) -> usize {
+    list.iter().position(|y| y == x).unwrap_or(list.len())
+}
+
+fn push_new(v: &mut Vec<String>, x: &str) {
+    if !v.iter().any(|y| y == x) {
+        v.push(x.to_string());
+    }
+}
