@@ -5,7 +5,6 @@
 //! every cell's result through `results` as soon as it ends; `progress`
 //! says what runs and how long the rest will take.
 
-mod cell_api;
 pub mod plan;
 pub mod progress;
 pub mod run;
@@ -142,6 +141,24 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     }
     if matrix.threshold_pct.is_nan() || matrix.threshold_pct < 0.0 {
         bail!("threshold_pct must be 0 or more (a magnitude in percent)");
+    }
+    // one server loads the data once for all its cells
+    let first = &matrix.workloads[0];
+    if let Some(w) = matrix
+        .workloads
+        .iter()
+        .find(|w| (w.tables, w.table_size) != (first.tables, first.table_size))
+    {
+        bail!(
+            "[[workload]] `{}`: tables = {}, table_size = {} differ from `{}` ({}, {}): one server \
+             loads the data once for every workload, so they must be the same",
+            w.name,
+            w.tables,
+            w.table_size,
+            first.name,
+            first.tables,
+            first.table_size
+        );
     }
     let mut names: Vec<String> = Vec::new();
     for w in &matrix.workloads {

@@ -3,7 +3,6 @@
 //! runs, and the order. Made from the file alone, so `--dry-run` can print
 //! it for any matrix without fetching or building anything.
 
-use super::cell_api as api;
 use super::Matrix;
 use crate::results::CellKey;
 use crate::tree::TreeSpec;
@@ -51,7 +50,7 @@ impl Plan {
         }
         Plan {
             units,
-            cells: api::run_order(&matrix.workloads),
+            cells: crate::workload::run_order(&matrix.workloads),
             repetitions: matrix.repetitions,
         }
     }

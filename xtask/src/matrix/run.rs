@@ -5,7 +5,6 @@
 //! written as soon as it ends; a failure is recorded with its step and the
 //! rest of the matrix goes on.
 
-use super::cell_api as api;
 use super::plan::{run_label, tree_label, Plan};
 use super::progress::Progress;
 use super::Matrix;
@@ -20,6 +19,7 @@ use crate::server::{self, MyCnf, Server, ServerBinaries};
 use crate::tree::{self, Tree};
 use crate::util::{human_duration, repo_root, slug, Stage};
 use crate::variant::{self, Resolved};
+use crate::workload;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 use std::fs;
@@ -453,8 +453,9 @@ fn run_server(
     };
     let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
     let logs = ctx.opts.out.join("logs").join(&name);
+    // every workload of a matrix has the same tables (checked on load)
     let first_workload = &matrix.workloads[todo[0].0];
-    let data_phases = match api::prepare_data(first_workload, &mut server, &logs) {
+    let data_phases = match workload::prepare_data(first_workload, &mut server, &logs) {
         Ok(phases) => phases,
         Err(e) => {
             let mut f = Failure::from_error(&e, Step::Prepare);
@@ -481,7 +482,7 @@ fn run_server(
             eprintln!("==> {} {key}", progress.counter());
             let start = Instant::now();
             let cell_logs = logs.join(slug(&format!("{}-t{threads}", matrix.workloads[*w].name)));
-            match api::execute_cell(&matrix.workloads[*w], *threads, &mut server, &cell_logs) {
+            match workload::execute_cell(&matrix.workloads[*w], *threads, &mut server, &cell_logs) {
                 Ok(o) => r.outcome = Some(o),
                 Err(e) => {
                     let mut f = Failure::from_error(&e, Step::Measured);

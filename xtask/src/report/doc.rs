@@ -220,7 +220,7 @@ mod tests {
             "{j}"
         );
         assert!(
-            j.contains("{noformat}\n\\[mysqld\\]") == false,
+            !j.contains("{noformat}\n\\[mysqld\\]"),
             "noformat content is not escaped"
         );
         assert!(

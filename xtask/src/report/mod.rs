@@ -193,12 +193,13 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
             .to_vec(),
             rows,
         });
-        b.push(Block::Para(format!(
+        b.push(Block::Para(
             "Undecided means these runs cannot tell: with n runs against m the exact test cannot give p \
              below 2/C(n+m, n) (3 against 3: 0.100), so a change is never shown with fewer than 4 runs \
              a side; add repetitions or run with `--until-decided N`. The interval of the change is a \
              bootstrap interval of the ratio of medians (fixed seed)."
-        )));
+                .into(),
+        ));
     }
 
     let busy_runs: Vec<&RunResult> = a
@@ -362,12 +363,15 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
         if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
             let w = &r.workload_def;
             workloads.push(format!(
-                "workload `{}`: {} tables x {} rows, {} ids per IN-list; arming {} s, warm-up {} s \
-                 (not measured), measured {} s, diagnostic pass {} s",
+                "workload `{}` ({}): {} tables x {} rows, threads {}, {} ids per IN-list, range size {}; \
+                 arming {} s, warm-up {} s (not measured), measured {} s, diagnostic pass {} s",
                 w.name,
+                w.kind().map(|k| k.to_string()).unwrap_or_else(|_| "?".into()),
                 w.tables,
                 w.table_size,
+                w.threads,
                 w.random_points,
+                w.range_size,
                 w.arm_seconds,
                 w.warmup_seconds,
                 w.measure_seconds,

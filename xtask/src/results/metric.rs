@@ -118,7 +118,7 @@ impl std::fmt::Display for Metric {
 /// CPU used by everything other than the server and sysbench during the
 /// measured interval, in cores; None when it was not measured.
 pub fn other_cores_busy(r: &RunResult) -> Option<f64> {
-    crate::pending::workload::other_cores_busy(r.measured()?)
+    r.measured()?.other_cpu.map(|o| o.cores_busy)
 }
 
 /// A run whose host was busier than `bound` cores besides the server and

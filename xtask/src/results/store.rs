@@ -174,7 +174,7 @@ mod tests {
             assert!(results.len() >= 9, "{dir}: {}", results.len());
             for r in &results {
                 assert_eq!(r.schema_version, SCHEMA_VERSION);
-                assert_eq!(r.key.threads, r.workload_def.threads);
+                assert_eq!(vec![r.key.threads], r.workload_def.thread_counts());
                 assert!(r.ok(), "{dir}: {}", r.key);
                 assert!(r.measured().is_some());
             }
