@@ -24,5 +24,6 @@ pub mod stats;
 pub mod testing;
 pub mod tree;
 pub mod util;
+pub mod validate;
 pub mod variant;
 pub mod workload;

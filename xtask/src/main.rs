@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use xtask::{build, matrix, report, tree, util, variant};
+use xtask::{build, matrix, report, tree, util, validate, variant};
 
 #[derive(Parser)]
 #[command(
@@ -54,8 +54,36 @@ enum Command {
         #[arg(long, default_value = "base")]
         variant: String,
     },
-    /// Rewrite summary.json and report.md from the run results in a directory.
+    /// Rewrite report.md, report.jira, summary.json and the SVG charts from
+    /// the run results in a directory.
     Report { dir: PathBuf },
+    /// Compare the QPS of a candidate with a baseline on every common
+    /// (tree, workload, threads) and print the table.
+    #[command(after_help = "\
+Each side is a results directory (DIR), narrowed to one variant or tree
+when it holds several: DIR:variant, DIR:tree or DIR:tree/variant. A matrix
+file stands for its results directory (matrix/x.toml:gate means
+results/<its name>:gate). With the same trees on both sides cells are
+compared tree by tree; with one tree a side, across the two trees.
+
+A regression is a drop of the median QPS beyond the threshold, beyond the
+baseline's noise floor where it ran a control, and significant (exact
+two-sided Mann-Whitney p < 0.05). Busy-host runs are left out.
+
+Exit status:
+  0  no regression
+  1  a regression beyond the threshold
+  2  undecided: not enough repetitions to tell (e.g. 3 runs against 3
+     can never give p < 0.05)
+  3  error (bad arguments, no results, nothing in common)")]
+    Validate {
+        baseline: String,
+        candidate: String,
+        /// Percent a change must exceed to count (default: the baseline's
+        /// matrix threshold, 5).
+        #[arg(long, value_name = "PCT")]
+        threshold: Option<f64>,
+    },
     /// The LRU model: replay a trace, simulate a scenario, benchmark.
     Model {
         #[command(subcommand)]
@@ -77,7 +105,21 @@ enum Command {
 }
 
 fn main() {
-    if let Err(e) = run(Cli::parse()) {
+    let cli = Cli::parse();
+    if let Command::Validate {
+        baseline,
+        candidate,
+        threshold,
+    } = &cli.command
+    {
+        // validate answers with its exit status; an error is 3, not 1
+        let code = validate::run(baseline, candidate, *threshold).unwrap_or_else(|e| {
+            eprintln!("error: {e:#}");
+            validate::ERROR
+        });
+        std::process::exit(code);
+    }
+    if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
         std::process::exit(1);
     }
@@ -125,6 +167,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Report { dir } => report::write(&dir),
+        Command::Validate { .. } => unreachable!("handled in main"),
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => xtask::ffi::run(command),
         Command::Patch { command } => xtask::patch_check::run(command),

@@ -1,0 +1,205 @@
+//! Snapshot tests of the text reports (Markdown, Jira, summary.json) from
+//! saved results, no server: a change of format shows as a diff against
+//! the files under tests/fixtures/. `UPDATE_SNAPSHOTS=1` rewrites them
+//! (review the diff before committing); `REGENERATE_FIXTURES=1` rewrites
+//! the fixture's run files from tests/common.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use xtask::report::{self, analysis::Analysis};
+use xtask::results::{self, Manifest};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// Every report file of the results in `dir`.
+fn render(dir: &Path) -> Vec<(String, String)> {
+    let results = results::read_results(dir).unwrap();
+    assert!(!results.is_empty(), "no results under {}", dir.display());
+    let manifest = Manifest::read_or_derive(dir, &results).unwrap();
+    report::render(&Analysis::new(manifest, &results)).unwrap()
+}
+
+fn check_snapshots(files: &[(String, String)], expected: &Path) {
+    let update = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+    for name in ["report.md", "report.jira", "summary.json"] {
+        let (_, text) = files.iter().find(|(n, _)| n == name).unwrap();
+        let path = expected.join(name);
+        if update {
+            std::fs::create_dir_all(expected).unwrap();
+            std::fs::write(&path, text).unwrap();
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
+        if *text != want {
+            let line = text
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(text.lines().count().min(want.lines().count()));
+            panic!(
+                "{} differs from the snapshot at line {}:\n  got:  {:?}\n  want: {:?}\n(UPDATE_SNAPSHOTS=1 rewrites it)",
+                path.display(),
+                line + 1,
+                text.lines().nth(line),
+                want.lines().nth(line)
+            );
+        }
+    }
+}
+
+/// Jira wiki markup that renders as tables: header rows `||h||`, body
+/// rows `|c|` with as many cells as the header, no Markdown table lines,
+/// `{noformat}` blocks closed.
+fn check_jira_structure(jira: &str) {
+    // cells split on `|` that is not escaped
+    fn cells(line: &str) -> usize {
+        let mut n = 0;
+        let mut escaped = false;
+        for c in line.chars() {
+            match c {
+                '\\' if !escaped => escaped = true,
+                '|' if !escaped => n += 1,
+                _ => escaped = false,
+            }
+            if c != '\\' {
+                escaped = false;
+            }
+        }
+        n
+    }
+    let mut header: Option<usize> = None;
+    let mut in_noformat = false;
+    for (i, line) in jira.lines().enumerate() {
+        let at = format!("report.jira line {}: {line}", i + 1);
+        if line == "{noformat}" {
+            in_noformat = !in_noformat;
+            continue;
+        }
+        if in_noformat {
+            continue;
+        }
+        assert!(
+            !line.contains("{noformat}"),
+            "{at}: noformat not on its own line"
+        );
+        assert!(
+            !line.starts_with("|---") && !line.starts_with("| ---"),
+            "{at}: a Markdown table line"
+        );
+        assert!(
+            !line.starts_with('#') && !line.starts_with("```"),
+            "{at}: Markdown"
+        );
+        if line.starts_with("||") {
+            assert!(line.ends_with("||"), "{at}");
+            // `||a||b||` has 2 cells and 6 pipes
+            header = Some(cells(line) / 2 - 1);
+        } else if line.starts_with('|') {
+            let h = header.unwrap_or_else(|| panic!("{at}: a row without a header"));
+            assert!(line.ends_with('|'), "{at}");
+            assert_eq!(cells(line) - 1, h, "{at}: cells against the header's {h}");
+            assert!(
+                !line.contains("||"),
+                "{at}: an empty cell collapses the row"
+            );
+        } else {
+            header = None;
+        }
+    }
+    assert!(!in_noformat, "a {{noformat}} block is not closed");
+}
+
+#[test]
+fn the_smoke_report_of_schema_1_results_renders_as_before() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/smoke-10.11.18");
+    let files = render(&dir);
+    check_snapshots(&files, &fixtures().join("smoke-10.11.18"));
+    let jira = &files.iter().find(|(n, _)| n == "report.jira").unwrap().1;
+    check_jira_structure(jira);
+    let md = &files.iter().find(|(n, _)| n == "report.md").unwrap().1;
+    // the numbers of the committed report
+    assert!(
+        md.contains("| 10.11.18 | points-covered-pk | 2 | base | 3 | 9030 |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_matrix_with_control_busy_run_failure_and_questions() {
+    let dir = fixtures().join("mdev-mini");
+    if std::env::var_os("REGENERATE_FIXTURES").is_some() {
+        let _ = std::fs::remove_dir_all(dir.join("runs"));
+        common::write_mdev_mini(&dir);
+    }
+    let files = render(&dir);
+    check_snapshots(&files, &dir.join("expected"));
+    let get = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    check_jira_structure(get("report.jira"));
+    let md = get("report.md");
+    // one verdict line per question, in words
+    assert!(md.contains("- **pass**: gate removes promotion ("), "{md}");
+    assert!(
+        md.contains("- **fail**: the workaround does not lose throughput ("),
+        "{md}"
+    );
+    assert!(md.contains("- **undecided**: fixed is no slower than base on every workload (no results of variant `fixed`)"), "{md}");
+    // the busy run is flagged and left out; the failure keeps its step and tail
+    assert!(md.contains("1 run used more than 0.25 cores"), "{md}");
+    assert!(
+        md.contains("| 10.11.18 base points-covered-pk 2 threads rep 5 | 1.20 | 600 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 10.11.18 | points-covered-pk | 2 | base | 4 (+1 busy) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("### 10.11.18 gate update-index 2 threads rep 3: failed in measured"),
+        "{md}"
+    );
+    assert!(md.contains("[ERROR] mariadbd got signal 11"), "{md}");
+    // the control's noise floor is applied, and the thread list is charted
+    assert!(
+        md.contains("| 0.2% | higher: +7.7% beyond ±5%, noise floor 0.2%, p = 0.008 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| -10.0% | -11.7% to -8.4% | 0.008 | 0.008 | 0.1% | lower:"),
+        "{md}"
+    );
+    assert!(files
+        .iter()
+        .any(|(n, _)| n == "qps-threads-points-covered-pk.svg"));
+    let summary: serde_json::Value = serde_json::from_str(get("summary.json")).unwrap();
+    assert_eq!(summary["verdicts"][1]["verdict"], "fail");
+    let rows = summary["rows"].as_array().unwrap();
+    let base = rows
+        .iter()
+        .find(|r| r["variant"] == "base" && r["threads"] == 2)
+        .unwrap();
+    for key in [
+        "tree",
+        "variant",
+        "workload",
+        "runs",
+        "failed",
+        "median",
+        "qps",
+        "qps_vs_base",
+        "total_queries",
+        "total_pages_made_young",
+        "build_key",
+        "patch_sha256",
+    ] {
+        assert!(base.get(key).is_some(), "summary row without `{key}`");
+    }
+    assert_eq!(
+        (base["variant"].as_str(), base["busy_runs"].as_u64()),
+        (Some("base"), Some(1))
+    );
+    // the gate's failed update-index run: mutex figures measured, never 0 for missing
+    assert!(rows.iter().all(|r| r["median"]["qps"].is_number()));
+}

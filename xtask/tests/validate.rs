@@ -1,0 +1,131 @@
+//! `cargo xtask validate` on results written for the test: its exit
+//! status is the answer (0 no regression, 1 regression, 2 undecided,
+//! 3 error).
+
+mod common;
+
+use common::write_cell;
+use std::path::Path;
+
+fn validate(base: &str, cand: &str, extra: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .arg("validate")
+        .args([base, cand])
+        .args(extra)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.code().unwrap(), text)
+}
+
+const BASE: [f64; 5] = [1000.0, 1010.0, 990.0, 1005.0, 995.0];
+
+fn dir(root: &Path, name: &str) -> String {
+    root.join(name).display().to_string()
+}
+
+#[test]
+fn a_planted_regression_exits_1() {
+    let t = tempfile::tempdir().unwrap();
+    let (b, c) = (dir(t.path(), "base"), dir(t.path(), "cand"));
+    write_cell(
+        Path::new(&b),
+        "m",
+        ("10.11.18", "base", "points-covered-pk", 2),
+        &BASE,
+        30.0,
+    );
+    write_cell(
+        Path::new(&b),
+        "m",
+        ("10.11.18", "base", "read-write", 2),
+        &BASE,
+        30.0,
+    );
+    write_cell(
+        Path::new(&c),
+        "m",
+        ("10.11.18", "base", "points-covered-pk", 2),
+        &BASE,
+        30.0,
+    );
+    // 15% slower on one workload
+    let slower: Vec<f64> = BASE.iter().map(|q| q * 0.85).collect();
+    write_cell(
+        Path::new(&c),
+        "m",
+        ("10.11.18", "base", "read-write", 2),
+        &slower,
+        30.0,
+    );
+    let (code, text) = validate(&b, &c, &[]);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("| 10.11.18 | read-write | 2 | 5 vs 5 |") && text.contains("-15.0%"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| 10.11.18 | points-covered-pk | 2 | 5 vs 5 |"),
+        "the table lists every common cell: {text}"
+    );
+    // beyond a 20% threshold it is no regression
+    let (code, text) = validate(&b, &c, &["--threshold", "20"]);
+    assert_eq!(code, 0, "{text}");
+}
+
+#[test]
+fn base_against_itself_exits_0() {
+    let t = tempfile::tempdir().unwrap();
+    let b = dir(t.path(), "r");
+    write_cell(
+        Path::new(&b),
+        "m",
+        ("10.11.18", "base", "points-covered-pk", 2),
+        &BASE,
+        30.0,
+    );
+    write_cell(
+        Path::new(&b),
+        "m",
+        ("10.11.18", "gate", "points-covered-pk", 2),
+        &[1200.0; 5],
+        0.0,
+    );
+    let (code, text) = validate(&format!("{b}:base"), &format!("{b}:base"), &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(
+        text.contains("+0.0%") && text.contains("no regression (exit 0)"),
+        "{text}"
+    );
+    // a directory with two variants must be narrowed: an error is 3
+    let (code, text) = validate(&b, &b, &[]);
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("several variants (base, gate)"), "{text}");
+}
+
+#[test]
+fn too_few_runs_exit_2() {
+    let t = tempfile::tempdir().unwrap();
+    let (b, c) = (dir(t.path(), "base"), dir(t.path(), "cand"));
+    write_cell(
+        Path::new(&b),
+        "m",
+        ("10.11.18", "base", "points-covered-pk", 2),
+        &BASE[..3],
+        30.0,
+    );
+    // half the QPS, but 3 runs against 3 can never give p < 0.05
+    write_cell(
+        Path::new(&c),
+        "m",
+        ("10.11.18", "base", "points-covered-pk", 2),
+        &[500.0, 505.0, 495.0],
+        30.0,
+    );
+    let (code, text) = validate(&b, &c, &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(text.contains("cannot give p below 0.100"), "{text}");
+    let (code, text) = validate(&b, &dir(t.path(), "nothing"), &[]);
+    assert_eq!(code, 3, "{text}");
+}
