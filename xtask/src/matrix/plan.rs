@@ -192,6 +192,15 @@ pub fn describe(matrix: &Matrix) -> String {
             let _ = writeln!(s, "  {} x{}", key.cell(), plan.repetitions);
         }
     }
+    let _ = writeln!(s, "\nquestions ({}):", matrix.questions.len());
+    for q in &matrix.questions {
+        let _ = writeln!(
+            s,
+            "  {}: {}",
+            q.name,
+            question_words(q, matrix.threshold_pct)
+        );
+    }
     let _ = writeln!(
         s,
         "\n{builds} build{}, {} server start{}, {} cell run{}",
@@ -208,11 +217,91 @@ pub fn describe(matrix: &Matrix) -> String {
     s
 }
 
+/// What a question asks, in words.
+pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> String {
+    use crate::results::question::Kind;
+    let scope = format!(
+        "{}{}",
+        if q.workloads.is_empty() {
+            "every workload".to_string()
+        } else {
+            q.workloads.join(", ")
+        },
+        if q.trees.is_empty() {
+            String::new()
+        } else {
+            format!(" of {}", q.trees.join(", "))
+        }
+    );
+    let against = match &q.against_tree {
+        Some(t) => format!("`{}` of {t}", q.against()),
+        None => format!("`{}`", q.against()),
+    };
+    match q.kind {
+        Kind::Below | Kind::Above => {
+            let mut s = format!(
+                "{} of `{}` {} {} on {scope}",
+                q.metric,
+                q.variant,
+                q.kind_word(),
+                q.value.unwrap_or(f64::NAN)
+            );
+            if let Some(b) = q.baseline_above {
+                s.push_str(&format!(" while {against} is above {b}"));
+            }
+            if let Some(b) = q.baseline_below {
+                s.push_str(&format!(" while {against} is below {b}"));
+            }
+            s
+        }
+        Kind::NoSlower => format!(
+            "{} of `{}` changes by no less than {:+}% against {against} on {scope}",
+            q.metric,
+            q.variant,
+            q.threshold_pct.unwrap_or(-threshold_pct)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::matrix::TreeEntry;
     use crate::workload::Workload;
+
+    #[test]
+    fn every_shipped_matrix_dry_runs() {
+        for file in ["smoke.toml", "mdev-37992.toml", "release-11.8.10.toml"] {
+            let m =
+                crate::matrix::load(&crate::util::repo_root().join("matrix").join(file)).unwrap();
+            let d = describe(&m);
+            let plan = Plan::of(&m);
+            assert!(
+                d.contains(&format!("{} cell run", plan.total_cells())),
+                "{file}:\n{d}"
+            );
+            for q in &m.questions {
+                assert!(
+                    d.contains(&format!("  {}: ", q.name)),
+                    "{file}: {}\n{d}",
+                    q.name
+                );
+            }
+        }
+        let m = crate::matrix::load(&crate::util::repo_root().join("matrix/release-11.8.10.toml"))
+            .unwrap();
+        let d = describe(&m);
+        // nothing fetched: the series comes from the tags
+        assert!(
+            d.contains("mariadb-11.8.10 (series 11.8, from the spec)"),
+            "{d}"
+        );
+        assert!(
+            d.contains("11.8.10 base-again read-write 2 threads x5"),
+            "{d}"
+        );
+        assert_eq!(Plan::of(&m).cells.len(), 15, "all of Mark's workloads");
+    }
 
     #[test]
     fn versions_come_from_debian_and_git_specs() {

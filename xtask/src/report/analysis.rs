@@ -277,12 +277,29 @@ impl<'a> Analysis<'a> {
     /// |change| of `metric` between the control's two runs of this tree,
     /// workload and thread count.
     pub fn noise_floor(&self, cell: &Cell, metric: Metric) -> Option<f64> {
-        let control = self.manifest.control.as_ref()?;
-        let first = self.cell(&cell.with_variant(control))?;
-        let again =
-            self.cell(&cell.with_variant(&format!("{control}{}", crate::variant::CONTROL_SUFFIX)))?;
+        let (first, again) = self.control_labels(&cell.tree)?;
+        let first = self.cell(&cell.with_variant(&first))?;
+        let again = self.cell(&cell.with_variant(&again))?;
         let (a, b) = (first.median(metric)?, again.median(metric)?);
         stats::change_pct(a, b).map(f64::abs)
+    }
+
+    /// The labels of the control's two runs on `tree`: `base` is run as
+    /// `fixed` on a tree that carries the fix.
+    pub fn control_labels(&self, tree: &str) -> Option<(String, String)> {
+        let control = self.manifest.control.as_ref()?;
+        let suffix = crate::variant::CONTROL_SUFFIX;
+        let mut names = vec![control.clone()];
+        if control == "base" {
+            names.push("fixed".into());
+        }
+        names.into_iter().find_map(|c| {
+            let again = format!("{c}{suffix}");
+            self.cells
+                .iter()
+                .any(|x| x.cell.tree == tree && x.cell.variant == again)
+                .then(|| (c.clone(), again))
+        })
     }
 
     /// `cell` against the same tree, workload and threads of `against`.
@@ -293,11 +310,10 @@ impl<'a> Analysis<'a> {
     /// `cell` against `base` (another variant, or another tree's).
     pub fn compare_cells(&self, cell: &Cell, base: &Cell, metric: Metric) -> Comparison {
         let values = |c: &Cell| self.cell(c).map(|r| r.values(metric)).unwrap_or_default();
-        let is_control_pair = self.manifest.control.as_ref().is_some_and(|c| {
-            base.variant == *c
-                && base.tree == cell.tree
-                && cell.variant == format!("{c}{}", crate::variant::CONTROL_SUFFIX)
-        });
+        let is_control_pair = base.tree == cell.tree
+            && self
+                .control_labels(&cell.tree)
+                .is_some_and(|(first, again)| base.variant == first && cell.variant == again);
         // the control's second run is the noise measurement itself; across
         // trees the baseline tree's noise floor applies
         let noise = if is_control_pair {
