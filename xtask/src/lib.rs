@@ -16,7 +16,6 @@ pub mod metrics;
 pub mod model;
 pub mod patch;
 pub mod patch_check;
-mod pending;
 pub mod report;
 pub mod results;
 pub mod server;

@@ -4,7 +4,7 @@
 //! Mann-Whitney p and the smallest p the repetitions allow, the noise
 //! floor where a control measured it, and what all that decides.
 
-use crate::pending::stats::{self, Interval, MannWhitney};
+use crate::stats::{self, Interval, MannWhitney};
 use crate::results::manifest::is_baseline;
 use crate::results::metric::{self, Metric};
 use crate::results::{Cell, Manifest, RunResult};

@@ -3,7 +3,7 @@
 //! QPS against threads where a workload ran at several thread counts.
 
 use super::analysis::{Analysis, LEVEL};
-use crate::pending::charts::{self, Bar, BarGroup, Line};
+use crate::charts::{self, Bar, BarGroup, Line};
 use crate::results::{Cell, Metric};
 use anyhow::Result;
 

@@ -5,7 +5,7 @@
 
 use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
 use super::verdict::Verdict;
-use crate::pending::stats::{self, Interval, Spread};
+use crate::stats::{self, Interval, Spread};
 use crate::results::{Manifest, Metric, RunResult};
 use serde::{Deserialize, Serialize};
 
