@@ -129,14 +129,21 @@ pub fn jira(blocks: &[Block]) -> String {
 /// Jira's characters with a meaning of their own, escaped.
 fn escape(text: &str) -> String {
     let mut s = String::with_capacity(text.len());
+    let mut prev = ' ';
     for c in text.chars() {
-        if matches!(
-            c,
-            '|' | '{' | '}' | '[' | ']' | '*' | '_' | '^' | '~' | '+' | '!' | '#'
-        ) {
+        // a `-` that starts a word would open -strikethrough- (and `--` is
+        // a dash); inside words (10.11.18-0, points-covered-pk) it is text
+        let opens = c == '-' && !prev.is_alphanumeric();
+        if opens
+            || matches!(
+                c,
+                '|' | '{' | '}' | '[' | ']' | '*' | '_' | '^' | '~' | '+' | '!' | '#'
+            )
+        {
             s.push('\\');
         }
         s.push(c);
+        prev = c;
     }
     s
 }
@@ -198,6 +205,14 @@ mod tests {
             },
             Block::Pre("[mysqld]\ninnodb_buffer_pool_size = 1G".into()),
         ]
+    }
+
+    #[test]
+    fn a_dash_that_starts_a_word_is_escaped() {
+        assert_eq!(
+            inline("-5.2% of points-covered-pk, --until"),
+            "\\-5.2% of points-covered-pk, \\-\\-until"
+        );
     }
 
     #[test]

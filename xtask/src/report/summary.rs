@@ -5,8 +5,8 @@
 
 use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
 use super::verdict::Verdict;
-use crate::stats::{self, Interval, Spread};
 use crate::results::{Manifest, Metric, RunResult};
+use crate::stats::{self, Interval, Spread};
 use serde::{Deserialize, Serialize};
 
 /// Medians over the counted runs of a cell; a metric no run measured is

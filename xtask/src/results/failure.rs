@@ -208,6 +208,21 @@ mod tests {
     }
 
     #[test]
+    fn every_phase_the_workload_names_is_a_step() {
+        // the names workload.rs gives its phases (`phase(&mut phases, "...")`)
+        let source = include_str!("../workload.rs");
+        let names: Vec<&str> = source
+            .split("phase(&mut phases, \"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next())
+            .collect();
+        assert!(names.len() >= 5, "{names:?}");
+        for n in names {
+            assert!(Step::of_phase(n).is_some(), "phase `{n}` has no step");
+        }
+    }
+
+    #[test]
     fn schema_1_errors_are_split_back_into_message_and_tail() {
         let f = Failure::from_v1("bootstrap failed; error log tail:\n2026 [ERROR] boom", None);
         assert_eq!(f.step, Step::Bootstrap);
