@@ -122,7 +122,23 @@ fn base_promotes_on_access_and_gate_does_not() {
             gate_build.ccache
         );
     }
-    assert!(out.path().join("summary.json").exists() && out.path().join("report.md").exists());
+    for file in [
+        "summary.json",
+        "report.md",
+        "report.jira",
+        "matrix.json",
+        "qps.svg",
+    ] {
+        assert!(out.path().join(file).exists(), "no {file}");
+    }
+    // the result carries its cell key and the data load of its server
+    let base_run = results.iter().find(|r| r.key.variant == "base").unwrap();
+    assert_eq!(base_run.key.threads, 2);
+    assert!(
+        base_run.data_phases.iter().any(|p| p.name == "prepare"),
+        "{:?}",
+        base_run.data_phases
+    );
 }
 
 fn small_workload() -> Workload {

@@ -203,3 +203,29 @@ fn a_matrix_with_control_busy_run_failure_and_questions() {
     // the gate's failed update-index run: mutex figures measured, never 0 for missing
     assert!(rows.iter().all(|r| r["median"]["qps"].is_number()));
 }
+
+/// `--until-decided` repeats exactly the cells an undecided comparison
+/// needs: both sides of it.
+#[test]
+fn until_decided_asks_for_the_undecided_cells_and_their_baselines() {
+    use xtask::matrix::run::undecided_cells;
+    let dir = fixtures().join("mdev-mini");
+    let results = results::read_results(&dir).unwrap();
+    let manifest = Manifest::read_or_derive(&dir, &results).unwrap();
+    assert!(
+        undecided_cells(&manifest, &results).is_empty(),
+        "5 runs a side decided everything"
+    );
+    let smoke = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/smoke-10.11.18");
+    let results = results::read_results(&smoke).unwrap();
+    let manifest = Manifest::read_or_derive(&smoke, &results).unwrap();
+    let need: Vec<String> = undecided_cells(&manifest, &results)
+        .iter()
+        .map(|c| c.variant.clone())
+        .collect();
+    assert_eq!(
+        need,
+        ["base", "clock", "gate"],
+        "3 runs against 3 decide nothing"
+    );
+}

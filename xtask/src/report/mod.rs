@@ -100,6 +100,19 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
             LEVEL * 100.0
         ),
     ];
+    if m.until_decided.is_some() {
+        let repeated: Vec<String> = a
+            .cells
+            .iter()
+            .filter(|c| c.all().count() > m.repetitions as usize)
+            .map(|c| format!("{}: {} runs", c.cell, c.all().count()))
+            .collect();
+        facts.push(if repeated.is_empty() {
+            "no cell needed more than the planned repetitions".to_string()
+        } else {
+            format!("repeated until decided: {}", repeated.join("; "))
+        });
+    }
     if let Some(c) = &m.control {
         facts.push(format!(
             "control: `{c}` runs twice per repetition (`{c}` and `{c}{}`, one build); the change between \
