@@ -148,6 +148,7 @@ fn run(cli: Cli) -> Result<()> {
                     keep,
                     force,
                     until_decided,
+                    file: Some(file),
                 },
             )?;
             if failed > 0 {

@@ -31,6 +31,7 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
         keep: false,
         force: true,
         until_decided: None,
+        file: None,
     };
     let failed = matrix::run(m, &opts).unwrap();
     (out, failed)

@@ -37,6 +37,8 @@ pub struct RunOptions {
     /// after the planned repetitions, repeat the cells whose comparison
     /// is still undecided, up to this many repetitions each
     pub until_decided: Option<u32>,
+    /// the matrix file, as given (for the report's reproduction block)
+    pub file: Option<PathBuf>,
 }
 
 /// A unit of the plan made concrete: its tree, resolved variant and
@@ -164,6 +166,7 @@ fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions) -> Manife
         busy_cpu_bound: matrix.busy_cpu_bound,
         until_decided: opts.until_decided,
         questions: matrix.questions.clone(),
+        file: opts.file.as_ref().map(|f| f.display().to_string()),
     }
 }
 
@@ -597,6 +600,7 @@ mod tests {
             keep: false,
             force: false,
             until_decided: None,
+            file: None,
         };
         let err = format!("{:#}", run(&m, &opts).unwrap_err());
         assert!(

@@ -365,10 +365,13 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
             first.host.kernel
         ),
         format!("innodb-lab revision: `{}`", first.tool_revision),
-        format!(
-            "command: `cargo xtask matrix <file of matrix {}>`",
-            a.manifest.name
-        ),
+        match &a.manifest.file {
+            Some(f) => format!("command: `cargo xtask matrix {f}`"),
+            None => format!(
+                "command: `cargo xtask matrix` with the file of matrix `{}`",
+                a.manifest.name
+            ),
+        },
     ]));
     // workloads, in the matrix's order
     let mut workloads = Vec::new();

@@ -37,6 +37,9 @@ pub struct Manifest {
     /// `--until-decided N` of the run, if given
     pub until_decided: Option<u32>,
     pub questions: Vec<Question>,
+    /// the matrix file the run was started with
+    #[serde(default)]
+    pub file: Option<String>,
 }
 
 impl Manifest {
@@ -59,6 +62,7 @@ impl Manifest {
             busy_cpu_bound: DEFAULT_BUSY_CPU_BOUND,
             until_decided: None,
             questions: Vec::new(),
+            file: None,
         };
         for r in results {
             push_new(&mut m.trees, &r.key.tree);

@@ -173,6 +173,7 @@ pub fn write_mdev_mini(out: &Path) {
         threshold_pct: 5.0,
         busy_cpu_bound: 0.25,
         until_decided: None,
+        file: Some("matrix/mdev-mini.toml".into()),
         questions: vec![
             Question {
                 value: Some(0.001),
