@@ -391,7 +391,14 @@ impl Server {
         }
         let bootstrap_log = dir.root.join("bootstrap.log");
         if let Err(e) = install.run_logged("bootstrap", &bootstrap_log) {
-            let tail = tail_lines(&dir.error_log, 30);
+            // the server's own log when the bootstrap got that far, else
+            // what the install script said
+            let log = if dir.error_log.exists() {
+                &dir.error_log
+            } else {
+                &bootstrap_log
+            };
+            let tail = tail_lines(log, 30);
             if !keep {
                 let _ = fs::remove_dir_all(&dir.root);
             }

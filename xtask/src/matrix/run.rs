@@ -581,6 +581,83 @@ mod tests {
     use crate::matrix::TreeEntry;
     use crate::workload::Workload;
 
+    /// A packaged "server" whose install script fails: every cell of every
+    /// server fails in the bootstrap step with the script's output as its
+    /// tail, each result is written, the report names them, and the matrix
+    /// goes on to the end (no real server needed).
+    #[test]
+    fn a_server_that_cannot_bootstrap_fails_its_cells_with_the_step() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let prefix = dir.path().join("usr");
+        for (file, text) in [
+            (
+                "sbin/mariadbd",
+                "#!/bin/sh\necho 'mariadbd  Ver 10.11.18-MariaDB for debian-linux-gnu'\n",
+            ),
+            (
+                "bin/mariadb-install-db",
+                "#!/bin/sh\necho '[ERROR] cannot create the datadir: fixture' >&2\nexit 1\n",
+            ),
+        ] {
+            let path = prefix.join(file);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, text).unwrap();
+            fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let mut w = Workload::new("points-covered-pk");
+        w.threads = crate::workload::Threads::List(vec![1, 2]);
+        let mut m = Matrix::new(
+            "x",
+            vec![TreeEntry {
+                spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display()),
+                name: Some("pkg".into()),
+                variants: vec!["base".into()],
+            }],
+            vec![w],
+        );
+        m.repetitions = 2;
+        m.control = Some("base".into());
+        let out = dir.path().join("out");
+        let opts = RunOptions {
+            out: out.clone(),
+            keep: false,
+            force: false,
+            until_decided: None,
+            file: None,
+        };
+        // 2 servers (base, base-again) x 2 thread counts x 2 repetitions
+        assert_eq!(run(&m, &opts).unwrap(), 8);
+        let results = crate::results::read_results(&out).unwrap();
+        assert_eq!(results.len(), 8);
+        for r in &results {
+            let f = r.failure.as_ref().expect("every cell failed");
+            assert_eq!(f.step, Step::Bootstrap, "{f}");
+            assert!(f.message.starts_with("bootstrap failed"), "{f}");
+            assert!(!f.message.contains("error log tail"), "{f}");
+            let tail = f.error_log_tail.as_deref().unwrap_or("");
+            assert!(
+                tail.contains("[ERROR] cannot create the datadir: fixture"),
+                "{f}\n{tail}"
+            );
+        }
+        let keys: Vec<String> = results.iter().map(|r| r.key.to_string()).collect();
+        assert!(
+            keys.contains(&"pkg base-again points-covered-pk 1 thread rep 2".to_string()),
+            "{keys:?}"
+        );
+        let md = fs::read_to_string(out.join("report.md")).unwrap();
+        assert!(
+            md.contains("### pkg base points-covered-pk 2 threads rep 1: failed in bootstrap"),
+            "{md}"
+        );
+        let manifest: Manifest =
+            serde_json::from_str(&fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
+        assert_eq!(manifest.variants, ["base", "base-again"]);
+        // failures are never "done": a second run tries them again
+        assert_eq!(run(&m, &opts).unwrap(), 8);
+    }
+
     #[test]
     fn gate_on_a_fixed_tree_refuses_the_matrix_before_building() {
         let dir = tempfile::tempdir().unwrap();
