@@ -519,6 +519,14 @@ fn run_server(
                         m.pages_made_young_per_query,
                         m.cs_per_query
                     );
+                    if crate::results::metric::busy(&r, matrix.busy_cpu_bound) {
+                        eprintln!(
+                            "    busy host: other processes used {:.2} cores (bound {}): \
+                             this run is flagged and left out of comparisons",
+                            crate::results::metric::other_cores_busy(&r).unwrap_or(f64::NAN),
+                            matrix.busy_cpu_bound
+                        );
+                    }
                 }
             }
         }
