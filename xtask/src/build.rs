@@ -354,28 +354,78 @@ pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build>
 pub struct ConfiguredTree {
     pub src: PathBuf,
     pub build: PathBuf,
+    /// The patch applied to `src` (a checkout of its own), if any.
+    #[serde(default)]
+    pub patch: Option<Patch>,
 }
 
+/// The tree as it is, configured headers-only (see `configure_with`).
 pub fn configure_only(tree: &Tree) -> Result<ConfiguredTree> {
+    configure_with(tree, None)
+}
+
+/// `tree` configured headers-only, with `patch` applied first: the patched
+/// source is a checkout of its own. Cached under
+/// `<cache>/configured/<tree id>` (no patch, the tree's own source) or
+/// `<cache>/configured/<tree id>-<patch sha256>` (`src/` and `build/`), so
+/// every patch version gets its own directory and an edited patch is never
+/// served stale headers.
+pub fn configure_with(tree: &Tree, patch: Option<&Patch>) -> Result<ConfiguredTree> {
     let dir = cache_root()
         .join("configured")
-        .join(&tree.id[..16.min(tree.id.len())]);
+        .join(configured_dir_name(&tree.id, patch));
     let build_dir = dir.join("build");
     let marker = dir.join("configured.json");
     let configured = ConfiguredTree {
-        src: tree.src.clone(),
+        src: match patch {
+            None => tree.src.clone(),
+            Some(_) => dir.join("src"),
+        },
         build: build_dir.clone(),
+        patch: patch.cloned(),
     };
-    if marker.exists() && build_dir.join("include/mysqld_error.h").exists() {
+    if marker.exists()
+        && build_dir.join("include/mysqld_error.h").exists()
+        && configured.src.join("VERSION").exists()
+    {
         return Ok(configured);
     }
-    let stage = Stage::start(format!("configure {} (headers only)", tree.version));
+    // whatever an interrupted run left is redone from scratch
+    if dir.exists() {
+        fs::remove_dir_all(&dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    }
+    if let Some(p) = patch {
+        let stage = Stage::start(format!(
+            "check out {} and apply {} (headers only)",
+            tree.version,
+            p.file.display()
+        ));
+        let repo = tree::checkout(tree, &configured.src)?;
+        patch::apply(&repo, p)?;
+        stage.done();
+    }
+    let stage = Stage::start(format!(
+        "configure {}{} (headers only)",
+        tree.version,
+        patch
+            .map(|p| format!(" + {}", p.file.display()))
+            .unwrap_or_default()
+    ));
     fs::create_dir_all(&build_dir)?;
-    cmake(&tree.src, &build_dir).run_logged("configure", &dir.join("configure.log"))?;
+    cmake(&configured.src, &build_dir).run_logged("configure", &dir.join("configure.log"))?;
     make(&build_dir, &["GenError"]).run_logged("GenError", &dir.join("generr.log"))?;
     write_json(&marker, &configured)?;
     stage.done();
     Ok(configured)
+}
+
+/// `<tree id 16>` or `<tree id 16>-<patch sha256 16>`.
+fn configured_dir_name(tree_id: &str, patch: Option<&Patch>) -> String {
+    let id = &tree_id[..16.min(tree_id.len())];
+    match patch {
+        None => id.to_string(),
+        Some(p) => format!("{id}-{}", &p.sha256[..16.min(p.sha256.len())]),
+    }
 }
 
 /// Where the tree's own bootstrap script is in a build (the name changed
@@ -411,6 +461,21 @@ mod tests {
         let mut k = base;
         k.cmake_options.push("-DY=1".into());
         assert_ne!(k.hash(), h);
+    }
+
+    #[test]
+    fn configured_trees_are_keyed_by_patch() {
+        let patch = |bytes: &[u8]| Patch {
+            file: "patches/10.11/x.patch".into(),
+            sha256: sha256_hex(bytes),
+            bytes: bytes.to_vec(),
+        };
+        let id = "0123456789abcdef0123456789abcdef01234567";
+        assert_eq!(configured_dir_name(id, None), "0123456789abcdef");
+        let (a, b) = (patch(b"a"), patch(b"b"));
+        let name_a = configured_dir_name(id, Some(&a));
+        assert_eq!(name_a, format!("0123456789abcdef-{}", &a.sha256[..16]));
+        assert_ne!(name_a, configured_dir_name(id, Some(&b)));
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! `cargo xtask ffi check --tree <spec>`: the model against a tree's real
-//! headers.
+//! `cargo xtask ffi check --tree <spec> [--variant V]`: the model against a
+//! tree's real headers, as they are or with a patch variant applied.
 //!
-//! Configures the tree without building it (cmake with the project's options
+//! Configures the tree (patched, for a variant other than `base`) without
+//! building it (cmake with the project's options
 //! and the compile-commands export, then `make GenError`), then runs the
 //! `ffi` crate's tests against it: bindgen's layout, the g++ shim's layout and
 //! `lru_model::layout` must agree, and the header-inline decision functions
@@ -20,25 +21,57 @@ pub enum FfiCommand {
         /// The tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1`.
         #[arg(long)]
         tree: String,
+        /// A patch variant of patches/patches.toml (`gate`, `fixed`,
+        /// `mdev-41036`, ...), applied before the headers are read.
+        #[arg(long, default_value = "base")]
+        variant: String,
     },
 }
 
 pub fn run(cmd: FfiCommand) -> Result<()> {
     match cmd {
-        FfiCommand::Check { tree } => check(&tree),
+        FfiCommand::Check { tree, variant } => check(&tree, &variant),
     }
 }
 
-fn check(spec: &str) -> Result<()> {
+fn check(spec: &str, variant: &str) -> Result<()> {
     let tree =
         crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
-    let configured = crate::build::configure_only(&tree)
-        .with_context(|| format!("cannot configure {} for the ffi check", tree.version))?;
+    if let Some(pkg) = &tree.package {
+        bail!(
+            "{spec} is a packaged server ({}): the ffi check needs a source tree",
+            pkg.display()
+        );
+    }
+    // as `cargo xtask build`: base is the tree as it is; any other variant is
+    // its patch from the table (refused on a tree the patch makes no sense on)
+    let patch = match variant {
+        "base" => None,
+        v => Some(crate::patch::for_tree(&tree, v)?),
+    };
+    let label = format!("{} {variant}", tree.version);
+    let configured = crate::build::configure_with(&tree, patch.as_ref())
+        .with_context(|| format!("cannot configure {label} for the ffi check"))?;
+    // the generation is detected again by the ffi crate on the same headers;
+    // this line says what the patch made of the tree
+    let header = configured.src.join("storage/innobase/include/buf0buf.h");
+    let fixed = crate::tree::carries_upstream_fix(
+        &std::fs::read_to_string(&header)
+            .with_context(|| format!("cannot read {}", header.display()))?,
+    );
     eprintln!(
-        "ffi check: {} (series {}, commit {}), source {}, configured in {}",
-        tree.version,
+        "ffi check: {label} (series {}, commit {}{}), {}, source {}, configured in {}",
         tree.series,
         short(&tree.id),
+        patch
+            .as_ref()
+            .map(|p| format!(" + {} sha256 {}", p.file.display(), short(&p.sha256)))
+            .unwrap_or_default(),
+        if fixed {
+            "carries the MDEV-33966 fix"
+        } else {
+            "without the MDEV-33966 fix"
+        },
         configured.src.display(),
         configured.build.display()
     );
@@ -83,18 +116,17 @@ fn check(spec: &str) -> Result<()> {
         .context("cannot wait for `cargo test -p ffi`")?
         .map(|out| out.status)
         .context("`cargo test -p ffi` closed its output but did not exit")?;
-    eprintln!("\nffi check summary for {} ({spec}):", tree.version);
+    eprintln!("\nffi check summary for {label} ({spec}):");
     for fact in &summary {
         eprintln!("  {fact}");
     }
     if !status.success() {
         bail!(
-            "ffi check failed for {} ({spec}): the model disagrees with the tree's headers, or the \
-             probes could not be built; see the test output above",
-            tree.version
+            "ffi check failed for {label} ({spec}): the model disagrees with the tree's headers, \
+             or the probes could not be built; see the test output above"
         );
     }
-    eprintln!("ffi check passed for {} ({spec})", tree.version);
+    eprintln!("ffi check passed for {label} ({spec})");
     Ok(())
 }
 

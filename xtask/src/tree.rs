@@ -175,9 +175,16 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
         src: src.to_path_buf(),
         version,
         series,
-        has_upstream_fix: header.contains("touch_no_stamp") || header.contains("access_clock"),
+        has_upstream_fix: carries_upstream_fix(&header),
         package: None,
     })
+}
+
+/// Whether the text of a tree's `storage/innobase/include/buf0buf.h`
+/// carries the MDEV-33966 fix (touch()/access_clock instead of
+/// freed_page_clock). Also asked of patched checkouts.
+pub fn carries_upstream_fix(buf0buf_h: &str) -> bool {
+    buf0buf_h.contains("touch_no_stamp") || buf0buf_h.contains("access_clock")
 }
 
 /// A packaged server: its version is read from the binary itself. Whether
