@@ -1,10 +1,12 @@
 /* g++ shim for post-fix trees (MDEV-33966 / MDEV-37992: touch_no_stamp(),
-   buf_pool.access_clock). Written against MariaDB/server 180a9db4 and
-   0e4aec40 (include/buf0buf.h, include/page0types.h); it builds only when
-   the tree's headers are detected as post-fix, and no such tree could be
-   configured where this was written, so it has not been compiled yet.
-   Links no MariaDB library. */
+   buf_pool.access_clock): upstream's (written against MariaDB/server
+   180a9db4 and 0e4aec40, include/buf0buf.h, include/page0types.h; no such
+   tree has been configured here yet) and 10.11 with our fixed.patch, whose
+   API differs where patches/10.11/fixed.md says; the differences that
+   matter here are bridged by overload detection below, not by a copy of
+   this file. Links no MariaDB library. */
 #include "univ.i"
+#include "my_sys.h"
 #include "buf0buf.h"
 #include "buf0lru.h"
 #include "common.h"
@@ -17,17 +19,37 @@ buf_pool_t buf_pool;
 static uint64_t ffi_make_young_calls;
 void buf_page_t::make_young() noexcept { ffi_make_young_calls++; }
 
+/* buf_pool_t::now() reads the monotonic clock; the clock check sets it. */
+static ulonglong ffi_timer_ns;
+ulonglong my_interval_timer(void) { return ffi_timer_ns; }
+
+/* buf_page_t::touch(), buf_pool_t::set_old_threshold_ms(), now() and
+   refresh_clock() are out-of-line in the server: build.rs copies their
+   definitions from the tree's buf0buf.cc and srv0srv.cc. */
+#include "out_of_line.inc"
+
 /* buf_page_t::access_time is private. */
 struct ffi_tag_access_time
 { typedef Atomic_relaxed<uint16_t> buf_page_t::*type;
   friend type ffi_get(ffi_tag_access_time); };
 template struct ffi_rob<ffi_tag_access_time, &buf_page_t::access_time>;
 
+/* buf_page_t::init(): upstream's init(state, id, ssize) resets zip.state
+   through zip.clear(state, ssize); fixed.patch keeps 10.11's init(state, id).
+   The first overload exists only where the three-argument form does. */
+template<typename Page>
+static auto ffi_init(Page &p, int)
+  -> decltype(p.init(buf_page_t::UNFIXED, page_id_t{0}, 0), void())
+{ p.init(buf_page_t::UNFIXED, page_id_t{0}, 0); }
+template<typename Page>
+static void ffi_init(Page &p, long)
+{ p.init(buf_page_t::UNFIXED, page_id_t{0}); }
+
 static buf_page_t ffi_page;
 
 static void ffi_set_page(bool promote, bool old, uint16_t access_time)
 {
-  ffi_page.init(buf_page_t::UNFIXED, page_id_t{0}, 0);
+  ffi_init(ffi_page, 0);
   if (promote)
     ffi_page.zip.set_promote();
   if (old)
@@ -44,6 +66,43 @@ extern "C" bool ffi_touch_no_stamp(bool promote, uint16_t access_time,
   buf_pool.LRU_old_threshold= threshold;
   ffi_page.touch_no_stamp();
   return ffi_page.zip.is_promote();
+}
+
+/* @return touch(): whether this was not the first access; the stamp and the
+   PROMOTE flag afterwards through the pointers */
+extern "C" bool ffi_touch(bool promote, uint16_t access_time,
+                          uint16_t access_clock, uint16_t threshold,
+                          uint16_t *new_access_time, bool *promote_after)
+{
+  ffi_set_page(promote, false, access_time);
+  buf_pool.access_clock= access_clock;
+  buf_pool.LRU_old_threshold= threshold;
+  const bool not_first= ffi_page.touch();
+  *new_access_time= ffi_page.*ffi_get(ffi_tag_access_time());
+  *promote_after= ffi_page.zip.is_promote();
+  return not_first;
+}
+
+/* @return buf_pool.access_clock after refresh_clock() with
+   my_interval_timer() returning timer_ns */
+extern "C" uint16_t ffi_clock_from_timer_ns(uint64_t timer_ns)
+{
+  ffi_timer_ns= timer_ns;
+  buf_pool.access_clock= 0;
+  buf_pool.refresh_clock();
+  return buf_pool.access_clock;
+}
+
+/* @return buf_pool.LRU_old_threshold after set_old_threshold_ms(ms); the
+   stored LRU_old_time_threshold through the pointer */
+extern "C" uint16_t ffi_set_old_threshold_ms(uint32_t ms,
+                                             uint32_t *time_threshold)
+{
+  buf_pool.LRU_old_threshold= 0;
+  buf_pool.LRU_old_time_threshold= ~ms;
+  buf_pool.set_old_threshold_ms(ms);
+  *time_threshold= buf_pool.LRU_old_time_threshold;
+  return buf_pool.LRU_old_threshold;
 }
 
 /* @return whether make_young_if_needed<count_not_young,only_old>() moved the

@@ -30,13 +30,18 @@ use lru_model::layout::{Quantity, Series};
 #[allow(dead_code)]
 mod probes;
 
-pub use probes::Generation;
+pub use probes::{Generation, Layout};
 
 /// The tree this build of the crate was compiled against.
 #[derive(Debug, Clone, Copy)]
 pub struct TreeInfo {
     /// Generation detected from `buf0buf.h`.
     pub generation: Generation,
+    /// Descriptor layout detected from `buf0buf.h`.
+    pub layout: Layout,
+    /// The form of `buf_page_peek_if_young()` its headers carry (detected
+    /// from `buf0buf.inl`); `None` in post-fix trees, which do not have it.
+    pub young_rule: Option<lru_model::decide::YoungRule>,
     /// Version from the tree's `VERSION` file, e.g. `10.11.18`.
     pub version: &'static str,
     /// `INNODB_SRC`
@@ -50,10 +55,11 @@ pub struct TreeInfo {
 impl TreeInfo {
     /// The model's series for this tree.
     pub fn series(&self) -> Series {
-        match self.generation {
-            Generation::V10_5 => Series::V10_5,
-            Generation::V10_11 => Series::V10_11,
-            Generation::PostFix => Series::PostFix,
+        match self.layout {
+            Layout::V10_5 => Series::V10_5,
+            Layout::V10_11 => Series::V10_11,
+            Layout::V10_11Fixed => Series::V10_11Fixed,
+            Layout::PostFix => Series::PostFix,
         }
     }
 }
@@ -228,6 +234,38 @@ pub mod real {
         let _g = lock();
         super::sys::touch_no_stamp(promote, access_time, access_clock, threshold)
             .ok_or_else(|| not_in_tree("buf_page_t::touch_no_stamp"))
+    }
+
+    /// Post-fix `buf_page_t::touch()` (out-of-line, copied from the tree's
+    /// buf0buf.cc): (not first access, access_time after, PROMOTE after).
+    pub fn touch(
+        promote: bool,
+        access_time: u16,
+        access_clock: u16,
+        threshold: u16,
+    ) -> Result<(bool, u16, bool), Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::touch(promote, access_time, access_clock, threshold)
+            .ok_or_else(|| not_in_tree("buf_page_t::touch"))
+    }
+
+    /// Post-fix `buf_pool.refresh_clock()` with `my_interval_timer()`
+    /// returning `timer_ns`: the `buf_pool.access_clock` it stores (the
+    /// tree's `buf_pool_t::now()`).
+    pub fn clock_from_timer_ns(timer_ns: u64) -> Result<u16, Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::clock_from_timer_ns(timer_ns).ok_or_else(|| not_in_tree("buf_pool_t::now"))
+    }
+
+    /// Post-fix `buf_pool.set_old_threshold_ms(ms)`: (`LRU_old_threshold`,
+    /// `LRU_old_time_threshold`) afterwards.
+    pub fn set_old_threshold_ms(ms: u32) -> Result<(u16, u32), Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::set_old_threshold_ms(ms)
+            .ok_or_else(|| not_in_tree("buf_pool_t::set_old_threshold_ms"))
     }
 
     /// What post-fix `make_young_if_needed<count_not_young, only_old>()` did.
@@ -532,6 +570,72 @@ mod sys {
             made_young: *mut u64,
             not_made_young: *mut u64,
         ) -> bool;
+    }
+
+    #[cfg(innodb = "post-fix")]
+    #[link(name = "innodb_shim", kind = "static")]
+    unsafe extern "C" {
+        fn ffi_touch(
+            promote: bool,
+            access_time: u16,
+            access_clock: u16,
+            threshold: u16,
+            new_access_time: *mut u16,
+            promote_after: *mut bool,
+        ) -> bool;
+        fn ffi_clock_from_timer_ns(timer_ns: u64) -> u16;
+        fn ffi_set_old_threshold_ms(ms: u32, time_threshold: *mut u32) -> u16;
+    }
+
+    #[cfg(innodb = "post-fix")]
+    pub(crate) fn touch(
+        promote: bool,
+        access_time: u16,
+        access_clock: u16,
+        threshold: u16,
+    ) -> Option<(bool, u16, bool)> {
+        let (mut stamp, mut flagged) = (0, false);
+        // SAFETY: plain values and valid out pointers; the caller holds the shim lock.
+        let not_first = unsafe {
+            ffi_touch(
+                promote,
+                access_time,
+                access_clock,
+                threshold,
+                &mut stamp,
+                &mut flagged,
+            )
+        };
+        Some((not_first, stamp, flagged))
+    }
+
+    #[cfg(innodb = "post-fix")]
+    pub(crate) fn clock_from_timer_ns(timer_ns: u64) -> Option<u16> {
+        // SAFETY: a plain value; the caller holds the shim lock.
+        Some(unsafe { ffi_clock_from_timer_ns(timer_ns) })
+    }
+
+    #[cfg(innodb = "post-fix")]
+    pub(crate) fn set_old_threshold_ms(ms: u32) -> Option<(u16, u32)> {
+        let mut time = 0;
+        // SAFETY: a plain value and a valid out pointer; the caller holds the shim lock.
+        let threshold = unsafe { ffi_set_old_threshold_ms(ms, &mut time) };
+        Some((threshold, time))
+    }
+
+    #[cfg(not(innodb = "post-fix"))]
+    pub(crate) fn touch(_: bool, _: u16, _: u16, _: u16) -> Option<(bool, u16, bool)> {
+        None
+    }
+
+    #[cfg(not(innodb = "post-fix"))]
+    pub(crate) fn clock_from_timer_ns(_: u64) -> Option<u16> {
+        None
+    }
+
+    #[cfg(not(innodb = "post-fix"))]
+    pub(crate) fn set_old_threshold_ms(_: u32) -> Option<(u16, u32)> {
+        None
     }
 
     #[cfg(innodb = "post-fix")]

@@ -42,6 +42,156 @@ impl Generation {
     }
 }
 
+/// Whose descriptor layout a tree has: the generation's own, except that a
+/// post-fix tree may be 10.11 with our port of the fix
+/// (patches/10.11/fixed.patch), which keeps 10.11's layout where upstream
+/// moved `modify_clock` into `buf_page_t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// 10.5.23
+    V10_5,
+    /// 10.11.18
+    V10_11,
+    /// 10.11 with our lazy-promotion patch: `old`/`freed_page_clock` gone,
+    /// a 16-bit `access_time` where they were, `modify_clock` still in
+    /// `buf_block_t`, `page_zip_des_t::state`.
+    V10_11Fixed,
+    /// upstream's post-fix tree (MariaDB/server 180a9db4): `modify_clock_low`
+    /// and `modify_clock_high` in `buf_page_t`.
+    PostFix,
+}
+
+impl Layout {
+    /// The layout of a tree of `generation` whose `buf0buf.h` reads `buf0buf_h`.
+    /// Upstream's post-fix descriptor is recognised by `modify_clock_low`;
+    /// any other post-fix tree is taken to be ours (the layout check then
+    /// says whether that holds).
+    pub fn detect(generation: Generation, buf0buf_h: &str) -> Layout {
+        match generation {
+            Generation::V10_5 => Layout::V10_5,
+            Generation::V10_11 => Layout::V10_11,
+            Generation::PostFix if buf0buf_h.contains("modify_clock_low") => Layout::PostFix,
+            Generation::PostFix => Layout::V10_11Fixed,
+        }
+    }
+}
+
+/// The form of `buf_page_peek_if_young()` in a pre-fix tree: the rule
+/// changed between releases (MDEV-41036, MariaDB/server PR 5678). The
+/// variant names are those of `lru_model::decide::YoungRule`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum YoungForm {
+    /// `clock < bpage->freed_page_clock + window` (10.5.23, 10.11.18)
+    StampPlusWindow,
+    /// `((clock - bpage->freed_page_clock) & mask) < window` (MDEV-41036)
+    ModularAge,
+}
+
+impl YoungForm {
+    /// The form of `buf_page_peek_if_young()` in `text` (the tree's
+    /// `buf0buf.inl`, or `buf0buf.h` where it is defined there): `Ok(None)`
+    /// when the function is not defined (post-fix trees), an error when it
+    /// is defined but neither form is recognised.
+    pub fn detect(text: &str) -> Result<Option<YoungForm>, String> {
+        let Some(def) = find_definition(text, "bool buf_page_peek_if_young(") else {
+            return Ok(None);
+        };
+        let code = squash(&strip_comments(def.body));
+        let sum = code.contains("bpage->freed_page_clock+");
+        let age = code.contains("-bpage->freed_page_clock)");
+        match (sum, age) {
+            (true, false) => Ok(Some(YoungForm::StampPlusWindow)),
+            (false, true) => Ok(Some(YoungForm::ModularAge)),
+            _ => Err(format!(
+                "buf_page_peek_if_young() is neither `clock < bpage->freed_page_clock + window` \
+                 nor `((clock - bpage->freed_page_clock) & mask) < window`: {code}"
+            )),
+        }
+    }
+}
+
+/// A function definition found in C++ source text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Definition<'a> {
+    /// 1-based line of the definition's first line
+    pub line: usize,
+    /// from the start of that line to the closing brace
+    pub text: &'a str,
+    /// between the braces
+    pub body: &'a str,
+}
+
+/// The first definition whose head contains `head` (a declaration or a
+/// call, ending in `;` before any `{`, is skipped).
+pub fn find_definition<'a>(text: &'a str, head: &str) -> Option<Definition<'a>> {
+    let mut from = 0;
+    while let Some(at) = text[from..].find(head) {
+        let start = from + at;
+        let after = start + head.len();
+        let open = after + text[after..].find(['{', ';'])?;
+        if text.as_bytes()[open] == b';' {
+            from = after;
+            continue;
+        }
+        let mut depth = 0usize;
+        for (i, c) in text[open..].char_indices() {
+            match c {
+                '{' => depth += 1,
+                '}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        let close = open + i;
+                        let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
+                        return Some(Definition {
+                            line: text[..line_start].matches('\n').count() + 1,
+                            text: &text[line_start..=close],
+                            body: &text[open + 1..close],
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+        return None;
+    }
+    None
+}
+
+/// `code` without `/* */` and `//` comments.
+fn strip_comments(code: &str) -> String {
+    let mut out = String::new();
+    let mut rest = code;
+    loop {
+        let block = rest.find("/*");
+        let line = rest.find("//");
+        match (block, line) {
+            (Some(b), l) if l.is_none_or(|l| b < l) => {
+                out.push_str(&rest[..b]);
+                match rest[b..].find("*/") {
+                    Some(e) => rest = &rest[b + e + 2..],
+                    None => return out,
+                }
+            }
+            (_, Some(l)) => {
+                out.push_str(&rest[..l]);
+                match rest[l..].find('\n') {
+                    Some(e) => rest = &rest[l + e..],
+                    None => return out,
+                }
+            }
+            _ => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// `code` without any whitespace.
+fn squash(code: &str) -> String {
+    code.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
 /// Which kind of value a probe reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -104,6 +254,7 @@ impl Probe {
 
 const PAGE: &str = "buf_page_t";
 const BLOCK: &str = "buf_block_t";
+const ZIP: &str = "page_zip_des_t";
 
 const fn size(ty: &'static str) -> Probe {
     Probe::new(ty, "", Kind::Size)
@@ -177,6 +328,42 @@ pub const PROBES_10_5: &[Probe] = &[
     field(BLOCK, "index"),
 ];
 
+/// 10.11.18 with patches/10.11/fixed.patch (fixed.md: "Differences from
+/// upstream's API and layout"): 10.11's list without `old` and
+/// `freed_page_clock`, the private 16-bit `access_time` in their place, and
+/// the packed `page_zip_des_t::state` that holds PROMOTE and OLD.
+pub const PROBES_10_11_FIXED: &[Probe] = &[
+    size(PAGE),
+    field(PAGE, "id_"),
+    field(PAGE, "hash").rust("__bindgen_anon_1"),
+    field(PAGE, "oldest_modification_").private("Atomic_relaxed<lsn_t>"),
+    field(PAGE, "lock"),
+    field(PAGE, "frame"),
+    field(PAGE, "zip"),
+    field(PAGE, "list"),
+    field(PAGE, "LRU"),
+    field(PAGE, "access_time")
+        .private("Atomic_relaxed<uint16_t>")
+        .width(),
+    size(ZIP),
+    field(ZIP, "state")
+        .private("Atomic_relaxed<uint16_t>")
+        .width(),
+    field(ZIP, "fix").private("Atomic_relaxed<uint32_t>"),
+    size(BLOCK),
+    field(BLOCK, "page"),
+    field(BLOCK, "unzip_LRU"),
+    field(BLOCK, "modify_clock"),
+    field(BLOCK, "n_bytes"),
+    field(BLOCK, "n_fields"),
+    field(BLOCK, "n_hash_helps"),
+    field(BLOCK, "left_side"),
+    bits(BLOCK, "curr_n_fields"),
+    bits(BLOCK, "curr_n_bytes"),
+    bits(BLOCK, "curr_left_side"),
+    field(BLOCK, "index"),
+];
+
 /// Post-fix (MariaDB/server 180a9db4, include/buf0buf.h). Not compiled here:
 /// no post-fix tree was available.
 pub const PROBES_POST_FIX: &[Probe] = &[
@@ -202,12 +389,13 @@ pub const PROBES_POST_FIX: &[Probe] = &[
     field(BLOCK, "index"),
 ];
 
-/// The probe list of a generation.
-pub fn probes(generation: Generation) -> &'static [Probe] {
-    match generation {
-        Generation::V10_5 => PROBES_10_5,
-        Generation::V10_11 => PROBES_10_11,
-        Generation::PostFix => PROBES_POST_FIX,
+/// The probe list of a layout.
+pub fn probes(layout: Layout) -> &'static [Probe] {
+    match layout {
+        Layout::V10_5 => PROBES_10_5,
+        Layout::V10_11 => PROBES_10_11,
+        Layout::V10_11Fixed => PROBES_10_11_FIXED,
+        Layout::PostFix => PROBES_POST_FIX,
     }
 }
 
@@ -230,20 +418,93 @@ mod tests {
 
     #[test]
     fn every_list_measures_both_sizes_and_access_time() {
-        for g in [Generation::V10_5, Generation::V10_11, Generation::PostFix] {
-            let list = probes(g);
+        for l in [
+            Layout::V10_5,
+            Layout::V10_11,
+            Layout::V10_11Fixed,
+            Layout::PostFix,
+        ] {
+            let list = probes(l);
             for ty in ["buf_page_t", "buf_block_t"] {
                 assert!(
                     list.iter().any(|p| p.kind == Kind::Size && p.ty == ty),
-                    "{}: no sizeof({ty})",
-                    g.name()
+                    "{l:?}: no sizeof({ty})"
                 );
             }
             assert!(
                 list.iter().any(|p| p.member == "access_time" && p.width),
-                "{}: access_time width not measured",
-                g.name()
+                "{l:?}: access_time width not measured"
             );
         }
+    }
+
+    #[test]
+    fn tells_our_post_fix_layout_from_upstreams() {
+        let ours = "block_lock lock;\n  Atomic_relaxed<uint16_t> access_time;\n\
+                    inline void touch_no_stamp() noexcept;";
+        let upstream = "uint32_t modify_clock_low;\n uint16_t modify_clock_high;\n\
+                        inline void touch_no_stamp() noexcept;";
+        let g = |t| Generation::detect(t).unwrap();
+        assert_eq!(Layout::detect(g(ours), ours), Layout::V10_11Fixed);
+        assert_eq!(Layout::detect(g(upstream), upstream), Layout::PostFix);
+        let v10_11 = "class buf_page_t {\n  block_lock lock;\n\tunsigned\tfreed_page_clock:31;";
+        assert_eq!(Layout::detect(g(v10_11), v10_11), Layout::V10_11);
+    }
+
+    /// 10.11.18's include/buf0buf.inl:35-43, as written there.
+    const SUM_FORM: &str = "/** Determine ...\n@return whether bpage is close to MRU end of LRU */\n\
+        inline bool buf_page_peek_if_young(const buf_page_t *bpage)\n{\n\
+        \t/* FIXME: bpage->freed_page_clock is 31 bits */\n\
+        \treturn((buf_pool.freed_page_clock & ((1UL << 31) - 1))\n\
+        \t       < (bpage->freed_page_clock\n\
+        \t\t  + (buf_pool.curr_size()\n\
+        \t\t     * (BUF_LRU_OLD_RATIO_DIV - buf_pool.LRU_old_ratio)\n\
+        \t\t     / (BUF_LRU_OLD_RATIO_DIV * 4))));\n}\n\
+        inline bool buf_page_peek_if_too_old(const buf_page_t *bpage)\n{ return bpage->freed_page_clock + 1; }\n";
+
+    /// patches/10.11/mdev-41036.patch, as it writes the function.
+    const AGE_FORM: &str = "inline bool buf_page_peek_if_young(const buf_page_t *bpage)\n{\n\
+        \t/* MDEV-41036: ... clock - bpage->freed_page_clock + x */\n\
+        \tconstexpr uint32_t clock_mask= (1U << 31) - 1;\n\
+        \tconst uint32_t age= (buf_pool.freed_page_clock\n\
+        \t\t\t     - bpage->freed_page_clock) & clock_mask;\n\
+        \treturn age < buf_pool.curr_size()\n\
+        \t\t* (BUF_LRU_OLD_RATIO_DIV - buf_pool.LRU_old_ratio)\n\
+        \t\t/ (BUF_LRU_OLD_RATIO_DIV * 4);\n}\n";
+
+    #[test]
+    fn finds_a_definition_with_its_line() {
+        let cc = "// x\nvoid f() { buf_page_t::touch(); }\n\
+                  bool buf_page_t::touch() noexcept\n{\n  if (a) { b(); }\n  return c;\n}\nint d;\n";
+        let d = find_definition(cc, "buf_page_t::touch()").unwrap();
+        assert_eq!(d.line, 3);
+        assert_eq!(
+            d.text,
+            "bool buf_page_t::touch() noexcept\n{\n  if (a) { b(); }\n  return c;\n}"
+        );
+        assert_eq!(d.body, "\n  if (a) { b(); }\n  return c;\n");
+        assert_eq!(find_definition(cc, "buf_pool_t::now()"), None);
+        assert_eq!(find_definition("void g() { never_closed(", "g()"), None);
+    }
+
+    #[test]
+    fn tells_the_two_peek_if_young_forms_apart() {
+        // a declaration before the definition is skipped, comments and the
+        // next function do not count
+        let declared =
+            format!("inline bool buf_page_peek_if_young(const buf_page_t *bpage);\n{SUM_FORM}");
+        assert_eq!(
+            YoungForm::detect(&declared),
+            Ok(Some(YoungForm::StampPlusWindow))
+        );
+        assert_eq!(YoungForm::detect(AGE_FORM), Ok(Some(YoungForm::ModularAge)));
+        assert_eq!(YoungForm::detect("void touch_no_stamp();"), Ok(None));
+        let neither =
+            "inline bool buf_page_peek_if_young(const buf_page_t *b)\n{ return b->x < 3; }";
+        let err = YoungForm::detect(neither).unwrap_err();
+        assert!(
+            err.contains("neither") && err.contains("returnb->x<3;"),
+            "{err}"
+        );
     }
 }

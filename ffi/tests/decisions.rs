@@ -1,7 +1,12 @@
-//! The tree's header-inline decision functions == the model's (`lru_model::decide`),
-//! on seeded random inputs biased towards the edges: clock wrap-around, the
+//! The tree's decision functions == the model's (`lru_model::decide`), on
+//! seeded random inputs biased towards the edges: clock wrap-around, the
 //! 32-bit millisecond wrap, threshold boundaries (and 0), pool sizes and old
-//! ratios. `FFI_SEED` and `FFI_CASES` override the seed and the case count.
+//! ratios. The header-inline ones are called as the headers define them; a
+//! post-fix tree's out-of-line `touch()`, `now()`/`refresh_clock()` and
+//! `set_old_threshold_ms()` are compiled from the tree's own .cc text.
+//! Where the rule changed between releases (`buf_page_peek_if_young()`,
+//! MDEV-41036) the model's form is the one the tree's headers carry.
+//! `FFI_SEED` and `FFI_CASES` override the seed and the case count.
 
 use lru_model::decide;
 
@@ -184,7 +189,7 @@ fn model_input(i: &ffi::real::Eager) -> decide::EagerInput {
 
 /// Collects disagreements and the outcome mix (to show every branch was hit).
 struct Tally {
-    name: &'static str,
+    name: String,
     cases: u64,
     mismatches: u64,
     examples: Vec<String>,
@@ -192,9 +197,9 @@ struct Tally {
 }
 
 impl Tally {
-    fn new(name: &'static str) -> Tally {
+    fn new(name: impl Into<String>) -> Tally {
         Tally {
-            name,
+            name: name.into(),
             cases: 0,
             mismatches: 0,
             examples: Vec::new(),
@@ -285,20 +290,32 @@ fn set_accessed_matches_the_model() {
     t.finish(&tree, 3);
 }
 
+/// The form of `buf_page_peek_if_young()` the tree's headers carry.
+fn young_rule(tree: &ffi::TreeInfo) -> decide::YoungRule {
+    tree.young_rule
+        .expect("build.rs detects the form in every pre-fix tree")
+}
+
 #[test]
 fn peek_if_young_matches_the_model() {
     let tree = tree();
     if !pre_fix(&tree) {
         return;
     }
+    let rule = young_rule(&tree);
     let mut r = Rng::new(2);
-    let mut t = Tally::new("buf_page_peek_if_young");
+    let mut t = Tally::new(format!("buf_page_peek_if_young [{}]", rule.name()));
     for _ in 0..cases() {
         let i = eager(&mut r);
         let real = ffi::real::peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio)
             .unwrap();
-        let model =
-            decide::peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio as u32);
+        let model = decide::peek_if_young(
+            rule,
+            i.pool_clock,
+            i.block_clock,
+            i.curr_size,
+            i.old_ratio as u32,
+        );
         t.check(
             (i.pool_clock, i.block_clock, i.curr_size, i.old_ratio),
             real,
@@ -315,12 +332,16 @@ fn peek_if_too_old_matches_the_model() {
     if !pre_fix(&tree) {
         return;
     }
+    let rule = young_rule(&tree);
     let mut r = Rng::new(3);
-    let mut t = Tally::new("buf_page_peek_if_too_old (decision, n_pages_not_made_young)");
+    let mut t = Tally::new(format!(
+        "buf_page_peek_if_too_old (decision, n_pages_not_made_young) [{}]",
+        rule.name()
+    ));
     for _ in 0..cases() {
         let i = eager(&mut r);
         let real = ffi::real::peek_if_too_old(&i).unwrap();
-        let model = decide::peek_if_too_old(&model_input(&i));
+        let model = decide::peek_if_too_old(rule, &model_input(&i));
         t.check(i, real, model, &eager_class(&i, real));
     }
     t.finish(&tree, 5);
@@ -337,12 +358,15 @@ fn make_young_if_needed_10_5_matches_the_model() {
         return;
     }
     let mut r = Rng::new(4);
-    let mut t =
-        Tally::new("buf_page_make_young_if_needed (make_young calls, n_pages_not_made_young)");
+    let rule = young_rule(&tree);
+    let mut t = Tally::new(format!(
+        "buf_page_make_young_if_needed (make_young calls, n_pages_not_made_young) [{}]",
+        rule.name()
+    ));
     for _ in 0..cases() {
         let i = eager(&mut r);
         let real = ffi::real::make_young_if_needed_eager(&i).unwrap();
-        let (too_old, not_young) = decide::peek_if_too_old(&model_input(&i));
+        let (too_old, not_young) = decide::peek_if_too_old(rule, &model_input(&i));
         t.check(
             i,
             real,
@@ -388,12 +412,7 @@ fn touch_no_stamp_matches_the_model() {
     let mut r = Rng::new(5);
     let mut t = Tally::new("buf_page_t::touch_no_stamp (PROMOTE after)");
     for _ in 0..cases() {
-        let threshold = match r.below(5) {
-            0 => 0,
-            1 => 1,
-            2 => decide::LAZY_THRESHOLD_MAX,
-            _ => r.below(70_000) as u16,
-        };
+        let threshold = lazy_threshold(&mut r);
         let promote = r.chance(20);
         let (access, clock) = clock_pair(&mut r, threshold);
         let real = ffi::real::touch_no_stamp(promote, access, clock, threshold).unwrap();
@@ -407,6 +426,98 @@ fn touch_no_stamp_matches_the_model() {
         t.check((promote, access, clock, threshold), real, model, class);
     }
     t.finish(&tree, 2);
+}
+
+fn lazy_threshold(r: &mut Rng) -> u16 {
+    match r.below(5) {
+        0 => 0,
+        1 => 1,
+        2 => decide::LAZY_THRESHOLD_MAX,
+        _ => r.below(70_000) as u16,
+    }
+}
+
+#[test]
+fn touch_matches_the_model() {
+    let tree = tree();
+    if !post_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(7);
+    let mut t = Tally::new("buf_page_t::touch (not first, access_time, PROMOTE after)");
+    for _ in 0..cases() {
+        let threshold = lazy_threshold(&mut r);
+        let promote = r.chance(20);
+        let (access, clock) = clock_pair(&mut r, threshold);
+        let real = ffi::real::touch(promote, access, clock, threshold).unwrap();
+        let model = decide::touch(promote, access, clock, threshold);
+        let class = match real {
+            (false, _, p) => format!("first access, PROMOTE={p}"),
+            (true, _, p) => format!("not first, PROMOTE={p}"),
+        };
+        t.check((promote, access, clock, threshold), real, model, &class);
+    }
+    t.finish(&tree, 4);
+}
+
+#[test]
+fn access_clock_matches_the_model() {
+    let tree = tree();
+    if !post_fix(&tree) {
+        return;
+    }
+    const NS: u64 = 1_000_000_000;
+    let mut r = Rng::new(8);
+    let mut t = Tally::new("buf_pool_t::now() via refresh_clock() (access_clock)");
+    for _ in 0..cases() {
+        // whole seconds near multiples of 65536 (the clock reads 0 there,
+        // mapped to 1), a nanosecond either side, or anything
+        let ns = match r.below(4) {
+            0 => ((r.below(1 << 12) << 16) * NS).wrapping_add((r.jitter() * NS as i64) as u64),
+            1 => (r.below(1 << 30) * NS).wrapping_add(r.jitter() as u64),
+            _ => r.next(),
+        };
+        let real = ffi::real::clock_from_timer_ns(ns).unwrap();
+        let model = decide::lazy_clock_from_secs(ns / NS);
+        let class = match real {
+            1 => "1 (also what 0 maps to)",
+            u16::MAX => "65535",
+            _ => "other",
+        };
+        t.check(ns, real, model, class);
+    }
+    t.finish(&tree, 2);
+}
+
+#[test]
+fn old_threshold_matches_the_model() {
+    let tree = tree();
+    if !post_fix(&tree) {
+        return;
+    }
+    let mut r = Rng::new(9);
+    let mut t =
+        Tally::new("buf_pool_t::set_old_threshold_ms (LRU_old_threshold, LRU_old_time_threshold)");
+    for _ in 0..cases() {
+        // 0, the rounding edge of each second, the 65534 s cap, or anything
+        let ms = match r.below(6) {
+            0 => r.below(3) as u32,
+            5 => r.below(70_000_000) as u32,
+            1 => (r.below(70_000) as u32 * 1000).wrapping_add(r.jitter() as u32),
+            2 => 65_534_000u32.wrapping_add((r.jitter() * 400) as u32),
+            3 => u32::MAX - r.below(3) as u32,
+            _ => r.u32(),
+        };
+        let real = ffi::real::set_old_threshold_ms(ms).unwrap();
+        let model = (decide::lazy_threshold_from_ms(ms), ms);
+        let class = match real.0 {
+            0 => "disabled",
+            decide::LAZY_THRESHOLD_MAX => "capped",
+            _ => "seconds, rounded up",
+        };
+        t.check(ms, real, model, class);
+    }
+    t.finish(&tree, 3);
 }
 
 #[test]

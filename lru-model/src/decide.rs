@@ -31,23 +31,74 @@ pub fn set_accessed(access_time: u32, now_ms: u32) -> (bool, u32) {
     }
 }
 
-/// `buf_page_peek_if_young()`: pool_clock is buf_pool.freed_page_clock (u32), block_clock is the 31-bit stamp,
-/// curr_size is buf_pool.curr_size() (ulint = u64), old_ratio is buf_pool.LRU_old_ratio (1/1024 units).
+/// Which form of `buf_page_peek_if_young()` a tree carries. The rule changed
+/// between releases (MDEV-41036, MariaDB/server PR 5678), so the form is
+/// chosen per tree from its headers, never assumed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum YoungRule {
+    /// 10.5 .. 10.11.18: `clock < stamp + window`, with no wrap-around
+    /// handling (the FIXME in the C++).
+    StampPlusWindow,
+    /// MDEV-41036: `((clock - stamp) & (2^31-1)) < window`, the age of the
+    /// stamp modulo 2^31.
+    ModularAge,
+}
+
+impl YoungRule {
+    /// A short name for reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            YoungRule::StampPlusWindow => "stamp + window (10.11.18)",
+            YoungRule::ModularAge => "31-bit age < window (MDEV-41036)",
+        }
+    }
+}
+
+/// The young window of `buf_page_peek_if_young()`, in `ulint` as in C++:
+/// `curr_size() * (1024 - LRU_old_ratio) / (1024 * 4)`. `LRU_old_ratio` is a
+/// `ulint` (include/buf0buf.h:1570), so `1024 - ratio` and the product wrap
+/// modulo 2^64.
+pub fn young_window(curr_size: u64, old_ratio: u32) -> u64 {
+    curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(u64::from(old_ratio))) / (OLD_RATIO_DIV * 4)
+}
+
+/// `buf_page_peek_if_young()` in the form `rule`: pool_clock is
+/// buf_pool.freed_page_clock (u32), block_clock is the 31-bit stamp,
+/// curr_size is buf_pool.curr_size() (ulint = u64), old_ratio is
+/// buf_pool.LRU_old_ratio (1/1024 units). A `block_clock` wider than 31 bits
+/// is truncated as storing it into the bitfield would.
 ///
-/// Reproduces include/buf0buf.inl:35-43 (10.5: include/buf0buf.inl:82-90):
-/// `(freed_page_clock & (2^31-1)) < bpage->freed_page_clock +
-/// curr_size() * (1024 - LRU_old_ratio) / (1024 * 4)`.
-/// The arithmetic is done in `ulint` as in C++: `LRU_old_ratio` is a `ulint`
-/// (include/buf0buf.h:1570), so `1024 - ratio` and the product wrap modulo
-/// 2^64, and the 31-bit stamp is widened without wrapping. A `block_clock`
-/// wider than 31 bits is truncated as storing it into the bitfield would.
-/// There is deliberately no wrap-around handling (the FIXME in the C++).
-pub fn peek_if_young(pool_clock: u32, block_clock: u32, curr_size: u64, old_ratio: u32) -> bool {
-    let clock = u64::from(pool_clock) & u64::from(FREED_PAGE_CLOCK_MASK);
-    let stamp = u64::from(block_clock & FREED_PAGE_CLOCK_MASK);
-    let window = curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(u64::from(old_ratio)))
-        / (OLD_RATIO_DIV * 4);
-    clock < stamp.wrapping_add(window)
+/// [`YoungRule::StampPlusWindow`] reproduces include/buf0buf.inl:35-43
+/// (10.5: include/buf0buf.inl:82-90): `(freed_page_clock & (2^31-1)) <
+/// bpage->freed_page_clock + window`, the 31-bit stamp widened to `ulint`
+/// without wrapping. There is deliberately no wrap-around handling: a stamp
+/// taken just before the 31-bit clock wraps makes the block look young for
+/// about 2^31 evictions.
+///
+/// [`YoungRule::ModularAge`] reproduces the MDEV-41036 form
+/// (patches/10.11/mdev-41036.patch, after MariaDB/server PR 5678):
+/// `uint32_t age = (freed_page_clock - bpage->freed_page_clock) & (2^31-1)`
+/// (unsigned 32-bit subtraction, then the mask), young iff `age < window`
+/// (the 31-bit age widened to `ulint`).
+pub fn peek_if_young(
+    rule: YoungRule,
+    pool_clock: u32,
+    block_clock: u32,
+    curr_size: u64,
+    old_ratio: u32,
+) -> bool {
+    let stamp = block_clock & FREED_PAGE_CLOCK_MASK;
+    let window = young_window(curr_size, old_ratio);
+    match rule {
+        YoungRule::StampPlusWindow => {
+            let clock = u64::from(pool_clock & FREED_PAGE_CLOCK_MASK);
+            clock < u64::from(stamp).wrapping_add(window)
+        }
+        YoungRule::ModularAge => {
+            let age = pool_clock.wrapping_sub(stamp) & FREED_PAGE_CLOCK_MASK;
+            u64::from(age) < window
+        }
+    }
 }
 
 /// Everything `buf_page_peek_if_too_old()` reads, as one snapshot.
@@ -78,8 +129,8 @@ pub struct EagerInput {
 /// 2. threshold set and the block old: true if it was accessed and
 ///    `uint32_t(ut_time_ms() - access_time) >= threshold` (wraps every
 ///    2^32 ms, about 49.7 days), else one `n_pages_not_made_young`;
-/// 3. otherwise `!buf_page_peek_if_young()`.
-pub fn peek_if_too_old(i: &EagerInput) -> (bool, u64) {
+/// 3. otherwise `!buf_page_peek_if_young()` in the tree's form `rule`.
+pub fn peek_if_too_old(rule: YoungRule, i: &EagerInput) -> (bool, u64) {
     if i.pool_clock == 0 {
         return (false, 0);
     }
@@ -90,7 +141,7 @@ pub fn peek_if_too_old(i: &EagerInput) -> (bool, u64) {
         return (false, 1);
     }
     (
-        !peek_if_young(i.pool_clock, i.block_clock, i.curr_size, i.old_ratio),
+        !peek_if_young(rule, i.pool_clock, i.block_clock, i.curr_size, i.old_ratio),
         0,
     )
 }
@@ -231,50 +282,111 @@ mod tests {
         assert_eq!(set_accessed(0, 0), (false, 0));
     }
 
+    const SUM: YoungRule = YoungRule::StampPlusWindow;
+    const AGE: YoungRule = YoungRule::ModularAge;
+
     #[test]
     fn peek_if_young_window_is_a_quarter_of_the_new_sublist() {
         // 8192 * (1024 - 378) / 4096 = 1292
-        assert!(peek_if_young(1291, 0, 8192, 378));
-        assert!(!peek_if_young(1292, 0, 8192, 378));
-        // the pool clock is masked to 31 bits, the stamp is 31 bits
-        assert!(peek_if_young(1 << 31, 0, 8192, 378));
-        assert!(peek_if_young(10, u32::MAX, 0, 378));
-        assert!(!peek_if_young(u32::MAX, 0x7fff_fffe, 0, 378));
+        assert_eq!(young_window(8192, 378), 1292);
+        for rule in [SUM, AGE] {
+            assert!(peek_if_young(rule, 1291, 0, 8192, 378), "{rule:?}");
+            assert!(!peek_if_young(rule, 1292, 0, 8192, 378), "{rule:?}");
+            assert!(peek_if_young(rule, 100 + 1291, 100, 8192, 378), "{rule:?}");
+            assert!(!peek_if_young(rule, 100 + 1292, 100, 8192, 378), "{rule:?}");
+            // the pool clock's bit 31 is not part of the 31-bit clock
+            assert!(
+                peek_if_young(rule, (1 << 31) | 10, 5, 8192, 378),
+                "{rule:?}"
+            );
+            // a window of 0 (empty pool) holds nothing
+            assert!(
+                !peek_if_young(rule, u32::MAX, 0x7fff_fffe, 0, 378),
+                "{rule:?}"
+            );
+            // ratio > 1024 wraps in ulint, making the window huge
+            assert!(peek_if_young(rule, 100, 0, 8192, 2000), "{rule:?}");
+        }
     }
 
     #[test]
-    fn peek_if_young_has_no_wrap_handling() {
-        // A stamp taken just before the 31-bit clock wraps makes every later
-        // clock value look young: the known FIXME of the C++.
-        assert!(peek_if_young(5, 0x7fff_fff0, 8192, 378));
-        // ratio > 1024 wraps in ulint, making the window huge
-        assert!(peek_if_young(100, 0, 8192, 2000));
+    fn stamp_plus_window_has_no_wrap_handling() {
+        // 10.11.18: a stamp taken 16 ticks before the 31-bit clock wraps.
+        // 1291 ticks later the masked clock reads 1275: 1275 < 2^31-16+1292,
+        // young (right); 1292 ticks later it reads 1276, still young (wrong),
+        // and 5016 ticks later (masked 5000) too: the FIXME of the C++.
+        let stamp = 0x7fff_fff0;
+        assert!(peek_if_young(SUM, stamp + 1291, stamp, 8192, 378));
+        assert!(peek_if_young(SUM, stamp + 1292, stamp, 8192, 378));
+        assert!(peek_if_young(SUM, (1 << 31) + 5000, stamp, 8192, 378));
+        assert!(peek_if_young(SUM, 5, stamp, 8192, 378));
+        // a stamp of all ones (truncated to 2^31-1) with an empty window:
+        // 10 < 2^31-1 + 0 is young
+        assert!(peek_if_young(SUM, 10, u32::MAX, 0, 378));
+    }
+
+    #[test]
+    fn modular_age_leaves_the_window_across_the_wrap() {
+        // MDEV-41036: the same stamp, 16 ticks before the 31-bit wrap.
+        // 1291 ticks later: age (2^31+1275 - (2^31-16)) & mask = 1291 < 1292, young;
+        // 1292 ticks later: age 1292, not young; 5016 ticks later: not young.
+        let stamp = 0x7fff_fff0;
+        assert!(peek_if_young(AGE, stamp + 1291, stamp, 8192, 378));
+        assert!(!peek_if_young(AGE, stamp + 1292, stamp, 8192, 378));
+        assert!(!peek_if_young(AGE, (1 << 31) + 5000, stamp, 8192, 378));
+        // the 32-bit pool clock wrapped too: 3 - (2^31-2) = 2^31+5 (mod 2^32),
+        // masked 5: young
+        assert!(peek_if_young(AGE, 3, 0x7fff_fffe, 8192, 378));
+        // clock 5 after a stamp of 2^31-16: age 21, young (as the sum form says,
+        // here by accident)
+        assert!(peek_if_young(AGE, 5, stamp, 8192, 378));
+        // the stamp is truncated to 31 bits first: 10 - (2^31-1) masked is 11,
+        // not below an empty window
+        assert!(!peek_if_young(AGE, 10, u32::MAX, 0, 378));
+        // a clock one tick behind its stamp is 2^31-1 ticks old
+        assert!(!peek_if_young(AGE, 999, 1000, 8192, 378));
+        assert!(peek_if_young(SUM, 999, 1000, 8192, 378));
+        // through buf_page_peek_if_too_old(): a block in the new sublist, 5016
+        // evictions after its stamp across the wrap, is too old only here
+        let mut i = eager((1 << 31) + 5000, false, 1, 2);
+        i.block_clock = stamp;
+        assert_eq!(peek_if_too_old(SUM, &i), (false, 0));
+        assert_eq!(peek_if_too_old(AGE, &i), (true, 0));
     }
 
     #[test]
     fn peek_if_too_old_rules() {
-        assert_eq!(peek_if_too_old(&eager(0, true, 1, 1_000_000)), (false, 0));
-        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 1999)), (false, 1));
-        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 2000)), (true, 0));
-        assert_eq!(peek_if_too_old(&eager(1, true, 0, 2000)), (false, 1));
+        assert_eq!(
+            peek_if_too_old(SUM, &eager(0, true, 1, 1_000_000)),
+            (false, 0)
+        );
+        assert_eq!(
+            peek_if_too_old(SUM, &eager(1, true, 1000, 1999)),
+            (false, 1)
+        );
+        assert_eq!(peek_if_too_old(SUM, &eager(1, true, 1000, 2000)), (true, 0));
+        assert_eq!(peek_if_too_old(SUM, &eager(1, true, 0, 2000)), (false, 1));
         // new sublist: young while the clock is inside the window
-        assert_eq!(peek_if_too_old(&eager(1291, false, 1, 2)), (false, 0));
-        assert_eq!(peek_if_too_old(&eager(1292, false, 1, 2)), (true, 0));
+        assert_eq!(peek_if_too_old(SUM, &eager(1291, false, 1, 2)), (false, 0));
+        assert_eq!(peek_if_too_old(SUM, &eager(1292, false, 1, 2)), (true, 0));
         // threshold 0: old blocks are judged like new ones
         let mut i = eager(1292, true, 1000, 1000);
         i.threshold_ms = 0;
-        assert_eq!(peek_if_too_old(&i), (true, 0));
+        assert_eq!(peek_if_too_old(SUM, &i), (true, 0));
     }
 
     #[test]
     fn peek_if_too_old_wraps_the_32_bit_milliseconds() {
         // first access 10 ms before the 2^32 ms wrap, re-access 990 ms after it: 1000 ms
         assert_eq!(
-            peek_if_too_old(&eager(1, true, u32::MAX - 9, 990)),
+            peek_if_too_old(SUM, &eager(1, true, u32::MAX - 9, 990)),
             (true, 0)
         );
         // 2^32 + 15 ms later looks like 15 ms
-        assert_eq!(peek_if_too_old(&eager(1, true, 1000, 1015)), (false, 1));
+        assert_eq!(
+            peek_if_too_old(SUM, &eager(1, true, 1000, 1015)),
+            (false, 1)
+        );
     }
 
     #[test]

@@ -21,15 +21,26 @@ pub enum Series {
     /// 10.6 .. 10.11 (for example Debian's 10.11.18): `block_lock` and `frame`
     /// moved into `buf_page_t`, state/io-fix/buffer-fix merged into `zip.fix`.
     V10_11,
-    /// After MDEV-33966 / MDEV-37992: `old:1`/`freed_page_clock:31` removed,
-    /// 16-bit `access_time` (seconds clock), `modify_clock` moved into `buf_page_t`.
+    /// 10.11 with our port of the MDEV-33966 fix (patches/10.11/fixed.patch):
+    /// `old:1`/`freed_page_clock:31` removed, the 16-bit `access_time` in
+    /// their place, PROMOTE and OLD in `page_zip_des_t::state`;
+    /// `modify_clock` stays in `buf_block_t`.
+    V10_11Fixed,
+    /// After MDEV-33966 / MDEV-37992 upstream: `old:1`/`freed_page_clock:31`
+    /// removed, 16-bit `access_time` (seconds clock), `modify_clock` moved
+    /// into `buf_page_t`.
     PostFix,
 }
 
 impl Series {
     /// Every series, oldest first.
-    pub fn all() -> [Series; 3] {
-        [Series::V10_5, Series::V10_11, Series::PostFix]
+    pub fn all() -> [Series; 4] {
+        [
+            Series::V10_5,
+            Series::V10_11,
+            Series::V10_11Fixed,
+            Series::PostFix,
+        ]
     }
 
     /// The field map the model declares for this series.
@@ -37,6 +48,7 @@ impl Series {
         match self {
             Series::V10_5 => &FIELD_MAP_10_5,
             Series::V10_11 => &FIELD_MAP_10_11,
+            Series::V10_11Fixed => &FIELD_MAP_10_11_FIXED,
             Series::PostFix => &FIELD_MAP_POST_FIX,
         }
     }
@@ -47,6 +59,7 @@ impl fmt::Display for Series {
         f.write_str(match self {
             Series::V10_5 => "10.5",
             Series::V10_11 => "10.11",
+            Series::V10_11Fixed => "10.11+fixed.patch",
             Series::PostFix => "post-fix",
         })
     }
@@ -132,6 +145,7 @@ impl FieldMap {
 
 const PAGE: &str = "buf_page_t";
 const BLOCK: &str = "buf_block_t";
+const ZIP: &str = "page_zip_des_t";
 
 const fn size(ty: &'static str, value: u64) -> Fact {
     Fact {
@@ -185,6 +199,51 @@ static FIELD_MAP_10_11: FieldMap = FieldMap {
         bit_width(PAGE, "freed_page_clock", 31),
         off(PAGE, "access_time", 108),
         width(PAGE, "access_time", 32),
+        size(BLOCK, 160),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "unzip_LRU", 112),
+        off(BLOCK, "modify_clock", 128),
+        off(BLOCK, "n_bytes", 136),
+        off(BLOCK, "n_fields", 138),
+        off(BLOCK, "n_hash_helps", 140),
+        off(BLOCK, "left_side", 142),
+        bit_off(BLOCK, "curr_n_fields", 144 * 8),
+        bit_width(BLOCK, "curr_n_fields", 10),
+        bit_off(BLOCK, "curr_n_bytes", 144 * 8 + 10),
+        bit_width(BLOCK, "curr_n_bytes", 15),
+        bit_off(BLOCK, "curr_left_side", 144 * 8 + 25),
+        bit_width(BLOCK, "curr_left_side", 1),
+        off(BLOCK, "index", 152),
+    ],
+};
+
+/// 10.11.18 with patches/10.11/fixed.patch (fixed.md, "Differences from
+/// upstream's API and layout"): `buf_page_t` keeps 10.11's members up to
+/// `LRU`; the 32-bit word of `old:1`/`freed_page_clock:31` at 104 now holds
+/// the private `Atomic_relaxed<uint16_t> access_time` (2 bytes of padding
+/// follow, so the size stays 112). `page_zip_des_t` is `data` (8),
+/// `uint16_t m_end` (8), the private `Atomic_relaxed<uint16_t> state` (10:
+/// ssize, NONEMPTY, PROMOTE, OLD, n_blobs) and `fix` (12): 16 bytes, as
+/// before. `buf_block_t` is unchanged from 10.11.18.
+static FIELD_MAP_10_11_FIXED: FieldMap = FieldMap {
+    series: Series::V10_11Fixed,
+    compiled: true,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "hash", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "lock", 24),
+        off(PAGE, "frame", 48),
+        off(PAGE, "zip", 56),
+        off(PAGE, "list", 72),
+        off(PAGE, "LRU", 88),
+        off(PAGE, "access_time", 104),
+        width(PAGE, "access_time", 16),
+        size(ZIP, 16),
+        off(ZIP, "state", 10),
+        width(ZIP, "state", 16),
+        off(ZIP, "fix", 12),
         size(BLOCK, 160),
         off(BLOCK, "page", 0),
         off(BLOCK, "unzip_LRU", 112),

@@ -9,7 +9,11 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::decide::{self, EagerInput};
+use crate::decide::{self, EagerInput, YoungRule};
+
+/// The form of `buf_page_peek_if_young()` the classic and eager policies run:
+/// 10.11.18's, which they model (the ffi check pins each tree's own form).
+pub const EAGER_YOUNG_RULE: YoungRule = YoungRule::StampPlusWindow;
 use crate::pool::PoolState;
 
 /// The policy a pool runs, chosen at run time.
@@ -102,7 +106,7 @@ fn make_young_if_needed_eager(pool: &mut PoolState, f: u32) -> bool {
         threshold_ms: pool.threshold_ms,
     };
     let was_old = frame.old;
-    let (too_old, not_made_young) = decide::peek_if_too_old(&input);
+    let (too_old, not_made_young) = decide::peek_if_too_old(EAGER_YOUNG_RULE, &input);
     pool.counters.not_made_young += not_made_young;
     if too_old {
         // every block is unfixed, so the is_read_fixed() early return never applies
