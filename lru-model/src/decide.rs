@@ -48,8 +48,8 @@ impl YoungRule {
     /// A short name for reports.
     pub fn name(self) -> &'static str {
         match self {
-            YoungRule::StampPlusWindow => "stamp + window (10.11.18)",
-            YoungRule::ModularAge => "31-bit age < window (MDEV-41036)",
+            YoungRule::StampPlusWindow => "clock < stamp + window",
+            YoungRule::ModularAge => "(clock - stamp) mod 2^31 < window, MDEV-41036",
         }
     }
 }

@@ -5,6 +5,14 @@
 use crate::util::{human_duration, Stage};
 use anyhow::{bail, Result};
 
+/// (tree, patch variant) pairs that get an ffi check of their own: the
+/// patches that change the decision rules or the layout the model checks
+/// (our lazy-promotion port, the MDEV-41036 form of buf_page_peek_if_young).
+const FFI_PATCH_CHECKS: &[(&str, &str)] = &[
+    ("debian:mariadb=1:10.11.18-0+deb12u1", "fixed"),
+    ("debian:mariadb=1:10.11.18-0+deb12u1", "mdev-41036"),
+];
+
 /// `cargo` arguments that run this tool's own subcommand `args`.
 fn xtask(args: &[&str]) -> Vec<String> {
     ["run", "--quiet", "--release", "--package", "xtask", "--"]
@@ -35,6 +43,12 @@ pub fn run_all() -> Result<()> {
         steps.push((
             format!("ffi check {tree}"),
             xtask(&["ffi", "check", "--tree", tree]),
+        ));
+    }
+    for (tree, variant) in FFI_PATCH_CHECKS {
+        steps.push((
+            format!("ffi check {tree} --variant {variant}"),
+            xtask(&["ffi", "check", "--tree", tree, "--variant", variant]),
         ));
     }
     steps.push((
