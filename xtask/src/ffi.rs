@@ -9,6 +9,7 @@
 //! must agree with `lru_model::decide` on seeded random inputs. The tests
 //! print the layouts and the number of cases they checked.
 
+use crate::build::SourceChange;
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, BufReader};
 
@@ -43,13 +44,19 @@ fn check(spec: &str, variant: &str) -> Result<()> {
             pkg.display()
         );
     }
-    // as `cargo xtask build`: base is the tree as it is; any other variant is
-    // its patch from the table (refused on a tree the patch makes no sense on)
-    let patch = match variant {
-        "base" => None,
-        v => Some(crate::patch::for_tree(&tree, v)?),
+    // resolved as `cargo xtask build` resolves it: base is the tree as it is
+    // (reported as fixed on a tree that carries the fix); another variant is
+    // its patch from the table, refused on a tree it makes no sense on
+    let resolved = crate::variant::resolve(&Default::default(), &tree, variant)?;
+    let patch = match resolved.change {
+        SourceChange::None => None,
+        SourceChange::Patch(p) => Some(p),
+        SourceChange::CherryPick(_) => bail!(
+            "variant `{variant}` picks commits: check a tree that carries them instead \
+             (git:<url>#<commit>)"
+        ),
     };
-    let label = format!("{} {variant}", tree.version);
+    let label = format!("{} {}", tree.version, resolved.label);
     let configured = crate::build::configure_with(&tree, patch.as_ref())
         .with_context(|| format!("cannot configure {label} for the ffi check"))?;
     // the generation is detected again by the ffi crate on the same headers;
