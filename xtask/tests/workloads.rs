@@ -1,0 +1,136 @@
+//! Every one of Mark's workloads, once, on one real server (Debian's
+//! MariaDB 10.11.18, base build): the data is loaded once, then each kind
+//! runs as a cell in Mark's order, as a matrix server does. Very short
+//! cells: it checks that each workload does what it says (queries run;
+//! write tests change rows, read tests change none), that the wait for an
+//! idle server and the post-write flush end idle, and that the host's
+//! other CPU was measured. Never a time.
+
+use xtask::build::{self, SourceChange};
+use xtask::host::Host;
+use xtask::server::{self, MyCnf, Server, ServerBinaries};
+use xtask::workload::{self, Threads, Workload, WorkloadKind};
+
+const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
+
+fn short(kind: WorkloadKind) -> Workload {
+    Workload {
+        kind: Some(kind),
+        tables: 2,
+        table_size: 10_000,
+        threads: Threads::One(2),
+        // random-points takes Mark's 10, 100 or 1000
+        random_points: 100,
+        range_size: 10,
+        arm_seconds: 2,
+        warmup_seconds: 1,
+        measure_seconds: 2,
+        diagnostic_seconds: 0,
+        idle_limit_seconds: 30,
+        post_write_limit_seconds: Some(30),
+        ..Workload::new(&format!("short-{kind}"))
+    }
+}
+
+#[test]
+fn every_kind_runs_on_one_server_in_marks_order() {
+    let tree = xtask::tree::resolve(TREE).unwrap();
+    let built = build::build(&tree, "base", &SourceChange::None).unwrap();
+    let binaries = ServerBinaries::from_build(&built).unwrap();
+    let host = Host::detect();
+    let cnf = MyCnf::for_series(
+        &tree.series,
+        &host,
+        server::is_tmpfs(std::path::Path::new("/dev/shm")),
+    );
+    let mut server = Server::start(&binaries, &cnf, "workloads-test", false).unwrap();
+    let logs = tempfile::tempdir().unwrap();
+
+    let workloads: Vec<Workload> = WorkloadKind::ALL.iter().rev().map(|&k| short(k)).collect();
+    for w in &workloads {
+        w.validate().unwrap();
+    }
+    let order = workload::run_order(&workloads);
+    let kinds: Vec<WorkloadKind> = order
+        .iter()
+        .map(|&(i, _)| workloads[i].kind().unwrap())
+        .collect();
+    assert_eq!(kinds, WorkloadKind::ALL, "Mark's order");
+
+    let phases = workload::prepare_data(&workloads[0], &mut server, logs.path()).unwrap();
+    let names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["prepare", "arm"]);
+
+    let mut failures = Vec::new();
+    for (i, threads) in order {
+        let w = &workloads[i];
+        let kind = w.kind().unwrap();
+        let out = workload::execute_cell(w, threads, &mut server, logs.path())
+            .unwrap_or_else(|e| panic!("{kind}: {e:#}\n{}", server.error_log_tail()));
+        assert_eq!((out.kind, out.threads), (Some(kind), Some(threads)));
+        let m = out.measured.as_ref().expect("a measured run");
+        let q = m.sysbench.queries;
+        let updated = m.rows_updated.expect("Innodb_rows_updated is read");
+        let inserted = m.rows_inserted.expect("Innodb_rows_inserted is read");
+        let deleted = m.rows_deleted.expect("Innodb_rows_deleted is read");
+        eprintln!(
+            "{kind}: {q} queries, {:.0} qps, rows read/updated/inserted/deleted {:?}/{updated}/{inserted}/{deleted}, \
+             idle wait {:?}, post-write {:?}, other cpu {:?}",
+            m.sysbench.qps, m.rows_read, out.idle_wait, out.post_write, m.other_cpu
+        );
+        let mut check = |ok: bool, what: &str| {
+            if !ok {
+                failures.push(format!("{kind}: {what}"));
+            }
+        };
+        check(q > 0, "no queries");
+        check(
+            m.sysbench.ignored_errors * 100 <= q,
+            "more than 1% ignored errors",
+        );
+        check(m.rows_read.is_some_and(|r| r > 0), "no rows read");
+        match kind {
+            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex => {
+                check(updated > 0, "no row updated");
+                check(inserted == 0 && deleted == 0, "rows inserted or deleted");
+            }
+            WorkloadKind::ReadWrite => check(
+                updated > 0 && inserted > 0 && deleted > 0,
+                "not every write kind of row change",
+            ),
+            _ => check(
+                updated == 0 && inserted == 0 && deleted == 0,
+                "a read test changed rows",
+            ),
+        }
+        let idle = out
+            .idle_wait
+            .as_ref()
+            .expect("an idle wait before the cell");
+        check(idle.reached, "the server was not idle before the cell");
+        check(
+            idle.dirty_pages.is_some() && idle.history_length.is_some(),
+            "idle counters unread",
+        );
+        match (kind.is_write(), &out.post_write) {
+            (true, Some(p)) => check(p.reached, "the post-write flush did not end idle"),
+            (false, None) => {}
+            (true, None) => check(false, "no post-write step"),
+            (false, Some(_)) => check(false, "a post-write step after a read test"),
+        }
+        match &m.other_cpu {
+            Some(o) => {
+                check(o.server_cpu_seconds > 0.0, "no server CPU measured");
+                check(o.sysbench_cpu_seconds > 0.0, "no sysbench CPU measured");
+                check(
+                    (0.0..=1.0).contains(&o.share) && o.cores_busy >= 0.0,
+                    "other CPU out of range",
+                );
+            }
+            None => check(false, "other CPU not measured"),
+        }
+    }
+    assert!(server.exited().is_none(), "mariadbd died");
+    assert!(server.stop().unwrap(), "unclean shutdown");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
