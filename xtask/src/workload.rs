@@ -168,7 +168,10 @@ impl FromStr for WorkloadKind {
 /// Client threads of a workload: one count (`threads = 2`) or a list
 /// (`threads = [1, 2, 4]`), each a cell of its own.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "`threads`: a thread count or a list of them, e.g. 2 or [1, 2, 4]"
+)]
 pub enum Threads {
     One(u32),
     List(Vec<u32>),
@@ -708,6 +711,8 @@ pub fn execute_cell(
 /// every table, then innodb_max_dirty_pages_pct(_lwm)=1 until the server
 /// is idle (dirty pages flushed, purge done) or the time limit, then the
 /// old values back. Mark sleeps the whole budget; we stop when idle.
+/// (Mark also sets innodb_idle_flush_pct=100, a MySQL variable that
+/// MariaDB does not have.)
 fn post_write(conn: &mut mysql::Conn, w: &Workload) -> Result<IdleWait> {
     let tables: Vec<String> = (1..=w.tables).map(|t| format!("sbtest{t}")).collect();
     conn.query_drop(format!("ANALYZE TABLE {}", tables.join(", ")))?;
@@ -799,6 +804,13 @@ mod tests {
         assert_eq!(w.thread_counts(), [1, 2, 4]);
         assert_eq!(w.threads.to_string(), "1, 2, 4");
         w.validate().unwrap();
+        let err = toml::from_str::<Workload>("name = \"read-only\"\nthreads = -1")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 2") && err.contains("`threads`: a thread count"),
+            "{err}"
+        );
         let w: Workload = toml::from_str("name = \"read-only\"\nthreads = 3").unwrap();
         assert_eq!(w.thread_counts(), [3]);
         assert_eq!(Workload::new("read-only").thread_counts(), [2]);
