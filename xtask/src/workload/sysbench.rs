@@ -49,8 +49,14 @@ pub fn run(args: &[String], timeout: Duration, log: &Path) -> Result<SysbenchRun
     // reaped here with wait4, not through `child`: std's Child would
     // discard the resource usage
     let (status, cpu_seconds) = loop {
-        if let Some((status, cpu)) = try_reap(pid)? {
-            break (Some(status), Some(cpu));
+        match try_reap(pid) {
+            Ok(Some((status, cpu))) => break (Some(status), Some(cpu)),
+            Ok(None) => {}
+            Err(e) => {
+                children::terminate_group(pid, Duration::from_secs(5));
+                children::unregister(pid);
+                return Err(e);
+            }
         }
         if Instant::now() > deadline {
             children::terminate_group(pid, Duration::from_secs(5));
