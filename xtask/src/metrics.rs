@@ -19,13 +19,10 @@ pub const STATUS_COUNTERS: &[&str] = &[
 ];
 
 /// Counters read when the server has them: a missing one is recorded as
-/// absent, never as 0.
-pub const OPTIONAL_COUNTERS: &[&str] = &[
-    "Innodb_rows_read",
-    "Innodb_rows_inserted",
-    "Innodb_rows_updated",
-    "Innodb_rows_deleted",
-];
+/// absent, never as 0. Rows changed come from the handler counters (all
+/// engines, internal temporary tables excluded: MariaDB counts those in
+/// Handler_tmp_*), as MariaDB 10.11 has no Innodb_rows_* counters.
+pub const OPTIONAL_COUNTERS: &[&str] = &["Handler_write", "Handler_update", "Handler_delete"];
 
 /// performance_schema's name for buf_pool.mutex.
 pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
@@ -377,9 +374,8 @@ pub struct Measured {
     /// only from a diagnostic pass (see `Diagnostic`)
     pub buf_pool_mutex_per_query: Option<f64>,
     pub buf_pool_mutex_wait_us_per_query: Option<f64>,
-    /// row operations (Innodb_rows_*), when the server counts them
-    #[serde(default)]
-    pub rows_read: Option<u64>,
+    /// rows inserted, updated, deleted (Handler_write, Handler_update,
+    /// Handler_delete), when the server counts them
     #[serde(default)]
     pub rows_inserted: Option<u64>,
     #[serde(default)]
@@ -426,10 +422,9 @@ impl Measured {
             cpu_ms_per_query: cpu * 1000.0 / q,
             buf_pool_mutex_per_query: mutex.map(|(c, _)| c as f64 / q),
             buf_pool_mutex_wait_us_per_query: mutex.map(|(_, ps)| ps as f64 / 1e6 / q),
-            rows_read: before.delta_if_read(after, "Innodb_rows_read"),
-            rows_inserted: before.delta_if_read(after, "Innodb_rows_inserted"),
-            rows_updated: before.delta_if_read(after, "Innodb_rows_updated"),
-            rows_deleted: before.delta_if_read(after, "Innodb_rows_deleted"),
+            rows_inserted: before.delta_if_read(after, "Handler_write"),
+            rows_updated: before.delta_if_read(after, "Handler_update"),
+            rows_deleted: before.delta_if_read(after, "Handler_delete"),
             other_cpu: None,
             sysbench,
         }
