@@ -714,7 +714,9 @@ pub fn execute_cell(
 /// (Mark also sets innodb_idle_flush_pct=100, a MySQL variable that
 /// MariaDB does not have.)
 fn post_write(conn: &mut mysql::Conn, w: &Workload) -> Result<IdleWait> {
-    let tables: Vec<String> = (1..=w.tables).map(|t| format!("sbtest{t}")).collect();
+    let tables: Vec<String> = (1..=w.tables)
+        .map(|t| format!("sbtest.sbtest{t}"))
+        .collect();
     conn.query_drop(format!("ANALYZE TABLE {}", tables.join(", ")))?;
     with_dirty_pct_1(conn, |conn| {
         idle::wait_for_server(conn, w.post_write_limit())
