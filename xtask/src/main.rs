@@ -105,6 +105,8 @@ Exit status:
 }
 
 fn main() {
+    // first: a signal during a build or a bootstrap is handled too
+    xtask::children::install_signal_handler();
     let cli = Cli::parse();
     if let Command::Validate {
         baseline,
@@ -121,7 +123,13 @@ fn main() {
     }
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        // 130 after SIGINT, 143 after SIGTERM
+        let code = xtask::children::interruption_in(&e).map_or(1, |i| i.exit_code());
+        std::process::exit(code);
+    }
+    if let Some(i) = xtask::children::interrupted() {
+        eprintln!("error: {i}");
+        std::process::exit(i.exit_code());
     }
 }
 

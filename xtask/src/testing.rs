@@ -2,7 +2,7 @@
 //! output streamed (CI reads cargo's own closing lines) and prints how
 //! long each stage took.
 
-use crate::util::{human_duration, Stage};
+use crate::util::{human_duration, Command, Stage};
 use anyhow::{bail, Result};
 
 /// (tree, patch variant) pairs that get an ffi check of their own: the
@@ -59,7 +59,7 @@ pub fn run_all() -> Result<()> {
     let mut failed = Vec::new();
     for (label, args) in steps {
         let stage = Stage::start(&label);
-        let status = duct::cmd("cargo", &args).unchecked().run()?.status;
+        let status = Command::new("cargo").args(args).status()?;
         timings.push((label.clone(), stage.done()));
         if !status.success() {
             failed.push(label);

@@ -1,7 +1,7 @@
 //! Small helpers shared by the stages: where the cache lives, how a long
 //! external command is run and logged, how result files are written.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use std::collections::VecDeque;
 use std::fs;
 use std::io::{BufRead, BufReader, IsTerminal, Write};
@@ -99,13 +99,18 @@ pub fn human_duration(secs: f64) -> String {
 }
 
 /// A command given as a program and an argument vector (never a shell
-/// string), with its working directory and extra environment.
+/// string), with its working directory, extra environment and an optional
+/// deadline. Every run goes through `children`: its own process group, a
+/// parent-death signal, registered for SIGINT/SIGTERM from the moment it
+/// starts, stdin from /dev/null.
 #[derive(Debug, Clone)]
 pub struct Command {
     pub program: String,
     pub args: Vec<String>,
     pub dir: Option<PathBuf>,
     pub env: Vec<(String, String)>,
+    /// stopped (TERM, grace, KILL) when it runs longer
+    pub deadline: Option<Duration>,
 }
 
 impl Command {
@@ -115,6 +120,7 @@ impl Command {
             args: Vec::new(),
             dir: None,
             env: Vec::new(),
+            deadline: None,
         }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Command {
@@ -133,6 +139,10 @@ impl Command {
         self.env.push((key.into(), value.into()));
         self
     }
+    pub fn deadline(mut self, limit: Duration) -> Command {
+        self.deadline = Some(limit);
+        self
+    }
 
     pub fn display(&self) -> String {
         std::iter::once(self.program.as_str())
@@ -141,38 +151,129 @@ impl Command {
             .join(" ")
     }
 
-    fn expression(&self) -> duct::Expression {
-        let mut expr = duct::cmd(&self.program, &self.args);
+    /// Starts the command with stdout and stderr piped (into one pipe when
+    /// `merged`), registered with `children`.
+    fn spawn(&self, merged: bool) -> Result<Running> {
+        crate::children::check()?;
+        let mut cmd = std::process::Command::new(&self.program);
+        cmd.args(&self.args).stdin(std::process::Stdio::null());
         if let Some(dir) = &self.dir {
-            expr = expr.dir(dir);
+            cmd.current_dir(dir);
         }
         for (k, v) in &self.env {
-            expr = expr.env(k, v);
+            cmd.env(k, v);
         }
-        expr
+        let reader = if merged {
+            let (r, w) = std::io::pipe()?;
+            cmd.stdout(w.try_clone()?).stderr(w);
+            Some(r)
+        } else {
+            cmd.stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            None
+        };
+        crate::children::in_own_group(&mut cmd);
+        let mut child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start `{}`", self.display()))?;
+        // the writing ends live on only in the child
+        drop(cmd);
+        let pgid = child.id() as i32;
+        crate::children::register(pgid);
+        let watchdog = self.deadline.map(|limit| Watchdog::start(pgid, limit));
+        Ok(Running {
+            merged: reader,
+            stdout: child.stdout.take(),
+            stderr: child.stderr.take(),
+            child,
+            pgid,
+            watchdog,
+        })
+    }
+
+    /// The error for a finished run: interrupted, past its deadline, or
+    /// failed with `tail`.
+    fn failure(
+        &self,
+        status: std::process::ExitStatus,
+        run: &Running,
+        tail: &str,
+        log: Option<&Path>,
+    ) -> anyhow::Error {
+        if let Some(i) = crate::children::interrupted() {
+            return anyhow::Error::new(i).context(format!("`{}` was stopped", self.display()));
+        }
+        let why = if run.watchdog.as_ref().is_some_and(Watchdog::fired) {
+            format!(
+                "did not finish within {} s and was stopped",
+                self.deadline.unwrap_or_default().as_secs()
+            )
+        } else {
+            format!("failed ({status})")
+        };
+        match log {
+            Some(log) => anyhow::anyhow!(
+                "`{}` {why}; full log: {}\nlast lines:\n{tail}",
+                self.display(),
+                log.display()
+            ),
+            None => anyhow::anyhow!("`{}` {why}:\n{tail}", self.display()),
+        }
+    }
+
+    /// Runs the command with its output going where the tool's goes (a
+    /// test suite's progress belongs in the CI log); returns its status.
+    pub fn status(&self) -> Result<std::process::ExitStatus> {
+        crate::children::check()?;
+        let mut cmd = std::process::Command::new(&self.program);
+        cmd.args(&self.args).stdin(std::process::Stdio::null());
+        if let Some(dir) = &self.dir {
+            cmd.current_dir(dir);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        crate::children::in_own_group(&mut cmd);
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start `{}`", self.display()))?;
+        let pgid = child.id() as i32;
+        crate::children::register(pgid);
+        let mut run = Running {
+            child,
+            pgid,
+            merged: None,
+            stdout: None,
+            stderr: None,
+            watchdog: self.deadline.map(|limit| Watchdog::start(pgid, limit)),
+        };
+        let status = run.wait()?;
+        crate::children::check()?;
+        Ok(status)
     }
 
     /// Runs the command and returns its standard output; on failure the
     /// error carries the command line and the tail of its standard error.
     pub fn read(&self) -> Result<String> {
-        let out = self
-            .expression()
-            .stdout_capture()
-            .stderr_capture()
-            .unchecked()
-            .run()
-            .with_context(|| format!("cannot start `{}`", self.display()))?;
-        if !out.status.success() {
-            let stderr = String::from_utf8_lossy(&out.stderr);
+        let mut run = self.spawn(false)?;
+        let mut stdout = run.stdout.take().expect("piped");
+        let mut stderr = run.stderr.take().expect("piped");
+        let err_reader = std::thread::spawn(move || {
+            let mut s = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut stderr, &mut s);
+            s
+        });
+        let mut out = Vec::new();
+        let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
+        let err = err_reader.join().unwrap_or_default();
+        let status = run.wait()?;
+        if !status.success() {
+            let stderr = String::from_utf8_lossy(&err);
             let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
-            bail!(
-                "`{}` failed ({}):\n{}",
-                self.display(),
-                out.status,
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            );
+            let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+            return Err(self.failure(status, &run, &tail, None));
         }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        Ok(String::from_utf8_lossy(&out).into_owned())
     }
 
     /// Runs a long command with its output (stdout and stderr merged)
@@ -187,17 +288,13 @@ impl Command {
         let mut log_file =
             fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
         writeln!(log_file, "$ {}", self.display())?;
-        let reader = self
-            .expression()
-            .stderr_to_stdout()
-            .unchecked()
-            .reader()
-            .with_context(|| format!("cannot start `{}`", self.display()))?;
+        let mut run = self.spawn(true)?;
+        let reader = run.merged.take().expect("merged pipe");
         let start = Instant::now();
         let tty = std::io::stderr().is_terminal();
         let mut last_report = Instant::now();
         let mut recent: VecDeque<String> = VecDeque::new();
-        let mut lines = BufReader::new(&reader).lines();
+        let mut lines = BufReader::new(reader).lines();
         while let Some(line) = lines.next().transpose().unwrap_or(None) {
             writeln!(log_file, "{line}")?;
             let status = format!(
@@ -219,20 +316,93 @@ impl Command {
         if tty {
             eprintln!();
         }
-        let output = reader.try_wait()?;
-        let status = output.map(|o| o.status);
-        match status {
-            Some(s) if s.success() => Ok(()),
-            other => bail!(
-                "`{}` failed ({}); full log: {}\nlast lines:\n{}",
-                self.display(),
-                other
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "no exit status".into()),
-                log.display(),
-                recent.into_iter().collect::<Vec<_>>().join("\n")
-            ),
+        let status = run.wait()?;
+        if status.success() {
+            return Ok(());
         }
+        let tail = recent.into_iter().collect::<Vec<_>>().join("\n");
+        Err(self.failure(status, &run, &tail, Some(log)))
+    }
+}
+
+/// A started command: its child, its pipes, its deadline.
+struct Running {
+    child: std::process::Child,
+    pgid: i32,
+    merged: Option<std::io::PipeReader>,
+    stdout: Option<std::process::ChildStdout>,
+    stderr: Option<std::process::ChildStderr>,
+    watchdog: Option<Watchdog>,
+}
+
+impl Running {
+    /// Waits for the child, then makes sure nothing of its group is left
+    /// (a grandchild that kept running after its parent exited).
+    fn wait(&mut self) -> Result<std::process::ExitStatus> {
+        let status = self.child.wait()?;
+        if let Some(w) = &self.watchdog {
+            w.finish();
+        }
+        if crate::children::group_alive(self.pgid) {
+            crate::children::terminate_group(self.pgid, Duration::from_secs(5));
+        }
+        crate::children::unregister(self.pgid);
+        Ok(status)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            crate::children::terminate_group(self.pgid, Duration::from_secs(5));
+            let _ = self.child.wait();
+        }
+        crate::children::unregister(self.pgid);
+    }
+}
+
+/// Stops a process group when it outlives its deadline.
+struct Watchdog {
+    state: std::sync::Arc<(std::sync::Mutex<(bool, bool)>, std::sync::Condvar)>,
+}
+
+impl Watchdog {
+    fn start(pgid: i32, limit: Duration) -> Watchdog {
+        // (finished, fired)
+        let state = std::sync::Arc::new((
+            std::sync::Mutex::new((false, false)),
+            std::sync::Condvar::new(),
+        ));
+        let s = state.clone();
+        std::thread::spawn(move || {
+            let (lock, cv) = &*s;
+            let guard = lock.lock().unwrap_or_else(|e| e.into_inner());
+            let (mut guard, timeout) = cv
+                .wait_timeout_while(guard, limit, |st| !st.0)
+                .unwrap_or_else(|e| e.into_inner());
+            if timeout.timed_out() && !guard.0 {
+                guard.1 = true;
+                drop(guard);
+                crate::children::terminate_group(pgid, Duration::from_secs(10));
+            }
+        });
+        Watchdog { state }
+    }
+
+    fn finish(&self) {
+        let (lock, cv) = &*self.state;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).0 = true;
+        cv.notify_all();
+    }
+
+    fn fired(&self) -> bool {
+        self.state.0.lock().unwrap_or_else(|e| e.into_inner()).1
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 
@@ -289,6 +459,20 @@ mod tests {
         assert!(err.contains("error: boom"), "{err}");
         assert!(err.contains("exit status: 3"), "{err}");
         assert!(fs::read_to_string(&log).unwrap().contains("compiling"));
+    }
+
+    #[test]
+    fn a_command_past_its_deadline_is_stopped_with_its_group() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("step.log");
+        let err = Command::new("sh")
+            .args(["-c", "echo started; sleep 300 & wait"])
+            .deadline(Duration::from_millis(300))
+            .run_logged("test", &log)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("did not finish within"), "{err}");
+        assert!(err.contains("started"), "the tail is in the error: {err}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::plan::{run_label, tree_label, Plan};
 use super::progress::Progress;
 use super::Matrix;
 use crate::build::{self, Build, SourceChange};
+use crate::children;
 use crate::host::Host;
 use crate::report::analysis::{Analysis, Decision};
 use crate::results::manifest::is_baseline;
@@ -78,13 +79,14 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let mut prepared = prepare(matrix, &plan, &mut timings)?;
     let manifest = manifest(matrix, &prepared, opts);
     manifest.write(&opts.out)?;
-    build_all(&plan, &mut prepared, &mut timings);
+    build_all(&plan, &mut prepared, &mut timings)?;
 
     let runs_start = Instant::now();
     let mut progress = Progress::new(plan.total_cells());
     let mut failed = 0;
     for rep in 1..=plan.repetitions {
         for u in plan.rotation(rep) {
+            children::check()?;
             failed += run_server(&ctx, &prepared[u], rep, &plan.cells, &mut progress)?;
         }
     }
@@ -120,6 +122,7 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
         );
         for (u, cells) in per_unit {
             if !cells.is_empty() {
+                children::check()?;
                 failed += run_server(&ctx, &prepared[u], rep, &cells, &mut progress)?;
             }
         }
@@ -288,7 +291,11 @@ fn prepare(
 /// Builds every prepared (tree, variant) once, or finds its packaged
 /// binary; the control's second run shares its variant's build. A failure
 /// is recorded on the variant and the others go on.
-fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, f64)>) {
+fn build_all(
+    plan: &Plan,
+    prepared: &mut [Prepared],
+    timings: &mut Vec<(String, f64)>,
+) -> Result<()> {
     // unpatched first, so that patched variants find the cache warm
     let mut order: Vec<usize> = (0..prepared.len())
         .filter(|&i| !plan.units[i].again)
@@ -300,6 +307,7 @@ fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, 
             .is_some_and(|r| !matches!(r.change, SourceChange::None))
     });
     for i in order {
+        children::check()?;
         let p = &mut prepared[i];
         let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
             continue;
@@ -321,6 +329,9 @@ fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, 
                 p.binaries = Some(binaries);
             }
             Err(e) => {
+                if let Some(i) = children::interruption_in(&e) {
+                    return Err(e.context(i));
+                }
                 eprintln!("error: {label}: {e:#}");
                 p.failure = Some(Failure::new(Step::Build, format!("{e:#}")));
             }
@@ -348,6 +359,7 @@ fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, 
         p.binaries = binaries;
         p.failure = failure;
     }
+    Ok(())
 }
 
 /// One server: start, load the data, run `cells` in order; returns the
@@ -444,6 +456,7 @@ fn run_server(
     let name = slug(&format!("{}-{}-rep{rep}", p.tree_label, p.label));
     let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
         Ok(s) => s,
+        Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         Err(e) => {
             let bootstrap = e.chain().any(|c| c.to_string() == "bootstrap failed");
             let step = if bootstrap {
@@ -460,6 +473,7 @@ fn run_server(
     let first_workload = &matrix.workloads[todo[0].0];
     let data_phases = match workload::prepare_data(first_workload, &mut server, &logs) {
         Ok(phases) => phases,
+        Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         Err(e) => {
             let mut f = Failure::from_error(&e, Step::Prepare);
             f.error_log_tail = Some(server.error_log_tail());
@@ -487,6 +501,22 @@ fn run_server(
             let cell_logs = logs.join(slug(&format!("{}-t{threads}", matrix.workloads[*w].name)));
             match workload::execute_cell(&matrix.workloads[*w], *threads, &mut server, &cell_logs) {
                 Ok(o) => r.outcome = Some(o),
+                Err(e) if children::interruption_in(&e).is_some() => {
+                    // the current cell is recorded as interrupted; the
+                    // server's Drop removes its run directory
+                    let i = children::interruption_in(&e).expect("checked");
+                    let mut f = Failure::from_error(&e, Step::Measured);
+                    f.message = format!("{i} during {}", f.step);
+                    r.failure = Some(f);
+                    r.wall_seconds = start.elapsed().as_secs_f64();
+                    r.write(&ctx.opts.out)?;
+                    eprintln!("error: {key}: {i}: recorded as interrupted");
+                    if ctx.opts.keep {
+                        server.keep_files();
+                    }
+                    drop(server);
+                    return Err(i.into());
+                }
                 Err(e) => {
                     let mut f = Failure::from_error(&e, Step::Measured);
                     if let Some(status) = server.exited() {
