@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-use xtask::{build, matrix, report, tree, util, validate, variant};
+use xtask::{build, lock, matrix, report, tree, util, validate, variant};
 
 #[derive(Parser)]
 #[command(
@@ -21,6 +21,15 @@ enum Command {
     /// Build every (tree, variant) of a matrix, run its workloads with
     /// interleaved repetitions, and write run results, summary.json and
     /// report.md.
+    #[command(after_help = "\
+One command that builds or runs at a time per cache: a second matrix,
+build, ffi check, patch check or test on the same cache is refused (not
+queued), with the pid and command line of the one that runs; a second
+matrix into the same results directory likewise. At start, run
+directories and servers left by a tool that died are stopped and removed.
+SIGINT and SIGTERM stop every child, record the current cell as
+interrupted, remove the run directories (unless --keep) and exit with
+130 or 143.")]
     Matrix {
         /// The matrix file.
         #[arg(default_value = "matrix/smoke.toml")]
@@ -148,6 +157,7 @@ fn run(cli: Cli) -> Result<()> {
                 print!("{}", matrix::plan::describe(&m));
                 return Ok(());
             }
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
             let out = out.unwrap_or_else(|| util::repo_root().join("results").join(&m.name));
             let failed = matrix::run(
                 &m,
@@ -169,6 +179,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Build { tree, variant } => {
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
             let t = tree::resolve(&tree)?;
             let v = variant::resolve(&Default::default(), &t, &variant)?;
             let b = build::build(&t, &v.label, &v.change)?;
@@ -178,8 +189,17 @@ fn run(cli: Cli) -> Result<()> {
         Command::Report { dir } => report::write(&dir),
         Command::Validate { .. } => unreachable!("handled in main"),
         Command::Model { command } => xtask::model::run(command),
-        Command::Ffi { command } => xtask::ffi::run(command),
-        Command::Patch { command } => xtask::patch_check::run(command),
-        Command::Test => xtask::testing::run_all(),
+        Command::Ffi { command } => {
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
+            xtask::ffi::run(command)
+        }
+        Command::Patch { command } => {
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
+            xtask::patch_check::run(command)
+        }
+        Command::Test => {
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
+            xtask::testing::run_all()
+        }
     }
 }

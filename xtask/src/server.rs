@@ -328,11 +328,16 @@ pub struct RunDir {
     pub cnf: PathBuf,
 }
 
+/// Where run directories live: `INNODB_LAB_SHM`, else /dev/shm/innodb-lab.
+pub fn shm_base() -> PathBuf {
+    std::env::var_os("INNODB_LAB_SHM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/dev/shm/innodb-lab".into())
+}
+
 impl RunDir {
     pub fn create(name: &str) -> Result<RunDir> {
-        let base = std::env::var_os("INNODB_LAB_SHM")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| "/dev/shm/innodb-lab".into());
+        let base = shm_base();
         let root = base.join(format!(
             "{}-{}",
             crate::util::slug(name),
@@ -349,6 +354,20 @@ impl RunDir {
             cnf: root.join("my.cnf"),
             root,
         };
+        fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
+        // 0700 from the start: no other local user may enter, so none can
+        // reach the socket or read the data
+        use std::os::unix::fs::DirBuilderExt;
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .create(&dir.root)
+            .with_context(|| format!("cannot create {}", dir.root.display()))?;
+        // first, so that a tool that dies from here on leaves a directory
+        // the next start recognises (crate::stale)
+        fs::write(
+            dir.root.join(crate::stale::TOOL_PID_FILE),
+            crate::stale::tool_pid_text(),
+        )?;
         for d in [&dir.data, &dir.tmp, &dir.root.join("binlogs")] {
             fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
         }

@@ -59,7 +59,11 @@ pub fn run_all() -> Result<()> {
     let mut failed = Vec::new();
     for (label, args) in steps {
         let stage = Stage::start(&label);
-        let status = Command::new("cargo").args(args).status()?;
+        // the stages run under this command's cache lock
+        let status = Command::new("cargo")
+            .args(args)
+            .env(crate::lock::PARENT_ENV, std::process::id().to_string())
+            .status()?;
         timings.push((label.clone(), stage.done()));
         if !status.success() {
             failed.push(label);

@@ -67,6 +67,10 @@ struct Shared<'a> {
 pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     fs::create_dir_all(&opts.out)
         .with_context(|| format!("cannot create {}", opts.out.display()))?;
+    // one matrix per results directory; held until this function returns
+    let _results_lock = crate::lock::results(&opts.out)?;
+    // run directories and servers a dead tool left behind
+    crate::stale::clean(&server::shm_base());
     let plan = Plan::of(matrix);
     let ctx = Shared {
         matrix,

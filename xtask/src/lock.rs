@@ -1,0 +1,163 @@
+//! Locks: one per cache, held by every command that builds or runs
+//! (matrix, build, ffi check, patch check, test), and one per results
+//! directory. A second command is refused, not queued: the error names
+//! the holder's pid and command line, so that the user can wait for it or
+//! stop it. The locks are `flock`s: the kernel releases them when their
+//! holder dies, however it dies.
+
+use anyhow::{bail, Context, Result};
+use std::fs::{self, File};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// A child command of a lock holder (`cargo xtask test` runs `cargo xtask
+/// ffi check`) names its parent here; it may then go on under the
+/// parent's lock, which the parent holds while it waits for the child.
+pub const PARENT_ENV: &str = "INNODB_LAB_LOCK_PARENT";
+
+/// A held lock; released when dropped (or when the process dies).
+#[derive(Debug)]
+pub struct Lock {
+    _file: Option<File>,
+    pub path: PathBuf,
+}
+
+/// The lock of the tool's cache (`<cache>/lock`).
+pub fn cache(what: &str) -> Result<Lock> {
+    let root = crate::util::cache_root();
+    fs::create_dir_all(&root).with_context(|| format!("cannot create {}", root.display()))?;
+    acquire(&root.join("lock"), what)
+}
+
+/// The lock of a results directory (`<dir>/.lock`).
+pub fn results(dir: &Path) -> Result<Lock> {
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    acquire(&dir.join(".lock"), "this results directory")
+}
+
+/// Takes `path`'s lock without waiting, or says who holds it.
+pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    // SAFETY: flock on a descriptor we own
+    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if rc == 0 {
+        return Ok(Lock {
+            _file: Some(file),
+            path: path.to_path_buf(),
+        });
+    }
+    let err = std::io::Error::last_os_error();
+    if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
+        return Err(err).with_context(|| format!("cannot lock {}", path.display()));
+    }
+    let holder = holder(path);
+    let parent = std::env::var(PARENT_ENV)
+        .ok()
+        .and_then(|p| p.parse::<i32>().ok());
+    if let (Some(h), Some(p)) = (holder, parent) {
+        if h == p {
+            // our parent holds it and waits for us
+            return Ok(Lock {
+                _file: None,
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    let who = match holder {
+        Some(pid) => format!("pid {pid}: {}", command_line(pid)),
+        None => "a process this tool cannot see".to_string(),
+    };
+    bail!(
+        "another innodb-lab command is using {what} (lock {} held by {who}); \
+         a second one is refused rather than run beside it: wait for it to finish or stop it",
+        path.display()
+    )
+}
+
+/// The pid holding a flock on `path`, from /proc/locks.
+pub fn holder(path: &Path) -> Option<i32> {
+    let meta = fs::metadata(path).ok()?;
+    let locks = fs::read_to_string("/proc/locks").ok()?;
+    holder_in(&locks, meta.ino(), meta.dev())
+}
+
+/// Parses /proc/locks lines such as
+/// `1: FLOCK  ADVISORY  WRITE 4242 00:2a:1234 0 EOF` for the inode.
+fn holder_in(locks: &str, ino: u64, dev: u64) -> Option<i32> {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    locks.lines().find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        // a blocked waiter's line starts with `->`: skip it
+        if fields.get(1) != Some(&"FLOCK") {
+            return None;
+        }
+        let pid: i32 = fields.get(4)?.parse().ok()?;
+        let mut id = fields.get(5)?.split(':');
+        let maj = u32::from_str_radix(id.next()?, 16).ok()?;
+        let min = u32::from_str_radix(id.next()?, 16).ok()?;
+        let inode: u64 = id.next()?.parse().ok()?;
+        (inode == ino && maj == major && min == minor).then_some(pid)
+    })
+}
+
+/// A process's command line, or a note that it is gone.
+pub fn command_line(pid: i32) -> String {
+    match fs::read(format!("/proc/{pid}/cmdline")) {
+        Ok(bytes) if !bytes.is_empty() => String::from_utf8_lossy(&bytes)
+            .trim_end_matches('\0')
+            .replace('\0', " "),
+        _ => "(command line not readable)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_holder_is_refused_with_the_first_ones_pid_and_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        // another process holds it: flock(1) keeps it while sleep runs
+        // (-o: sleep does not inherit it); both in a group of their own
+        let mut cmd = std::process::Command::new("flock");
+        cmd.arg("-o").arg(&path).args(["sleep", "300"]);
+        crate::children::in_own_group(&mut cmd);
+        let mut other = cmd.spawn().unwrap();
+        let mut held = None;
+        for _ in 0..200 {
+            held = holder(&path);
+            if held.is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let held = held.expect("flock(1) took the lock");
+        let err = acquire(&path, "the cache").unwrap_err().to_string();
+        assert!(err.contains(&format!("pid {held}")), "{err}");
+        assert!(err.contains("sleep 300"), "{err}");
+        crate::children::kill_group(other.id() as i32);
+        other.wait().unwrap();
+        // released by the kernel when its holder died
+        let lock = acquire(&path, "the cache").unwrap();
+        assert_eq!(holder(&path), Some(std::process::id() as i32));
+        drop(lock);
+    }
+
+    #[test]
+    fn proc_locks_lines_are_matched_on_device_and_inode() {
+        let dev = libc::makedev(0, 0x2a);
+        let text = "1: POSIX  ADVISORY  WRITE 77 00:2a:1234 0 EOF\n\
+                    2: FLOCK  ADVISORY  WRITE 4242 00:2a:1234 0 EOF\n\
+                    2: -> FLOCK  ADVISORY  WRITE 99 00:2a:1234 0 EOF\n";
+        assert_eq!(holder_in(text, 1234, dev), Some(4242));
+        assert_eq!(holder_in(text, 1235, dev), None);
+    }
+}
