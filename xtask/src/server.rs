@@ -385,9 +385,19 @@ pub struct Server {
     stopped: bool,
 }
 
-/// How long a server may take to start, to shut down cleanly.
+/// How long a server may take to be bootstrapped, to start, to shut down
+/// cleanly.
+const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(300);
 const START_TIMEOUT: Duration = Duration::from_secs(180);
 const STOP_TIMEOUT: Duration = Duration::from_secs(120);
+/// Read and write timeout of every SQL connection: no statement the tool
+/// sends takes this long on a server that works (the long waits, idle and
+/// flush, poll with short statements), so a stopped or deadlocked server
+/// fails the statement instead of blocking the tool forever.
+pub const SQL_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long a server gets to answer `SELECT 1` when the tool asks whether
+/// it still works.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Server {
     /// Writes the my.cnf, bootstraps the datadir with the tree's own
@@ -408,6 +418,7 @@ impl Server {
         if unsafe { libc::geteuid() } == 0 {
             install = install.arg("--user=root");
         }
+        install = install.deadline(BOOTSTRAP_TIMEOUT);
         let bootstrap_log = dir.root.join("bootstrap.log");
         if let Err(e) = install.run_logged("bootstrap", &bootstrap_log) {
             // the server's own log when the bootstrap got that far, else
@@ -475,12 +486,39 @@ impl Server {
     }
 
     pub fn connect(&self) -> Result<mysql::Conn> {
+        self.connect_with(SQL_TIMEOUT)
+    }
+
+    fn connect_with(&self, timeout: Duration) -> Result<mysql::Conn> {
         let opts = mysql::OptsBuilder::new()
             .socket(Some(self.dir.socket.display().to_string()))
             .user(Some("root"))
-            .prefer_socket(true);
+            .prefer_socket(true)
+            .read_timeout(Some(timeout))
+            .write_timeout(Some(timeout));
         mysql::Conn::new(opts)
             .with_context(|| format!("cannot connect to {}", self.dir.socket.display()))
+    }
+
+    /// Whether the server answers `SELECT 1` within a few seconds: after a
+    /// step failed, a server that does not (stopped, deadlocked) is hung.
+    pub fn answers(&self) -> bool {
+        use mysql::prelude::Queryable;
+        self.connect_with(PROBE_TIMEOUT)
+            .and_then(|mut c| c.query_drop("SELECT 1").map_err(Into::into))
+            .is_ok()
+    }
+
+    /// Kills the server's process group at once (a hung server does not
+    /// answer SHUTDOWN and a stopped one ignores SIGTERM).
+    pub fn kill(&mut self) {
+        if self.stopped {
+            return;
+        }
+        self.stopped = true;
+        children::kill_group(self.pid as i32);
+        let _ = self.child.wait();
+        children::unregister(self.pid as i32);
     }
 
     /// None while the server runs; its exit status once it died.

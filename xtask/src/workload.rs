@@ -463,8 +463,19 @@ fn lua_dir() -> PathBuf {
     repo_root().join("workloads/lua")
 }
 
-/// How long sysbench may overrun its --time before it is stopped.
-const SLACK: Duration = Duration::from_secs(300);
+/// How long a sysbench phase of `seconds` may take before it is stopped:
+/// its length plus a margin for start-up, connecting and a slow last
+/// event. A hung server makes sysbench wait forever; this ends it.
+fn deadline(seconds: u64) -> Duration {
+    Duration::from_secs(seconds + 30 + seconds / 4)
+}
+
+/// How long loading the tables may take: a generous floor of 2,000 rows
+/// a second (this 2-core host loads about 40,000) plus a margin.
+fn prepare_deadline(w: &Workload) -> Duration {
+    let rows = w.tables as u64 * w.table_size;
+    Duration::from_secs(120 + rows / 2_000)
+}
 
 /// The sysbench command line of a phase: `script` is one of ours (a path)
 /// or a bundled one (a name); `kind` adds the test's options.
@@ -556,7 +567,7 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
     let loaders = w.tables.min(max_threads.max(2));
     phase(&mut phases, "prepare", || {
         let args = sysbench_args(w, server, &script, None, loaders, "prepare", 0);
-        sysbench::run(&args, Duration::from_secs(3600), &logs.join("prepare.log")).map(|_| ())
+        sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
         phase(&mut phases, "arm", || {
@@ -570,11 +581,7 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
                 w.arm_seconds,
             );
             with_dirty_pct_1(&mut conn, |_| {
-                sysbench::run(
-                    &args,
-                    Duration::from_secs(w.arm_seconds) + SLACK,
-                    &logs.join("arm.log"),
-                )
+                sysbench::run(&args, deadline(w.arm_seconds), &logs.join("arm.log"))
             })
             .map(|_| ())
         })?;
@@ -623,12 +630,7 @@ pub fn execute_cell(
             );
             out.sysbench_commands
                 .push(format!("sysbench {}", args.join(" ")));
-            sysbench::run(
-                &args,
-                Duration::from_secs(w.warmup_seconds) + SLACK,
-                &log("warmup"),
-            )
-            .map(|_| ())
+            sysbench::run(&args, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
         })?;
     }
 
@@ -645,11 +647,7 @@ pub fn execute_cell(
         out.sysbench_commands
             .push(format!("sysbench {}", args.join(" ")));
         let before = Snapshot::take(&mut conn, pid, false)?;
-        let run = sysbench::run(
-            &args,
-            Duration::from_secs(w.measure_seconds) + SLACK,
-            &log("measured"),
-        )?;
+        let run = sysbench::run(&args, deadline(w.measure_seconds), &log("measured"))?;
         let after = Snapshot::take(&mut conn, pid, false)?;
         let report = metrics::parse_sysbench(&run.output)?;
         if report.queries == 0 {
@@ -677,11 +675,7 @@ pub fn execute_cell(
             out.sysbench_commands
                 .push(format!("sysbench {}", args.join(" ")));
             let before = Snapshot::take(&mut conn, pid, true)?;
-            let run = sysbench::run(
-                &args,
-                Duration::from_secs(w.diagnostic_seconds) + SLACK,
-                &log("diagnostic"),
-            )?;
+            let run = sysbench::run(&args, deadline(w.diagnostic_seconds), &log("diagnostic"))?;
             let after = Snapshot::take(&mut conn, pid, true)?;
             metrics::instrument_buf_pool_mutex(&mut conn, false)?;
             let mut measured =

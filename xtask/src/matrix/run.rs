@@ -481,6 +481,13 @@ fn run_server(
         Err(e) => {
             let mut f = Failure::from_error(&e, Step::Prepare);
             f.error_log_tail = Some(server.error_log_tail());
+            if server.exited().is_none() && !server.answers() {
+                server.kill();
+                f.message = format!(
+                    "mariadbd stopped answering (hung) and was killed: {}",
+                    f.message
+                );
+            }
             if ctx.opts.keep {
                 server.keep_files();
             }
@@ -523,12 +530,21 @@ fn run_server(
                 }
                 Err(e) => {
                     let mut f = Failure::from_error(&e, Step::Measured);
-                    if let Some(status) = server.exited() {
-                        f.message = format!("mariadbd died ({status}): {}", f.message);
+                    let gone = match server.exited() {
+                        Some(status) => Some(format!("mariadbd died ({status})")),
+                        // stopped or deadlocked: it is killed, the matrix goes on
+                        None if !server.answers() => {
+                            server.kill();
+                            Some("mariadbd stopped answering (hung) and was killed".into())
+                        }
+                        None => None,
+                    };
+                    if let Some(what) = gone {
+                        f.message = format!("{what}: {}", f.message);
                         f.error_log_tail = Some(server.error_log_tail());
                         dead = Some(Failure {
                             message: format!(
-                                "the server died in an earlier cell ({key}): {}",
+                                "the server was lost in an earlier cell ({key}): {}",
                                 f.message
                             ),
                             ..f.clone()
