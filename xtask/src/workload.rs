@@ -434,8 +434,18 @@ pub struct Phase {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Diagnostic {
     pub measured: Measured,
-    pub buf_pool_mutex_acquisitions: u64,
-    pub buf_pool_mutex_wait_ms: f64,
+    /// None when the instrument could not be read (`Outcome::not_measured`
+    /// says why)
+    pub buf_pool_mutex_acquisitions: Option<u64>,
+    pub buf_pool_mutex_wait_ms: Option<f64>,
+}
+
+/// A metric a cell could not measure, and why: its value is absent from
+/// the result (never 0) and reports print "not measured".
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NotMeasured {
+    pub metric: String,
+    pub reason: String,
 }
 
 /// Everything one cell (a workload at one thread count) produced.
@@ -457,6 +467,9 @@ pub struct Outcome {
     pub post_write: Option<IdleWait>,
     /// sysbench's full output of the measured run
     pub measured_output: String,
+    /// metrics this cell could not measure, with the reason
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_measured: Vec<NotMeasured>,
 }
 
 fn lua_dir() -> PathBuf {
@@ -662,7 +675,17 @@ pub fn execute_cell(
 
     if w.diagnostic_seconds > 0 {
         phase(&mut phases, "diagnostic", || {
-            metrics::instrument_buf_pool_mutex(&mut conn, true)?;
+            // without the instrument (performance_schema off, or a server
+            // that lacks it) the pass still runs; the mutex figures are
+            // absent and the outcome says why, never 0
+            let instrument = metrics::instrument_buf_pool_mutex(&mut conn, true);
+            if let Err(e) = &instrument {
+                out.not_measured.push(NotMeasured {
+                    metric: "buf_pool_mutex".into(),
+                    reason: format!("{e:#}"),
+                });
+            }
+            let with_mutex = instrument.is_ok();
             let args = sysbench_args(
                 w,
                 server,
@@ -674,19 +697,25 @@ pub fn execute_cell(
             );
             out.sysbench_commands
                 .push(format!("sysbench {}", args.join(" ")));
-            let before = Snapshot::take(&mut conn, pid, true)?;
+            let before = Snapshot::take(&mut conn, pid, with_mutex)?;
             let run = sysbench::run(&args, deadline(w.diagnostic_seconds), &log("diagnostic"))?;
-            let after = Snapshot::take(&mut conn, pid, true)?;
-            metrics::instrument_buf_pool_mutex(&mut conn, false)?;
+            let after = Snapshot::take(&mut conn, pid, with_mutex)?;
+            if with_mutex {
+                metrics::instrument_buf_pool_mutex(&mut conn, false)?;
+            }
             let mut measured =
                 Measured::from(metrics::parse_sysbench(&run.output)?, &before, &after);
             measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
-            let (c0, w0) = before.buf_pool_mutex.context("no buf_pool_mutex reading")?;
-            let (c1, w1) = after.buf_pool_mutex.context("no buf_pool_mutex reading")?;
+            let mutex = match (before.buf_pool_mutex, after.buf_pool_mutex) {
+                (Some((c0, w0)), Some((c1, w1))) => {
+                    Some((c1.saturating_sub(c0), w1.saturating_sub(w0)))
+                }
+                _ => None,
+            };
             out.diagnostic = Some(Diagnostic {
                 measured,
-                buf_pool_mutex_acquisitions: c1.saturating_sub(c0),
-                buf_pool_mutex_wait_ms: w1.saturating_sub(w0) as f64 / 1e9,
+                buf_pool_mutex_acquisitions: mutex.map(|(c, _)| c),
+                buf_pool_mutex_wait_ms: mutex.map(|(_, ps)| ps as f64 / 1e9),
             });
             Ok(())
         })?;

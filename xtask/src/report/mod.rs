@@ -257,6 +257,22 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
 
     reproduction(a, &mut b);
 
+    // metrics a run could not measure: absent from the tables (n/a), and why
+    let not_measured: Vec<String> = a
+        .cells
+        .iter()
+        .flat_map(|c| c.counted.iter().chain(c.busy.iter()))
+        .filter_map(|r| Some((r.key.to_string(), &r.outcome.as_ref()?.not_measured)))
+        .flat_map(|(key, list)| {
+            list.iter()
+                .map(move |n| format!("{key}: {} not measured: {}", n.metric, n.reason))
+        })
+        .collect();
+    if !not_measured.is_empty() {
+        b.push(Block::Heading(2, "Not measured".into()));
+        b.push(Block::Bullets(not_measured));
+    }
+
     let failures: Vec<(&RunResult, &results::Failure)> = a
         .cells
         .iter()

@@ -60,8 +60,8 @@ pub fn run(
             buf_pool_mutex_wait_us_per_query: Some(young / 50.0),
             ..measured.clone()
         },
-        buf_pool_mutex_acquisitions: ((young + 0.01) * queries as f64) as u64,
-        buf_pool_mutex_wait_ms: 1.0,
+        buf_pool_mutex_acquisitions: Some(((young + 0.01) * queries as f64) as u64),
+        buf_pool_mutex_wait_ms: Some(1.0),
     };
     let mut workload = Workload::new(&key.workload);
     if key.workload == "points-covered-pk" {
