@@ -20,6 +20,7 @@ pub mod patch_check;
 pub mod report;
 pub mod results;
 pub mod server;
+pub mod settings;
 pub mod stale;
 pub mod stats;
 pub mod testing;

@@ -278,6 +278,12 @@ impl MyCnf {
             "# written by innodb-lab: Mark Callaghan's settings scaled to this host\n",
         );
         out.push_str("[client-server]\nssl=0\n\n[mariadbd]\n");
+        // Mark's settings and the variant's first: the tool's own lines
+        // come last, and in an option file the last line wins (variant
+        // settings cannot name them anyway: crate::settings)
+        for (k, v) in &self.settings {
+            out.push_str(&format!("{k}={v}\n"));
+        }
         let paths = [
             ("datadir", dir.data.display().to_string()),
             ("innodb_data_home_dir", dir.data.display().to_string()),
@@ -290,6 +296,8 @@ impl MyCnf {
             ),
             ("log_error", dir.error_log.display().to_string()),
             ("log_bin", dir.root.join("binlogs/bl").display().to_string()),
+            // LOAD DATA / SELECT INTO OUTFILE only inside the run directory
+            ("secure_file_priv", dir.files().display().to_string()),
             // unix socket only: nothing listens on the network
             ("skip_networking", "1".to_string()),
         ];
@@ -304,9 +312,6 @@ impl MyCnf {
         // SAFETY: geteuid has no preconditions
         if unsafe { libc::geteuid() } == 0 {
             out.push_str("user=root\n");
-        }
-        for (k, v) in &self.settings {
-            out.push_str(&format!("{k}={v}\n"));
         }
         out
     }
@@ -328,6 +333,29 @@ pub struct RunDir {
     pub cnf: PathBuf,
 }
 
+/// A random password (32 hex digits from the kernel's generator).
+fn random_password() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    use std::io::Read;
+    fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(hex::encode(bytes))
+}
+
+/// Writes a file only its owner may read (0600), from creation on.
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("cannot create {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    Ok(())
+}
+
 /// Where run directories live: `INNODB_LAB_SHM`, else /dev/shm/innodb-lab.
 pub fn shm_base() -> PathBuf {
     std::env::var_os("INNODB_LAB_SHM")
@@ -336,6 +364,47 @@ pub fn shm_base() -> PathBuf {
 }
 
 impl RunDir {
+    /// secure_file_priv: the only directory the server reads or writes
+    /// files in for SQL statements
+    pub fn files(&self) -> PathBuf {
+        self.root.join("files")
+    }
+
+    /// The root password of this run's server (0600, in the 0700 run
+    /// directory), set by `init.sql` before the server accepts anyone.
+    pub fn password_file(&self) -> PathBuf {
+        self.root.join("root.password")
+    }
+
+    /// sysbench's options file with the password: never on a command
+    /// line, which every local user can read in /proc.
+    pub fn sysbench_options(&self) -> PathBuf {
+        self.root.join("sysbench.cfg")
+    }
+
+    pub fn password(&self) -> Result<String> {
+        Ok(fs::read_to_string(self.password_file())
+            .with_context(|| format!("cannot read {}", self.password_file().display()))?
+            .trim()
+            .to_string())
+    }
+
+    /// The password files and init.sql that sets it.
+    fn write_credentials(&self) -> Result<PathBuf> {
+        let password = random_password()?;
+        write_private(&self.password_file(), &format!("{password}\n"))?;
+        write_private(
+            &self.sysbench_options(),
+            &format!("mysql-password={password}\n"),
+        )?;
+        let init = self.root.join("init.sql");
+        write_private(
+            &init,
+            &format!("ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"),
+        )?;
+        Ok(init)
+    }
+
     pub fn create(name: &str) -> Result<RunDir> {
         let base = shm_base();
         let root = base.join(format!(
@@ -368,7 +437,7 @@ impl RunDir {
             dir.root.join(crate::stale::TOOL_PID_FILE),
             crate::stale::tool_pid_text(),
         )?;
-        for d in [&dir.data, &dir.tmp, &dir.root.join("binlogs")] {
+        for d in [&dir.data, &dir.tmp, &dir.root.join("binlogs"), &dir.files()] {
             fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
         }
         Ok(dir)
@@ -436,8 +505,12 @@ impl Server {
         }
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
+        // the root password is set before the server accepts anyone
+        // (init_file runs before the first connection is taken)
+        let init = dir.write_credentials()?;
         let mut cmd = std::process::Command::new(&binaries.mariadbd);
         cmd.arg(format!("--defaults-file={}", dir.cnf.display()))
+            .arg(format!("--init-file={}", init.display()))
             .stdin(std::process::Stdio::null())
             .stdout(stdout.try_clone()?)
             .stderr(stdout);
@@ -493,6 +566,7 @@ impl Server {
         let opts = mysql::OptsBuilder::new()
             .socket(Some(self.dir.socket.display().to_string()))
             .user(Some("root"))
+            .pass(Some(self.dir.password()?))
             .prefer_socket(true)
             .read_timeout(Some(timeout))
             .write_timeout(Some(timeout));

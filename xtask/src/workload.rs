@@ -506,6 +506,8 @@ fn sysbench_args(
         "--db-driver=mysql".into(),
         format!("--mysql-socket={}", server.dir.socket.display()),
         "--mysql-user=root".into(),
+        // the password from a 0600 file, not the command line
+        format!("--config-file={}", server.dir.sysbench_options().display()),
         "--mysql-db=sbtest".into(),
         format!("--tables={}", w.tables),
         format!("--table-size={}", w.table_size),

@@ -101,6 +101,19 @@ pub fn load(path: &Path) -> Result<Matrix> {
     let text = fs::read_to_string(path)
         .with_context(|| format!("cannot read matrix {}", path.display()))?;
     let matrix: Matrix = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    // settings go into my.cnf: checked here, with their line, before
+    // anything is fetched or built
+    for (name, def) in &matrix.variants {
+        for (key, value) in &def.settings {
+            if let Err(e) = crate::settings::check(key, value) {
+                let at = match crate::settings::line_of(&text, name, key) {
+                    Some(line) => format!("{}:{line}", path.display()),
+                    None => path.display().to_string(),
+                };
+                bail!("{at}: [variant.{name}] settings key `{key}`: {e}");
+            }
+        }
+    }
     check(&matrix).with_context(|| path.display().to_string())?;
     Ok(matrix)
 }
@@ -112,6 +125,12 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     }
     if matrix.trees.is_empty() || matrix.workloads.is_empty() {
         bail!("a matrix needs at least one [[tree]] and one [[workload]]");
+    }
+    for (name, def) in &matrix.variants {
+        for (key, value) in &def.settings {
+            crate::settings::check(key, value)
+                .with_context(|| format!("[variant.{name}] settings key `{key}`"))?;
+        }
     }
     if matrix.busy_cpu_bound.is_nan() || matrix.busy_cpu_bound <= 0.0 {
         bail!("busy_cpu_bound must be above 0 (cores)");
@@ -209,6 +228,22 @@ mod tests {
             }
         }
         assert!(n >= 1);
+    }
+
+    #[test]
+    fn a_setting_that_overrides_the_socket_is_refused_with_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write(
+            dir.path(),
+            "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"net\"]\n[[workload]]\nname = \"points-covered-pk\"\n\n[variant.net]\nsettings = { innodb_old_blocks_time = 0, socket = \"/tmp/open.sock\" }\n",
+        );
+        let err = format!("{:#}", load(&p).unwrap_err());
+        assert!(
+            err.contains(&format!("{}:9:", p.display()))
+                && err.contains("[variant.net]")
+                && err.contains("`socket`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -65,6 +65,7 @@ struct Shared<'a> {
 
 /// Runs the whole matrix; returns the number of failed cells.
 pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
+    super::check(matrix)?;
     fs::create_dir_all(&opts.out)
         .with_context(|| format!("cannot create {}", opts.out.display()))?;
     // one matrix per results directory; held until this function returns
@@ -84,6 +85,7 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let manifest = manifest(matrix, &prepared, opts);
     manifest.write(&opts.out)?;
     build_all(&plan, &mut prepared, &mut timings)?;
+    check_option_names(matrix, &prepared)?;
 
     let runs_start = Instant::now();
     let mut progress = Progress::new(plan.total_cells());
@@ -362,6 +364,43 @@ fn build_all(
         p.build = build;
         p.binaries = binaries;
         p.failure = failure;
+    }
+    Ok(())
+}
+
+/// Refuses the matrix, before any server runs, when a variant sets an
+/// option its built server does not know (asked of the binary itself).
+fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Result<()> {
+    let mut refused = Vec::new();
+    let mut known_of = std::collections::BTreeMap::new();
+    for p in prepared {
+        let (Some(b), Some(r)) = (&p.binaries, &p.resolved) else {
+            continue;
+        };
+        if r.settings.is_empty() {
+            continue;
+        }
+        if !known_of.contains_key(&b.mariadbd) {
+            let known = crate::settings::known_options(&b.mariadbd)
+                .with_context(|| format!("cannot list the options of {}", b.mariadbd.display()))?;
+            known_of.insert(b.mariadbd.clone(), known);
+        }
+        for key in crate::settings::unknown(r.settings.keys(), &known_of[&b.mariadbd]) {
+            refused.push(format!(
+                "  {} {}: settings key `{key}`: {} knows no such option (`mariadbd --help \
+                 --verbose`; a plugin's option must be written loose_{key})",
+                p.tree_label,
+                p.label,
+                b.mariadbd.display()
+            ));
+        }
+    }
+    if !refused.is_empty() {
+        bail!(
+            "matrix `{}` sets options its servers do not know; nothing was run:\n{}",
+            matrix.name,
+            refused.join("\n")
+        );
     }
     Ok(())
 }

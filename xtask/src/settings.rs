@@ -1,0 +1,262 @@
+//! Checks of a variant's my.cnf settings, before anything is fetched or
+//! built: names that are option names, values that are one line, and none
+//! of the options the tool owns (where the server's files live, who it
+//! runs as, that it listens on its unix socket only, how the tool logs
+//! in). A setting goes into my.cnf after the tool's own lines, so without
+//! this check it would override them.
+
+use anyhow::{bail, Result};
+
+/// The options the tool sets itself (as normalised by `normalise`). A
+/// variant may not set them, nor any prefix of them that mariadbd would
+/// take as an abbreviation.
+pub const TOOL_OWNED: &[&str] = &[
+    "socket",
+    "datadir",
+    "basedir",
+    "tmpdir",
+    "port",
+    "extra_port",
+    "networking",
+    "bind_address",
+    "named_pipe",
+    "shared_memory",
+    "user",
+    "plugin_dir",
+    "plugin_load",
+    "plugin_load_add",
+    "pid_file",
+    "log_error",
+    "log_bin",
+    "log_bin_index",
+    "general_log_file",
+    "slow_query_log_file",
+    "innodb_data_home_dir",
+    "innodb_log_group_home_dir",
+    "lc_messages_dir",
+    "character_sets_dir",
+    "secure_file_priv",
+    "init_file",
+    "grant_tables",
+    "defaults_file",
+    "defaults_extra_file",
+    "defaults_group_suffix",
+];
+
+/// Option names that are real options although they are prefixes of a
+/// tool-owned one (mariadbd prefers an exact match).
+const EXACT_PREFIXES: &[&str] = &["lc_messages", "general_log", "slow_query_log"];
+
+/// The option an option-file name stands for: lower case, `-` as `_`, and
+/// without the `loose_`, `skip_`, `enable_`, `disable_` or `maximum_`
+/// prefixes mariadbd accepts in front of it.
+pub fn normalise(name: &str) -> String {
+    let mut n = name.to_ascii_lowercase().replace('-', "_");
+    if let Some(rest) = n.strip_prefix("loose_") {
+        n = rest.to_string();
+    }
+    for prefix in ["skip_", "enable_", "disable_", "maximum_"] {
+        if let Some(rest) = n.strip_prefix(prefix) {
+            n = rest.to_string();
+            break;
+        }
+    }
+    n
+}
+
+/// Checks one setting; the error says what is wrong with it (the caller
+/// adds the file, line and variant).
+pub fn check(name: &str, value: &toml::Value) -> Result<()> {
+    let syntax_ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !syntax_ok {
+        bail!("`{name}` is not an option name (letters, digits, `_` and `-` only)");
+    }
+    let n = normalise(name);
+    if TOOL_OWNED.contains(&n.as_str()) {
+        bail!(
+            "`{name}` is an option the tool sets itself (run paths, user, unix socket \
+             only, no TCP listener, login); a variant may not override it"
+        );
+    }
+    if let Some(owned) = TOOL_OWNED
+        .iter()
+        .find(|o| o.starts_with(n.as_str()) && !EXACT_PREFIXES.contains(&n.as_str()))
+    {
+        bail!(
+            "`{name}` is an abbreviation mariadbd would take for `{owned}`, an option the \
+             tool sets itself; a variant may not override it"
+        );
+    }
+    let text = match value {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::Boolean(_) => {
+            value.to_string()
+        }
+        _ => bail!("`{name}`: a value must be a string, a number or a boolean"),
+    };
+    if text.contains(['\n', '\r', '\0']) {
+        bail!("`{name}`: the value holds a line break or a NUL; my.cnf values are one line");
+    }
+    Ok(())
+}
+
+/// The option names a server binary knows (`mariadbd --help --verbose`),
+/// normalised. Options of plugins that are not loaded are missing: a
+/// setting for one must be written `loose_<name>`.
+pub fn known_options(mariadbd: &std::path::Path) -> Result<std::collections::BTreeSet<String>> {
+    let help = crate::util::Command::new(mariadbd.display().to_string())
+        .args(["--no-defaults", "--help", "--verbose"])
+        .deadline(std::time::Duration::from_secs(60))
+        .read()?;
+    Ok(parse_help(&help))
+}
+
+/// The `--name` of every option line (`  --name=#`, `  -P, --port=#`).
+fn parse_help(help: &str) -> std::collections::BTreeSet<String> {
+    help.lines()
+        .filter(|l| l.starts_with("  -"))
+        .filter_map(|l| {
+            let rest = &l[l.find("--")? + 2..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+                .unwrap_or(rest.len());
+            Some(normalise(&rest[..end]))
+        })
+        .collect()
+}
+
+/// The settings whose name the server does not know (`loose_` ones are
+/// the server's to ignore).
+pub fn unknown<'a>(
+    settings: impl IntoIterator<Item = &'a String>,
+    known: &std::collections::BTreeSet<String>,
+) -> Vec<String> {
+    settings
+        .into_iter()
+        .filter(|k| {
+            !k.to_ascii_lowercase()
+                .replace('-', "_")
+                .starts_with("loose_")
+        })
+        .filter(|k| !known.contains(&normalise(k)))
+        .cloned()
+        .collect()
+}
+
+/// The 1-based line of `key` in the definition of `[variant.<variant>]`
+/// in a matrix file's text (its own table, its `settings` table or an
+/// inline `settings = { ... }`); None when it cannot be told.
+pub fn line_of(text: &str, variant: &str, key: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let header = |l: &str| {
+        let l = l.trim();
+        let inner = l.trim_start_matches('[').trim_end_matches(']').trim();
+        l.starts_with('[')
+            && (inner == format!("variant.{variant}")
+                || inner == format!("variant.\"{variant}\"")
+                || inner == format!("variant.{variant}.settings")
+                || inner == format!("variant.\"{variant}\".settings"))
+    };
+    let has_key = |l: &str| {
+        let bytes = l.as_bytes();
+        l.match_indices(key).any(|(i, _)| {
+            let before = if i == 0 { b' ' } else { bytes[i - 1] };
+            let after = l[i + key.len()..].trim_start();
+            matches!(before, b' ' | b'\t' | b'{' | b',' | b'"')
+                && (after.starts_with('=') || after.starts_with("\" ") || after.starts_with("\"="))
+        })
+    };
+    let start = lines.iter().position(|l| header(l))?;
+    lines[start..]
+        .iter()
+        .enumerate()
+        .skip(1)
+        .take_while(|(_, l)| !l.trim_start().starts_with('[') || header(l))
+        .find(|(_, l)| has_key(l))
+        .map(|(i, _)| start + i + 1)
+        .or_else(|| has_key(lines[start]).then_some(start + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> toml::Value {
+        toml::Value::String(s.into())
+    }
+
+    #[test]
+    fn tool_owned_options_are_refused_in_every_spelling() {
+        for name in [
+            "socket",
+            "skip_networking",
+            "skip-networking",
+            "port",
+            "bind-address",
+            "loose_datadir",
+            "DATADIR",
+            "datad",
+            "user",
+            "skip_grant_tables",
+            "plugin_dir",
+            "secure_file_priv",
+        ] {
+            assert!(check(name, &v("x")).is_err(), "{name} was accepted");
+        }
+        for name in [
+            "innodb_old_blocks_time",
+            "lc_messages",
+            "slow_query_log",
+            "performance_schema",
+            "innodb_buffer_pool_size",
+        ] {
+            check(name, &v("1")).unwrap();
+        }
+    }
+
+    #[test]
+    fn values_are_one_line_and_names_are_names() {
+        let err = check("innodb_old_blocks_time", &v("1\nskip_networking=0"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line break"), "{err}");
+        assert!(check("a=b", &v("1")).is_err());
+        assert!(check("x", &toml::Value::Array(vec![])).is_err());
+    }
+
+    #[test]
+    fn option_names_come_from_the_help_text() {
+        let help = "Variables:\n  --general-log       Log connections\n  -P, --port=#        Port\n  --skip-networking   Don't\n  --innodb-old-blocks-time=# \n                      more text --not-an-option\n";
+        let known = parse_help(help);
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        assert_eq!(
+            names,
+            [
+                "general_log",
+                "innodb_old_blocks_time",
+                "networking",
+                "port"
+            ]
+        );
+        let settings: Vec<String> = [
+            "innodb_old_blocks_time",
+            "innodb_no_such_option",
+            "loose_innodb_x",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(unknown(&settings, &known), ["innodb_no_such_option"]);
+    }
+
+    #[test]
+    fn the_line_of_a_key_is_found_in_its_variant() {
+        let text = "name = \"x\"\n[variant.a]\nsettings = { port = 1 }\n\n[variant.b]\ndescription = \"port\"\n[variant.b.settings]\nsocket = \"/tmp/s\"\nport = 3\n";
+        assert_eq!(line_of(text, "a", "port"), Some(3));
+        assert_eq!(line_of(text, "b", "socket"), Some(8));
+        assert_eq!(line_of(text, "b", "port"), Some(9));
+        assert_eq!(line_of(text, "c", "port"), None);
+    }
+}
