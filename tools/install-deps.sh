@@ -27,12 +27,31 @@ fi
 # --server-package: also Debian's packaged server, for `pkg:/usr/sbin/mariadbd`
 # trees. A policy-rc.d keeps the package from starting its own service: the
 # tool starts every server it measures itself.
+# The host's own policy-rc.d (or its absence) is restored on every exit
+# path, a failed install or an interrupt included: a policy left behind
+# would block every service start on the host.
 if [ "${1:-}" = "--server-package" ] && [ ! -x /usr/sbin/mariadbd ]; then
   policy=/usr/sbin/policy-rc.d
-  had_policy=0; [ -e "$policy" ] && had_policy=1
-  [ $had_policy -eq 1 ] || { printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null; $SUDO chmod +x "$policy"; }
+  saved=""
+  if [ -e "$policy" ]; then
+    saved=$(mktemp)
+    $SUDO cp -p "$policy" "$saved"
+  fi
+  restore_policy() {
+    if [ -n "$saved" ]; then
+      $SUDO cp -p "$saved" "$policy" && rm -f "$saved"
+    else
+      $SUDO rm -f "$policy"
+    fi
+  }
+  trap restore_policy EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
+  $SUDO chmod +x "$policy"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends mariadb-server
-  [ $had_policy -eq 1 ] || $SUDO rm -f "$policy"
+  restore_policy
+  trap - EXIT INT TERM
 fi
 if command -v rustup >/dev/null; then
   rustup component add rustfmt clippy >/dev/null 2>&1 || true

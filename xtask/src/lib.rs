@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod model;
 pub mod patch;
 pub mod patch_check;
+pub mod preflight;
 pub mod report;
 pub mod results;
 pub mod server;

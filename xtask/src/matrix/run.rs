@@ -72,6 +72,8 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let _results_lock = crate::lock::results(&opts.out)?;
     // run directories and servers a dead tool left behind
     crate::stale::clean(&server::shm_base());
+    // sysbench, compilers and space: before anything is fetched or built
+    crate::preflight::check(matrix, opts.keep)?;
     let plan = Plan::of(matrix);
     let ctx = Shared {
         matrix,

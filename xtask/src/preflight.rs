@@ -1,0 +1,252 @@
+//! Checks before the first build of a matrix: what it needs must be there
+//! now, not be discovered missing after half an hour of building. Each
+//! failure says what to install or to free.
+
+use crate::host::Host;
+use crate::matrix::Matrix;
+use crate::tree::TreeSpec;
+use anyhow::{bail, Result};
+use std::path::{Path, PathBuf};
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// The oldest sysbench whose Lua API and output our scripts and parser
+/// are written for.
+const SYSBENCH_MIN: (u32, u32) = (1, 0);
+
+/// What one build takes in the cache (a 10.11 build directory is 1.6 GiB;
+/// the margin covers ccache growth and an 11.x tree's larger build).
+const BUILD_BYTES: u64 = 3 * GIB;
+
+/// Every check; the errors of all failed checks at once.
+pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
+    let mut problems = Vec::new();
+    if let Err(e) = sysbench() {
+        problems.push(format!("{e:#}"));
+    }
+    let builds = builds_needed(matrix);
+    if builds > 0 {
+        for (tool, package) in [
+            ("cmake", "cmake"),
+            ("make", "make"),
+            ("ccache", "ccache"),
+            ("cc", "gcc"),
+            ("c++", "g++"),
+        ] {
+            if find_in_path(tool).is_none() {
+                problems.push(format!(
+                    "`{tool}` is not installed (needed to build the trees): run \
+                     tools/install-deps.sh, or apt-get install {package}"
+                ));
+            }
+        }
+    }
+    let shm = crate::server::shm_base();
+    let shm_need = shm_estimate(matrix, &Host::detect(), keep);
+    if let Some(free) = free_bytes(&shm) {
+        if free < shm_need {
+            problems.push(format!(
+                "{} has {} free, the matrix needs about {} for its run directories \
+                 (datadir, redo log, binlogs{}): free space there, or shrink tables/table_size",
+                shm.display(),
+                human(free),
+                human(shm_need),
+                if keep {
+                    ", every run kept by --keep"
+                } else {
+                    ""
+                }
+            ));
+        }
+    }
+    let cache = crate::util::cache_root();
+    let cache_need = builds as u64 * BUILD_BYTES;
+    if let Some(free) = free_bytes(&cache) {
+        if free < cache_need {
+            problems.push(format!(
+                "{} has {} free, the matrix's {builds} build(s) need about {} (fewer when \
+                 some are in the cache already): free space on that filesystem or point \
+                 INNODB_LAB_CACHE elsewhere",
+                cache.display(),
+                human(free),
+                human(cache_need)
+            ));
+        }
+    }
+    if !problems.is_empty() {
+        bail!(
+            "preflight: the matrix cannot run on this host; nothing was built:\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    Ok(())
+}
+
+/// sysbench is installed and recent enough.
+fn sysbench() -> Result<()> {
+    let out = crate::util::Command::new("sysbench")
+        .arg("--version")
+        .read()
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "sysbench is not installed: run tools/install-deps.sh, or apt-get install sysbench"
+            )
+        })?;
+    match parse_sysbench_version(&out) {
+        Some(v) if v >= SYSBENCH_MIN => Ok(()),
+        Some(v) => bail!(
+            "sysbench {}.{} is too old (at least {}.{}): apt-get install sysbench from Debian 11 or later",
+            v.0,
+            v.1,
+            SYSBENCH_MIN.0,
+            SYSBENCH_MIN.1
+        ),
+        None => bail!("cannot read sysbench's version from `{}`", out.trim()),
+    }
+}
+
+fn parse_sysbench_version(out: &str) -> Option<(u32, u32)> {
+    let v = out.split_whitespace().nth(1)?;
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??))
+}
+
+/// The builds a matrix asks for: every (tree, variant) that is not a
+/// packaged server and not a settings-only variant (those share base's).
+fn builds_needed(matrix: &Matrix) -> usize {
+    let mut n = 0;
+    for t in &matrix.trees {
+        if matches!(t.spec.parse::<TreeSpec>(), Ok(TreeSpec::Package { .. })) {
+            continue;
+        }
+        let mut base_counted = false;
+        for v in &t.variants {
+            let settings_only = v == "base"
+                || matrix
+                    .variants
+                    .get(v)
+                    .is_some_and(|d| d.patch.is_none() && d.cherry_pick.is_empty());
+            if settings_only {
+                if !base_counted {
+                    n += 1;
+                    base_counted = true;
+                }
+            } else {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+/// What the run directory of one server takes: ibdata1 (512M), the redo
+/// log (1/16 of RAM, as `MyCnf` sizes it), 32 undo tablespaces, the
+/// tables (about 400 bytes a row with the secondary index), binlogs of
+/// writes (up to the tables' size again), and 10% on top.
+pub fn shm_estimate(matrix: &Matrix, host: &Host, keep: bool) -> u64 {
+    let redo = (host.memory_bytes / GIB / 16).clamp(1, 100) * GIB;
+    let per_server = |tables: u64, size: u64| {
+        let data = tables * size * 400;
+        let fixed = 512 * MIB + redo + 32 * 10 * MIB;
+        (fixed + 2 * data) / 10 * 11
+    };
+    let w = &matrix.workloads[0];
+    let one = per_server(w.tables as u64, w.table_size);
+    if keep {
+        let servers = matrix.trees.iter().map(|t| t.variants.len()).sum::<usize>() as u64
+            * matrix.repetitions as u64;
+        one * servers.max(1)
+    } else {
+        // one server at a time, its directory removed before the next
+        one
+    }
+}
+
+/// Free bytes for an unprivileged writer on the filesystem of `path` (or
+/// of its nearest existing ancestor).
+fn free_bytes(path: &Path) -> Option<u64> {
+    let mut p: PathBuf = path.to_path_buf();
+    while !p.exists() {
+        p = p.parent()?.to_path_buf();
+    }
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).ok()?;
+    // SAFETY: c is NUL-terminated, st a valid out pointer
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
+    (rc == 0).then(|| st.f_bavail * st.f_frsize)
+}
+
+fn find_in_path(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= GIB {
+        format!("{:.1} GiB", bytes as f64 / GIB as f64)
+    } else {
+        format!("{} MiB", bytes / MIB)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matrix::TreeEntry;
+    use crate::workload::Workload;
+
+    fn matrix(tables: u32, table_size: u64) -> Matrix {
+        Matrix::new(
+            "x",
+            vec![TreeEntry {
+                spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
+                name: None,
+                variants: vec!["base".into(), "gate".into()],
+            }],
+            vec![Workload {
+                tables,
+                table_size,
+                ..Workload::new("points-covered-pk")
+            }],
+        )
+    }
+
+    #[test]
+    fn the_shm_estimate_follows_the_tables_and_the_redo_log() {
+        let host = Host {
+            hostname: "h".into(),
+            cores: 2,
+            memory_bytes: 24 * GIB,
+            kernel: "6".into(),
+            cpu_model: "x".into(),
+        };
+        let small = shm_estimate(&matrix(8, 100_000), &host, false);
+        // 512M + 1G redo + 320M undo + 2 x 320M of rows, +10%
+        assert_eq!(
+            small,
+            (512 * MIB + GIB + 320 * MIB + 2 * 320_000_000) / 10 * 11
+        );
+        let kept = shm_estimate(&matrix(8, 100_000), &host, true);
+        assert_eq!(
+            kept,
+            small * 2 * 3,
+            "two variants, three repetitions, all kept"
+        );
+        assert_eq!(builds_needed(&matrix(8, 100_000)), 2);
+    }
+
+    #[test]
+    fn sysbench_versions() {
+        assert_eq!(parse_sysbench_version("sysbench 1.0.20\n"), Some((1, 0)));
+        assert_eq!(
+            parse_sysbench_version("sysbench 1.1.0-df89d34\n"),
+            Some((1, 1))
+        );
+        assert_eq!(parse_sysbench_version("nonsense"), None);
+    }
+}
