@@ -444,6 +444,14 @@ impl RunDir {
     }
 }
 
+/// How a server was lost during a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lost {
+    Died(std::process::ExitStatus),
+    /// did not answer and did not exit: killed
+    Hung,
+}
+
 /// A running server. Dropping it stops the server (SIGTERM, then SIGKILL)
 /// and removes its files unless they are kept.
 pub struct Server {
@@ -581,6 +589,28 @@ impl Server {
         self.connect_with(PROBE_TIMEOUT)
             .and_then(|mut c| c.query_drop("SELECT 1").map_err(Into::into))
             .is_ok()
+    }
+
+    /// After a step failed: whether the server is lost, and how. A server
+    /// that does not answer gets a few seconds to finish exiting (a killed
+    /// server closes its socket before it can be reaped); one still there
+    /// then is hung (stopped, deadlocked) and is killed.
+    pub fn lost(&mut self) -> Option<Lost> {
+        if let Some(status) = self.exited() {
+            return Some(Lost::Died(status));
+        }
+        if self.answers() {
+            return None;
+        }
+        let deadline = Instant::now() + PROBE_TIMEOUT;
+        while Instant::now() < deadline {
+            if let Some(status) = self.exited() {
+                return Some(Lost::Died(status));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        self.kill();
+        Some(Lost::Hung)
     }
 
     /// Kills the server's process group at once (a hung server does not

@@ -16,7 +16,7 @@ use crate::results::manifest::is_baseline;
 use crate::results::question::Kind;
 use crate::results::store::Inputs;
 use crate::results::{store, Cell, CellKey, Failure, Manifest, RunResult, Step, SCHEMA_VERSION};
-use crate::server::{self, MyCnf, Server, ServerBinaries};
+use crate::server::{self, Lost, MyCnf, Server, ServerBinaries};
 use crate::tree::{self, Tree};
 use crate::util::{human_duration, repo_root, slug, Stage};
 use crate::variant::{self, Resolved};
@@ -522,12 +522,17 @@ fn run_server(
         Err(e) => {
             let mut f = Failure::from_error(&e, Step::Prepare);
             f.error_log_tail = Some(server.error_log_tail());
-            if server.exited().is_none() && !server.answers() {
-                server.kill();
-                f.message = format!(
-                    "mariadbd stopped answering (hung) and was killed: {}",
-                    f.message
-                );
+            match server.lost() {
+                Some(Lost::Hung) => {
+                    f.message = format!(
+                        "mariadbd stopped answering (hung) and was killed: {}",
+                        f.message
+                    )
+                }
+                Some(Lost::Died(status)) => {
+                    f.message = format!("mariadbd died ({status}): {}", f.message)
+                }
+                None => {}
             }
             if ctx.opts.keep {
                 server.keep_files();
@@ -571,11 +576,11 @@ fn run_server(
                 }
                 Err(e) => {
                     let mut f = Failure::from_error(&e, Step::Measured);
-                    let gone = match server.exited() {
-                        Some(status) => Some(format!("mariadbd died ({status})")),
-                        // stopped or deadlocked: it is killed, the matrix goes on
-                        None if !server.answers() => {
-                            server.kill();
+                    // died, or stopped/deadlocked (then killed): the
+                    // cells left on this server fail, the matrix goes on
+                    let gone = match server.lost() {
+                        Some(Lost::Died(status)) => Some(format!("mariadbd died ({status})")),
+                        Some(Lost::Hung) => {
                             Some("mariadbd stopped answering (hung) and was killed".into())
                         }
                         None => None,
