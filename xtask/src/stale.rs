@@ -98,7 +98,11 @@ pub fn clean(base: &Path) -> Cleaned {
 /// SIGKILLs every process whose command line names `dir` (and its process
 /// group); returns their pids and names.
 fn kill_users_of(dir: &Path) -> Vec<(i32, String)> {
-    let needle = dir.display().to_string();
+    // the directory itself or a path inside it: `x-12` must not match
+    // the live `x-123`
+    let dir_text = dir.display().to_string();
+    let inside = format!("{dir_text}/");
+    let names_dir = |arg: &str| arg == dir_text || arg.contains(&inside);
     let me = std::process::id() as i32;
     let mut killed = Vec::new();
     let Ok(entries) = fs::read_dir("/proc") else {
@@ -114,8 +118,8 @@ fn kill_users_of(dir: &Path) -> Vec<(i32, String)> {
         let Ok(cmdline) = fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        if !cmdline.contains(&needle) {
+        let cmdline = String::from_utf8_lossy(&cmdline);
+        if !cmdline.split('\0').any(names_dir) {
             continue;
         }
         let name = fs::read_to_string(e.path().join("comm"))
@@ -136,7 +140,7 @@ mod tests {
     fn a_dead_tools_directory_and_its_processes_go_a_live_ones_stay() {
         let base = tempfile::tempdir().unwrap();
         let dead = base.path().join("x-1");
-        let live = base.path().join("y-2");
+        let live = base.path().join("x-10");
         fs::create_dir_all(&dead).unwrap();
         fs::create_dir_all(&live).unwrap();
         // a pid that is not running: pid_max is below 2^22
@@ -150,6 +154,12 @@ mod tests {
             .spawn()
             .unwrap();
         let orphan_pid = orphan.id() as i32;
+        // a live tool's process whose directory name extends the dead one's
+        let mut bystander = std::process::Command::new("sh")
+            .args(["-c", "while :; do sleep 0.1; done"])
+            .arg(format!("{}/my.cnf", live.display()))
+            .spawn()
+            .unwrap();
         let cleaned = clean(base.path());
         assert_eq!(cleaned.dirs, vec![dead.clone()]);
         assert!(
@@ -160,5 +170,11 @@ mod tests {
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(status.signal(), Some(libc::SIGKILL));
         assert!(!dead.exists() && live.exists());
+        assert!(
+            bystander.try_wait().unwrap().is_none(),
+            "a process of a live tool's directory was killed"
+        );
+        bystander.kill().unwrap();
+        bystander.wait().unwrap();
     }
 }
