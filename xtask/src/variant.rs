@@ -238,22 +238,16 @@ mod tests {
         assert_eq!(resolve(&m, &tree(true), "base").unwrap().label, "fixed");
         let fixed = resolve(&m, &tree(true), "fixed").unwrap();
         assert!(matches!(fixed.change, SourceChange::None));
-        // ...our own patch when the table has one for the series, else
-        // upstream commits to pick
-        let has_own = patch::Table::load()
-            .unwrap()
-            .find("10.11", "fixed")
-            .is_some();
-        match resolve(&m, &tree(false), "fixed") {
-            Ok(r) => {
-                assert!(has_own);
-                assert!(matches!(r.change, SourceChange::Patch(_)));
-            }
-            Err(e) => {
-                assert!(!has_own);
-                assert!(e.to_string().contains("cherry_pick"), "{e}");
-            }
-        }
+        // ...our own patch of the series when it does not
+        let SourceChange::Patch(p) = resolve(&m, &tree(false), "fixed").unwrap().change else {
+            panic!("fixed on a 10.11 tree without the fix is our patch")
+        };
+        assert_eq!(p.file, PathBuf::from("patches/10.11/fixed.patch"));
+        // a series without our patch needs upstream commits to pick
+        let mut t105 = tree(false);
+        t105.series = "10.5".into();
+        let err = resolve(&m, &t105, "fixed").unwrap_err().to_string();
+        assert!(err.contains("cherry_pick"), "{err}");
         let def = VariantDef {
             cherry_pick: vec!["abc".into()],
             ..Default::default()
