@@ -14,6 +14,7 @@ pub mod host;
 pub mod matrix;
 pub mod metrics;
 pub mod model;
+pub mod mtr;
 pub mod patch;
 pub mod patch_check;
 pub mod report;

@@ -53,7 +53,14 @@ enum Command {
         tree: String,
         #[arg(long, default_value = "base")]
         variant: String,
+        /// cmake build type: RelWithDebInfo, Release or Debug.
+        #[arg(long, default_value = "RelWithDebInfo")]
+        build_type: build::BuildType,
     },
+    /// Run MariaDB's own tests (mysql-test-run) on one variant's build, with
+    /// our tests from mtr/suite/ copied in; `mtr report DIR` rewrites the
+    /// report of a results directory.
+    Mtr(xtask::mtr::MtrArgs),
     /// Rewrite report.md, report.jira, summary.json and the SVG charts from
     /// the run results in a directory.
     Report { dir: PathBuf },
@@ -160,10 +167,14 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&tree::resolve(&spec)?)?);
             Ok(())
         }
-        Command::Build { tree, variant } => {
+        Command::Build {
+            tree,
+            variant,
+            build_type,
+        } => {
             let t = tree::resolve(&tree)?;
             let v = variant::resolve(&Default::default(), &t, &variant)?;
-            let b = build::build(&t, &v.label, &v.change)?;
+            let b = build::build(&t, &v.label, &v.change, build_type)?;
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
         }
@@ -172,6 +183,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => xtask::ffi::run(command),
         Command::Patch { command } => xtask::patch_check::run(command),
+        Command::Mtr(args) => xtask::mtr::run_cli(args),
         Command::Test => xtask::testing::run_all(),
     }
 }

@@ -317,6 +317,13 @@ fn parse_series(series: &str) -> (u32, u32) {
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
+/// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
+pub fn shm_root() -> PathBuf {
+    std::env::var_os("INNODB_LAB_SHM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/dev/shm/innodb-lab".into())
+}
+
 /// The files of one run: all under /dev/shm, removed afterwards unless kept.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunDir {
@@ -330,10 +337,7 @@ pub struct RunDir {
 
 impl RunDir {
     pub fn create(name: &str) -> Result<RunDir> {
-        let base = std::env::var_os("INNODB_LAB_SHM")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| "/dev/shm/innodb-lab".into());
-        let root = base.join(format!(
+        let root = shm_root().join(format!(
             "{}-{}",
             crate::util::slug(name),
             std::process::id()

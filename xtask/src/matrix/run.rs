@@ -313,7 +313,7 @@ fn build_all(plan: &Plan, prepared: &mut [Prepared], timings: &mut Vec<(String, 
         }
         let label = format!("build {} {}", p.tree_label, p.label);
         let stage = Stage::start(&label);
-        let built = build::build(t, &p.label, &r.change)
+        let built = build::build(t, &p.label, &r.change, r.build_type)
             .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
         match built {
             Ok((binaries, b)) => {
@@ -555,7 +555,8 @@ fn run_server(
     Ok(failed)
 }
 
-fn tool_revision() -> String {
+/// The commit of this repository that ran, `+dirty` with local changes.
+pub fn tool_revision() -> String {
     let Ok(repo) = git2::Repository::open(repo_root()) else {
         return "unknown".into();
     };
