@@ -525,8 +525,11 @@ struct PortSlot {
 
 impl PortSlot {
     fn acquire() -> Result<PortSlot> {
-        let dir = shm_root().join("mtr-slots");
-        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        PortSlot::acquire_in(&shm_root().join("mtr-slots"))
+    }
+
+    fn acquire_in(dir: &Path) -> Result<PortSlot> {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for k in 0..SLOTS {
             let path = dir.join(format!("{k}.lock"));
             let file = fs::OpenOptions::new()
@@ -564,4 +567,117 @@ pub fn skip_reasons(tests: &[TestResult]) -> BTreeMap<String, usize> {
             .or_insert(0) += 1;
     }
     reasons
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn port_slots_do_not_overlap_and_stay_in_mtrs_range() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = PortSlot::acquire_in(dir.path()).unwrap();
+        let b = PortSlot::acquire_in(dir.path()).unwrap();
+        assert_eq!(a.build_thread, FIRST_BUILD_THREAD);
+        assert_eq!(b.build_thread, FIRST_BUILD_THREAD + SLOT_WIDTH);
+        drop(a);
+        // a released slot is taken again
+        let c = PortSlot::acquire_in(dir.path()).unwrap();
+        assert_eq!(c.build_thread, FIRST_BUILD_THREAD);
+        // the last worker of the last slot: ports below 32767 (mtr refuses more)
+        let last = FIRST_BUILD_THREAD + SLOTS * SLOT_WIDTH - 1;
+        assert!(last * 30 + 10000 + 30 < 32767, "{last}");
+        let held: Vec<PortSlot> = (2..SLOTS)
+            .map(|_| PortSlot::acquire_in(dir.path()).unwrap())
+            .collect();
+        let err = PortSlot::acquire_in(dir.path()).err().unwrap().to_string();
+        assert!(err.contains("held by other runs"), "{err}");
+        drop((b, c, held));
+    }
+
+    fn write(path: &Path, text: &str) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn overlay_copies_ours_refuses_to_replace_upstream_and_removes_stale_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (ours, mysql_test, build_dir) = (
+            dir.path().join("mtr"),
+            dir.path().join("src/mysql-test"),
+            dir.path().join("build"),
+        );
+        fs::create_dir_all(&build_dir).unwrap();
+        write(&mysql_test.join("suite/innodb/t/flush.test"), "upstream\n");
+        write(&ours.join("suite/innodb/t/lab.test"), "SELECT 1;\n");
+        write(
+            &ours.join("suite/innodb/t/lab.opt"),
+            "--innodb-buffer-pool-size=8m\n",
+        );
+        write(&ours.join("suite/innodb/r/lab.result"), "SELECT 1;\n1\n1\n");
+        write(
+            &ours.join("suite/innodb/include/ignored.inc"),
+            "not t or r\n",
+        );
+
+        let copied = apply_overlay(&ours, &mysql_test, &build_dir).unwrap();
+        let paths: Vec<String> = copied
+            .iter()
+            .map(|f| f.path.display().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "suite/innodb/r/lab.result",
+                "suite/innodb/t/lab.opt",
+                "suite/innodb/t/lab.test"
+            ]
+        );
+        assert_eq!(copied[2].sha256, sha256_hex(b"SELECT 1;\n"));
+        assert_eq!(
+            fs::read_to_string(mysql_test.join("suite/innodb/t/lab.test")).unwrap(),
+            "SELECT 1;\n"
+        );
+        assert!(!mysql_test.join("suite/innodb/include/ignored.inc").exists());
+
+        // a changed file of ours replaces its earlier copy; a removed one goes
+        write(&ours.join("suite/innodb/t/lab.test"), "SELECT 2;\n");
+        fs::remove_file(ours.join("suite/innodb/t/lab.opt")).unwrap();
+        let copied = apply_overlay(&ours, &mysql_test, &build_dir).unwrap();
+        assert_eq!(copied.len(), 2);
+        assert!(!mysql_test.join("suite/innodb/t/lab.opt").exists());
+        assert_eq!(
+            fs::read_to_string(mysql_test.join("suite/innodb/t/lab.test")).unwrap(),
+            "SELECT 2;\n"
+        );
+
+        // one of ours named like a test of the tree's own
+        write(&ours.join("suite/innodb/t/flush.test"), "ours\n");
+        let err = apply_overlay(&ours, &mysql_test, &build_dir)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("flush.test") && err.contains("the tree's own"),
+            "{err}"
+        );
+        assert_eq!(
+            fs::read_to_string(mysql_test.join("suite/innodb/t/flush.test")).unwrap(),
+            "upstream\n"
+        );
+    }
+
+    #[test]
+    fn result_files_and_labels_name_the_build_type_unless_default() {
+        assert_eq!(
+            result_file_name("fixed", BuildType::RelWithDebInfo),
+            "fixed.json"
+        );
+        assert_eq!(
+            result_file_name("fixed", BuildType::Debug),
+            "fixed-debug.json"
+        );
+        assert_eq!(label("fixed", BuildType::Debug), "fixed (Debug)");
+        assert_eq!(label("base", BuildType::default()), "base");
+    }
 }
