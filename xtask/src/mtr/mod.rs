@@ -59,6 +59,10 @@ pub struct MtrArgs {
     /// Keep mtr's vardir on /dev/shm.
     #[arg(long)]
     pub keep: bool,
+    /// Our own tests to copy in: a directory with suite/<suite>/{t,r}/
+    /// (default: the repository's mtr/).
+    #[arg(long)]
+    pub overlay: Option<PathBuf>,
     /// Tests, e.g. innodb.flush innodb.purge.
     pub tests: Vec<String>,
 }
@@ -205,7 +209,7 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
         big_test: args.big_test,
         tests: args.tests,
         out: args.out,
-        overlay: repo_root().join("mtr"),
+        overlay: args.overlay.unwrap_or_else(|| repo_root().join("mtr")),
         deadline: Duration::from_secs(args.deadline_minutes * 60),
         keep: args.keep,
     };
