@@ -60,8 +60,7 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
     assert_eq!(status("innodb.lab_e2e_passes").status, Status::Pass);
     let failed = status("innodb.lab_e2e_fails");
     assert_eq!(failed.status, Status::Fail);
-    // mtr retries a failed test once
-    assert_eq!(failed.failed_attempts, 2);
+    assert_eq!(failed.failed_attempts, 1);
     let tail = failed.failure_tail.as_deref().unwrap_or_default();
     assert!(tail.contains("+1") && tail.contains("-2"), "{tail}");
     let skipped = status("innodb.evict_tables_on_commit_debug");

@@ -130,7 +130,9 @@ fn result_line(line: &str) -> Option<ResultLine<'_>> {
 
 /// Lines that end a failure report: mtr's summary.
 fn ends_failure_report(line: &str) -> bool {
-    line.starts_with("The servers were restarted")
+    // the rule under the last result (a diff's header is `--- file`)
+    line.starts_with("----------")
+        || line.starts_with("The servers were restarted")
         || line.starts_with("Completed:")
         || line.starts_with("Failing test(s):")
         || line.starts_with("Spent ")
@@ -223,7 +225,10 @@ pub fn parse(output: &str) -> Parsed {
         } else if line.starts_with("Completed:") {
             totals.mtr_completed = Some(line.trim().to_string());
         } else if let Some((_, msg)) = line.split_once("mysql-test-run: *** ERROR:") {
-            totals.mtr_error = Some(msg.trim().to_string());
+            // mtr's last line after failed tests is not an abort
+            if msg.trim() != "there were failing test cases" {
+                totals.mtr_error = Some(msg.trim().to_string());
+            }
         }
     }
     close_failure(&mut parsed, &mut failure, lines.len());
@@ -245,6 +250,101 @@ pub fn parse(output: &str) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A real run on base 10.11.18: three tests of MariaDB's (one with
+    /// two combinations), one debug-only test, and two of ours, one with a
+    /// wrong result file.
+    const BASE_RUN: &str = include_str!("../../testdata/mtr/base-pass-fail-skip.log");
+
+    #[test]
+    fn a_real_run_with_a_failure_parses_per_test() {
+        let p = parse(BASE_RUN);
+        let got: Vec<(String, Status)> = p.tests.iter().map(|t| (t.key(), t.status)).collect();
+        let want = [
+            ("innodb.evict_tables_on_commit_debug", Status::Skipped),
+            ("innodb.flush", Status::Pass),
+            ("innodb.purge", Status::Pass),
+            ("innodb.alter_copy_bulk 'OFF'", Status::Pass),
+            ("innodb.lab_fixture_fails", Status::Fail),
+            ("innodb.lab_fixture_passes", Status::Pass),
+            ("innodb.alter_copy_bulk 'ON'", Status::Pass),
+        ]
+        .map(|(k, s)| (k.to_string(), s));
+        assert_eq!(got, want);
+        assert_eq!(
+            p.tests[0].skip_reason.as_deref(),
+            Some("Requires debug build")
+        );
+        assert_eq!(p.tests[2].milliseconds, Some(170));
+        let failed = &p.tests[4];
+        assert_eq!(failed.failed_attempts, 1);
+        let tail = failed.failure_tail.as_deref().unwrap();
+        assert!(tail.starts_with("innodb.lab_fixture_fails"), "{tail}");
+        assert!(
+            tail.contains("\n-2\n+1\n") && tail.contains("Result content mismatch"),
+            "{tail}"
+        );
+        // the report stops at the next test's result line
+        assert!(!tail.contains("lab_fixture_passes"), "{tail}");
+        let t = &p.totals;
+        assert_eq!(
+            (t.passed, t.failed, t.skipped, t.disabled, t.flaky),
+            (5, 1, 1, 0, 0)
+        );
+        assert_eq!(
+            t.mtr_completed.as_deref(),
+            Some("Completed: Failed 1/6 tests, 83.33% were successful.")
+        );
+        assert_eq!(t.server_restarts, Some(4));
+        assert_eq!((t.test_seconds, t.mtr_wall_seconds), (Some(6.3), Some(8.0)));
+        // "there were failing test cases" is the failures' doing, not an abort
+        assert_eq!(t.mtr_error, None);
+    }
+
+    #[test]
+    fn the_same_run_without_the_failure_is_all_passed() {
+        // the run's output with the failing test's report cut out
+        let start = BASE_RUN.find("\ninnodb.lab_fixture_fails ").unwrap();
+        let end = BASE_RUN.find("\ninnodb.lab_fixture_passes ").unwrap();
+        let text = format!("{}{}", &BASE_RUN[..start], &BASE_RUN[end..]);
+        let p = parse(&text);
+        assert_eq!((p.totals.passed, p.totals.failed), (5, 0));
+        assert!(p.tests.iter().all(|t| t.failure_tail.is_none()));
+    }
+
+    #[test]
+    fn a_retry_that_passes_is_a_pass_with_its_failure_kept_and_an_abort_is_kept() {
+        // lines in the formats of mysql-test/lib/mtr_report.pm
+        let text = "innodb.x 'innodb'                        w1 [ fail ]  timeout after 900 seconds\n        Test ended at 2026-11-30 08:12:24\n\nTest case timeout after 900 seconds\n\nRetrying test innodb.x, attempt(2/2)...\n\ninnodb.x 'innodb'                        w2 [ retry-pass ]   1234\ninnodb.y                                 w1 [ fail ]\ninnodb.y                                 w1 [ retry-fail ]\n        Test ended at 2026-11-30 08:13:00\n\nmysqltest: At line 1: query 'x' failed\n--------------------------------------------------------------------------\nThe servers were restarted 1 times\nmysql-test-run: *** ERROR: Could not get a unique build thread id\n";
+        let p = parse(text);
+        assert_eq!(p.tests.len(), 2);
+        let x = &p.tests[0];
+        assert_eq!(
+            (x.status, x.failed_attempts, x.milliseconds),
+            (Status::Pass, 1, Some(1234))
+        );
+        assert!(x
+            .failure_tail
+            .as_deref()
+            .unwrap()
+            .contains("timeout after 900 seconds"));
+        let y = &p.tests[1];
+        assert_eq!((y.status, y.failed_attempts), (Status::Fail, 2));
+        let tail = y.failure_tail.as_deref().unwrap();
+        assert!(
+            tail.contains("query 'x' failed") && !tail.contains("-----"),
+            "{tail}"
+        );
+        assert_eq!(
+            (p.totals.passed, p.totals.failed, p.totals.flaky),
+            (1, 1, 1)
+        );
+        assert_eq!(
+            p.totals.mtr_error.as_deref(),
+            Some("Could not get a unique build thread id")
+        );
+        assert_eq!(p.totals.mtr_completed, None);
+    }
 
     #[test]
     fn result_lines_are_taken_apart() {

@@ -87,7 +87,8 @@ pub fn markdown(runs: &[MtrRun]) -> String {
     let _ = writeln!(
         md,
         "- each run: `cargo xtask mtr`, mtr with `--force --max-test-fail=0 --parallel=<cores>`, \
-         vardir on /dev/shm; a test that fails is retried once by mtr (\"pass on retry\")\n"
+         vardir on /dev/shm; a test that failed and then passed on one of mtr's retries is \
+         \"pass on retry\" (counted as flaky)\n"
     );
 
     let _ = writeln!(md, "## Runs\n");
@@ -286,5 +287,87 @@ fn per_test(md: &mut String, runs: &[MtrRun]) {
             .map(|m| status_cell(m.get(k).copied()))
             .collect();
         let _ = writeln!(md, "| `{k}` | {} |", cells.join(" | "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The result `cargo xtask mtr` wrote for the run in
+    /// `base-pass-fail-skip.log` (base 10.11.18).
+    fn base() -> MtrRun {
+        serde_json::from_str(include_str!("../../testdata/mtr/base-run.json")).unwrap()
+    }
+
+    fn set(run: &mut MtrRun, key: &str, status: Status) {
+        let t = run.tests.iter_mut().find(|t| t.key() == key).unwrap();
+        t.status = status;
+        t.failed_attempts = u32::from(status == Status::Fail);
+        t.failure_tail = (status == Status::Fail).then(|| "CURRENT_TEST: x\nassertion".into());
+        t.skip_reason = None;
+    }
+
+    #[test]
+    fn the_comparison_lists_every_test_that_passes_on_base_only() {
+        let base = base();
+        let mut fixed = base.clone();
+        fixed.variant = "fixed".into();
+        set(&mut fixed, "innodb.flush", Status::Fail);
+        fixed
+            .tests
+            .retain(|t| t.key() != "innodb.alter_copy_bulk 'ON'");
+        let mut debug = base.clone();
+        debug.variant = "fixed".into();
+        debug.build_type = BuildType::Debug;
+        set(
+            &mut debug,
+            "innodb.evict_tables_on_commit_debug",
+            Status::Pass,
+        );
+        let md = markdown(&[base, fixed, debug]);
+
+        let section = |title: &str| {
+            let start = md
+                .find(title)
+                .unwrap_or_else(|| panic!("no {title} in {md}"));
+            let rest = &md[start + title.len()..];
+            rest[..rest.find("\n#").unwrap_or(rest.len())].to_string()
+        };
+        let fixed_section = section("### fixed: tests that pass on base and not on fixed");
+        assert!(
+            fixed_section.contains("- `innodb.flush`: **FAIL**"),
+            "{fixed_section}"
+        );
+        assert!(
+            fixed_section.contains("- `innodb.alter_copy_bulk 'ON'`: not run"),
+            "{fixed_section}"
+        );
+        // a test that fails on base too is not a difference
+        assert!(
+            !fixed_section.contains("lab_fixture_fails"),
+            "{fixed_section}"
+        );
+        assert_eq!(fixed_section.matches("\n- ").count(), 2, "{fixed_section}");
+
+        let debug_section =
+            section("### fixed (Debug): tests that pass on base and not on fixed (Debug)");
+        assert!(
+            debug_section.contains("None: all 5 tests that pass on base pass on fixed (Debug)."),
+            "{debug_section}"
+        );
+        assert!(
+            debug_section.contains("ran 2 test(s) that did not pass on base")
+                && debug_section.contains("1 passed, 1 failed"),
+            "{debug_section}"
+        );
+        assert!(md.contains(
+            "| `innodb.evict_tables_on_commit_debug` | skipped: Requires debug build | skipped: Requires debug build | pass |"
+        ), "{md}");
+        assert!(
+            md.contains("| base | `95005f779829170c` RelWithDebInfo | 5 | 1 | 1 | 0 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("### innodb.flush on fixed: **FAIL**"), "{md}");
     }
 }
