@@ -59,6 +59,10 @@ pub struct MtrArgs {
     /// Keep mtr's vardir on /dev/shm.
     #[arg(long)]
     pub keep: bool,
+    /// Build the variant and make it whole for mtr, then stop (what may
+    /// run outside a lock that covers the test run).
+    #[arg(long)]
+    pub build_only: bool,
     /// Our own tests to copy in: a directory with suite/<suite>/{t,r}/
     /// (default: the repository's mtr/).
     #[arg(long)]
@@ -201,6 +205,18 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
     let Some(tree) = args.tree else {
         bail!("--tree is required (or: cargo xtask mtr report DIR)");
     };
+    if args.build_only {
+        let t = tree::resolve(&tree)?;
+        let v = variant::resolve(&Default::default(), &t, &args.variant)?;
+        let b = build::build(&t, &v.label, &v.change, args.build_type)?;
+        build::make_whole(&b)?;
+        eprintln!(
+            "build {} is ready for mtr: {}",
+            b.key_hash,
+            b.build.display()
+        );
+        return Ok(());
+    }
     let opts = Options {
         tree,
         variant: args.variant,
