@@ -189,6 +189,9 @@ fn comparison(md: &mut String, runs: &[MtrRun]) {
         return;
     };
     let base_tests = by_key(base);
+    if runs.len() == 1 {
+        let _ = writeln!(md, "Only base ran: nothing to compare.\n");
+    }
     for r in runs.iter().filter(|r| !is_base(r)) {
         let other = by_key(r);
         let regressions: Vec<(&String, Option<&TestResult>)> = base_tests
