@@ -17,12 +17,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The cmake options of every build: release with debug info (what Mark's
-/// `rel_withdbg` builds and Debian use), no Galera, no embedded server,
-/// no unit tests, system libraries (nothing is downloaded at build time),
-/// and the large optional engines switched off.
+/// The cmake options of every build after its build type: no Galera, no
+/// embedded server, no unit tests, system libraries (nothing is downloaded
+/// at build time), and the large optional engines switched off.
 pub const CMAKE_OPTIONS: &[&str] = &[
-    "-DCMAKE_BUILD_TYPE=RelWithDebInfo",
     "-DWITH_WSREP=OFF",
     "-DWITH_EMBEDDED_SERVER=OFF",
     "-DWITH_UNIT_TESTS=OFF",
@@ -62,8 +60,63 @@ const CMAKE_TOOLING: &[&str] = &[
 /// `mariadb-install-db --srcdir` uses to bootstrap a datadir.
 const MAKE_TARGETS: &[&str] = &["mariadbd", "my_print_defaults", "resolveip"];
 
+/// cmake's build type. The default is release with debug info (what Mark's
+/// `rel_withdbg` builds and Debian use); `Debug` compiles every `ut_ad()`
+/// assertion (among them the LRU and flush list validations) and is what
+/// mtr's debug-only tests need.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum BuildType {
+    #[default]
+    RelWithDebInfo,
+    Release,
+    Debug,
+}
+
+impl BuildType {
+    pub const ALL: [BuildType; 3] = [
+        BuildType::RelWithDebInfo,
+        BuildType::Release,
+        BuildType::Debug,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BuildType::RelWithDebInfo => "RelWithDebInfo",
+            BuildType::Release => "Release",
+            BuildType::Debug => "Debug",
+        }
+    }
+
+    /// The cmake option that selects it.
+    pub fn cmake_option(self) -> String {
+        format!("-DCMAKE_BUILD_TYPE={}", self.as_str())
+    }
+}
+
+impl std::fmt::Display for BuildType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for BuildType {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<BuildType> {
+        BuildType::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown build type `{s}` (known: {})",
+                    BuildType::ALL.map(BuildType::as_str).join(", ")
+                )
+            })
+    }
+}
+
 /// What identifies a build. Equal keys mean an identical binary can be
-/// reused.
+/// reused. The build type is the first of `cmake_options`, so a
+/// RelWithDebInfo key is the same as before build types were selectable.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BuildKey {
     pub tree_id: String,
@@ -139,6 +192,10 @@ pub struct Build {
     pub src: PathBuf,
     pub build: PathBuf,
     pub mariadbd: PathBuf,
+    /// cmake's build type (absent in records made before it was selectable:
+    /// those were RelWithDebInfo)
+    #[serde(default)]
+    pub build_type: BuildType,
     pub checkout_seconds: f64,
     pub configure_seconds: f64,
     pub make_seconds: f64,
@@ -148,11 +205,19 @@ pub struct Build {
     pub reused: bool,
 }
 
-pub fn cmake_options() -> Vec<String> {
-    CMAKE_OPTIONS
-        .iter()
-        .chain(CMAKE_TOOLING)
-        .map(|s| s.to_string())
+/// The options that decide what is compiled: the build type, then the
+/// project's fixed set.
+pub fn compile_options(build_type: BuildType) -> Vec<String> {
+    std::iter::once(build_type.cmake_option())
+        .chain(CMAKE_OPTIONS.iter().map(|s| s.to_string()))
+        .collect()
+}
+
+/// Every cmake option: what is compiled, and the tooling around it.
+pub fn cmake_options(build_type: BuildType) -> Vec<String> {
+    compile_options(build_type)
+        .into_iter()
+        .chain(CMAKE_TOOLING.iter().map(|s| s.to_string()))
         .collect()
 }
 
@@ -181,11 +246,11 @@ fn with_ccache(cmd: Command) -> Command {
 }
 
 /// cmake of `src` into `build_dir` with the project's options.
-fn cmake(src: &Path, build_dir: &Path) -> Command {
+fn cmake(src: &Path, build_dir: &Path, build_type: BuildType) -> Command {
     with_ccache(
         Command::new("cmake")
             .arg(src.display().to_string())
-            .args(cmake_options())
+            .args(cmake_options(build_type))
             .dir(build_dir),
     )
 }
@@ -250,18 +315,23 @@ fn jobs() -> String {
 }
 
 /// The key a build of `tree` with `change` would have.
-pub fn key_for(tree: &Tree, change: &SourceChange) -> Result<BuildKey> {
+pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Result<BuildKey> {
     Ok(BuildKey {
         tree_id: tree.id.clone(),
         patch_sha256: change.key(),
-        cmake_options: CMAKE_OPTIONS.iter().map(|s| s.to_string()).collect(),
+        cmake_options: compile_options(build_type),
         compiler: compiler_version()?,
     })
 }
 
 /// Builds `variant` of `tree` with a source change, or returns the existing
 /// build with the same key.
-pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build> {
+pub fn build(
+    tree: &Tree,
+    variant: &str,
+    change: &SourceChange,
+    build_type: BuildType,
+) -> Result<Build> {
     if let Some(pkg) = &tree.package {
         bail!(
             "{} is a packaged server ({}): there is nothing to build",
@@ -269,14 +339,17 @@ pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build>
             pkg.display()
         );
     }
-    let key = key_for(tree, change)?;
+    let key = key_for(tree, change, build_type)?;
     let key_hash = key.hash();
     let dir = cache_root().join("builds").join(&key_hash);
     let record = dir.join("build.json");
     if let Ok(text) = fs::read_to_string(&record) {
         if let Ok(mut done) = serde_json::from_str::<Build>(&text) {
             if done.key == key && done.mariadbd.exists() {
-                eprintln!("    reusing build {key_hash} of {} {variant}", tree.version);
+                eprintln!(
+                    "    reusing build {key_hash} of {} {variant} ({build_type})",
+                    tree.version
+                );
                 done.reused = true;
                 done.variant = variant.to_string();
                 return Ok(done);
@@ -293,12 +366,15 @@ pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build>
     let checkout_seconds = stage.done();
 
     let before = ccache_counters()?;
-    let stage = Stage::start(format!("configure {} {variant}", tree.version));
+    let stage = Stage::start(format!(
+        "configure {} {variant} ({build_type})",
+        tree.version
+    ));
     if build_dir.exists() {
         fs::remove_dir_all(&build_dir)?;
     }
     fs::create_dir_all(&build_dir)?;
-    cmake(&src, &build_dir).run_logged("configure", &logs.join("configure.log"))?;
+    cmake(&src, &build_dir, build_type).run_logged("configure", &logs.join("configure.log"))?;
     let configure_seconds = stage.done();
 
     let stage = Stage::start(format!(
@@ -337,8 +413,64 @@ pub fn build(tree: &Tree, variant: &str, change: &SourceChange) -> Result<Build>
         src,
         build: build_dir,
         mariadbd,
+        build_type,
         checkout_seconds,
         configure_seconds,
+        make_seconds,
+        ccache,
+        reused: false,
+    };
+    write_json(&record, &done)?;
+    Ok(done)
+}
+
+/// A build made whole: every target of the build directory (the client
+/// tools, `my_safe_process`, `perror`, the engines' utilities), which is
+/// what mtr checks for before it runs a single test. Recorded in
+/// `<build key>/make-all.json`, written last.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WholeBuild {
+    pub key_hash: String,
+    pub make_seconds: f64,
+    pub ccache: CcacheUse,
+    /// true when this invocation found it already made
+    #[serde(default)]
+    pub reused: bool,
+}
+
+/// Runs a plain `make -jN` in `b`'s build directory, unless its record says
+/// it was done for this build key.
+pub fn make_whole(b: &Build) -> Result<WholeBuild> {
+    let dir = b
+        .build
+        .parent()
+        .with_context(|| format!("{} has no parent", b.build.display()))?;
+    let record = dir.join("make-all.json");
+    if let Ok(text) = fs::read_to_string(&record) {
+        if let Ok(mut done) = serde_json::from_str::<WholeBuild>(&text) {
+            if done.key_hash == b.key_hash {
+                eprintln!("    build {} is already whole", b.key_hash);
+                done.reused = true;
+                return Ok(done);
+            }
+        }
+    }
+    let before = ccache_counters()?;
+    let stage = Stage::start(format!(
+        "make (everything) of {} {} ({})",
+        b.tree_version, b.variant, b.build_type
+    ));
+    make(&b.build, &[]).run_logged("make", &dir.join("logs/make-all.log"))?;
+    let make_seconds = stage.done();
+    let ccache = ccache_use(&before, &ccache_counters()?);
+    eprintln!(
+        "    ccache: {} hits, {} misses ({:.1}% hit rate)",
+        ccache.hits,
+        ccache.misses,
+        100.0 * ccache.hit_rate
+    );
+    let done = WholeBuild {
+        key_hash: b.key_hash.clone(),
         make_seconds,
         ccache,
         reused: false,
@@ -412,7 +544,8 @@ pub fn configure_with(tree: &Tree, patch: Option<&Patch>) -> Result<ConfiguredTr
             .unwrap_or_default()
     ));
     fs::create_dir_all(&build_dir)?;
-    cmake(&configured.src, &build_dir).run_logged("configure", &dir.join("configure.log"))?;
+    cmake(&configured.src, &build_dir, BuildType::default())
+        .run_logged("configure", &dir.join("configure.log"))?;
     make(&build_dir, &["GenError"]).run_logged("GenError", &dir.join("generr.log"))?;
     write_json(&marker, &configured)?;
     stage.done();
@@ -476,6 +609,35 @@ mod tests {
         let name_a = configured_dir_name(id, Some(&a));
         assert_eq!(name_a, format!("0123456789abcdef-{}", &a.sha256[..16]));
         assert_ne!(name_a, configured_dir_name(id, Some(&b)));
+    }
+
+    #[test]
+    fn build_type_is_part_of_the_key_and_the_default_key_is_unchanged() {
+        // a RelWithDebInfo key serializes as keys did before build types
+        // were selectable, so existing builds are reused
+        let old: Vec<String> = std::iter::once("-DCMAKE_BUILD_TYPE=RelWithDebInfo")
+            .chain(CMAKE_OPTIONS.iter().copied())
+            .map(String::from)
+            .collect();
+        assert_eq!(compile_options(BuildType::default()), old);
+        let key = |t| BuildKey {
+            tree_id: "a".into(),
+            patch_sha256: None,
+            cmake_options: compile_options(t),
+            compiler: "g++ 12".into(),
+        };
+        assert_ne!(
+            key(BuildType::Debug).hash(),
+            key(BuildType::default()).hash()
+        );
+        assert_ne!(key(BuildType::Release).hash(), key(BuildType::Debug).hash());
+        assert!(cmake_options(BuildType::Debug).contains(&"-DCMAKE_BUILD_TYPE=Debug".to_string()));
+        assert_eq!("Debug".parse::<BuildType>().unwrap(), BuildType::Debug);
+        let err = "debug".parse::<BuildType>().unwrap_err().to_string();
+        assert!(
+            err.contains("`debug`") && err.contains("RelWithDebInfo, Release, Debug"),
+            "{err}"
+        );
     }
 
     #[test]

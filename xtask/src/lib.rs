@@ -15,6 +15,7 @@ pub mod lock;
 pub mod matrix;
 pub mod metrics;
 pub mod model;
+pub mod mtr;
 pub mod patch;
 pub mod patch_check;
 pub mod preflight;

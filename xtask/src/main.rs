@@ -62,7 +62,14 @@ interrupted, remove the run directories (unless --keep) and exit with
         tree: String,
         #[arg(long, default_value = "base")]
         variant: String,
+        /// cmake build type: RelWithDebInfo, Release or Debug.
+        #[arg(long, default_value = "RelWithDebInfo")]
+        build_type: build::BuildType,
     },
+    /// Run MariaDB's own tests (mysql-test-run) on one variant's build, with
+    /// our tests from mtr/suite/ copied in; `mtr report DIR` rewrites the
+    /// report of a results directory.
+    Mtr(xtask::mtr::MtrArgs),
     /// Rewrite report.md, report.jira, summary.json and the SVG charts from
     /// the run results in a directory.
     Report { dir: PathBuf },
@@ -178,11 +185,15 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&tree::resolve(&spec)?)?);
             Ok(())
         }
-        Command::Build { tree, variant } => {
+        Command::Build {
+            tree,
+            variant,
+            build_type,
+        } => {
             let _lock = lock::cache("the tool's cache (builds and servers)")?;
             let t = tree::resolve(&tree)?;
             let v = variant::resolve(&Default::default(), &t, &variant)?;
-            let b = build::build(&t, &v.label, &v.change)?;
+            let b = build::build(&t, &v.label, &v.change, build_type)?;
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
         }
@@ -196,6 +207,10 @@ fn run(cli: Cli) -> Result<()> {
         Command::Patch { command } => {
             let _lock = lock::cache("the tool's cache (builds and servers)")?;
             xtask::patch_check::run(command)
+        }
+        Command::Mtr(args) => {
+            let _lock = lock::cache("the tool's cache (builds and servers)")?;
+            xtask::mtr::run_cli(args)
         }
         Command::Test => {
             let _lock = lock::cache("the tool's cache (builds and servers)")?;

@@ -42,7 +42,7 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
             }
         }
     }
-    let shm = crate::server::shm_base();
+    let shm = crate::server::shm_root();
     let shm_need = shm_estimate(matrix, &Host::detect(), keep);
     if let Some(free) = free_bytes(&shm) {
         if free < shm_need {

@@ -322,6 +322,13 @@ fn parse_series(series: &str) -> (u32, u32) {
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
+/// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
+pub fn shm_root() -> PathBuf {
+    std::env::var_os("INNODB_LAB_SHM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| "/dev/shm/innodb-lab".into())
+}
+
 /// The files of one run: all under /dev/shm, removed afterwards unless kept.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunDir {
@@ -354,13 +361,6 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
         .with_context(|| format!("cannot create {}", path.display()))?;
     f.write_all(text.as_bytes())?;
     Ok(())
-}
-
-/// Where run directories live: `INNODB_LAB_SHM`, else /dev/shm/innodb-lab.
-pub fn shm_base() -> PathBuf {
-    std::env::var_os("INNODB_LAB_SHM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/dev/shm/innodb-lab".into())
 }
 
 impl RunDir {
@@ -406,7 +406,7 @@ impl RunDir {
     }
 
     pub fn create(name: &str) -> Result<RunDir> {
-        let base = shm_base();
+        let base = shm_root();
         let root = base.join(format!(
             "{}-{}",
             crate::util::slug(name),

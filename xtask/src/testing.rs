@@ -1,9 +1,23 @@
 //! `cargo xtask test`: the README's test command. Runs each suite with its
 //! output streamed (CI reads cargo's own closing lines) and prints how
-//! long each stage took.
+//! long each stage took. Builds are keyed, so a variant is built once and
+//! shared by every stage that needs it.
 
 use crate::util::{human_duration, Command, Stage};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
+
+/// The tree and the mtr tests the test command runs on its `fixed`
+/// variant: MariaDB's own buffer pool tests and ours (mtr/suite/).
+const MTR_TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
+const MTR_TESTS: &[&str] = &[
+    "innodb.buf_lru_scan_resistance_1011",
+    "innodb.flush",
+    "innodb.purge",
+    "innodb.innodb_buffer_pool_resize",
+    "innodb.innodb_information_schema_buffer",
+    "innodb.innodb_buffer_pool_dump_pct",
+    "innodb.page_cleaner",
+];
 
 /// (tree, patch variant) pairs that get an ffi check of their own: the
 /// patches that change the decision rules or the layout the model checks
@@ -54,6 +68,22 @@ pub fn run_all() -> Result<()> {
     steps.push((
         "patch check (every patch on both Debian trees)".into(),
         xtask(&["patch", "check"]),
+    ));
+    // mtr on the fixed variant: keep its results out of results/
+    let mtr_out = tempfile::tempdir()?;
+    let mut mtr = vec![
+        "mtr",
+        "--tree",
+        MTR_TREE,
+        "--variant",
+        "fixed",
+        "--out",
+        mtr_out.path().to_str().context("a UTF-8 temporary path")?,
+    ];
+    mtr.extend(MTR_TESTS);
+    steps.push((
+        format!("mtr on fixed of {MTR_TREE} (buffer pool tests and ours)"),
+        xtask(&mtr),
     ));
     let mut timings = Vec::new();
     let mut failed = Vec::new();

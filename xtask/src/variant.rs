@@ -7,7 +7,7 @@
 //! looked up in the patch table (`patches/patches.toml`) for the tree's
 //! series, which also refuses gate and clock on a tree with the fix.
 
-use crate::build::{CherryPick, SourceChange};
+use crate::build::{BuildType, CherryPick, SourceChange};
 use crate::patch::{self, Patch};
 use crate::tree::Tree;
 use anyhow::{bail, Result};
@@ -33,6 +33,8 @@ pub struct VariantDef {
     #[serde(default)]
     pub cherry_pick: Vec<String>,
     pub remote: Option<String>,
+    /// cmake's build type: RelWithDebInfo (the default), Release or Debug.
+    pub build_type: Option<String>,
 }
 
 /// Where `cherry_pick` commits come from unless a variant names a remote.
@@ -51,9 +53,17 @@ pub struct Resolved {
     pub label: String,
     pub change: SourceChange,
     pub settings: BTreeMap<String, String>,
+    pub build_type: BuildType,
 }
 
 impl VariantDef {
+    /// The build type it asks for; an unknown one is an error.
+    pub fn build_type(&self) -> Result<BuildType> {
+        self.build_type
+            .as_deref()
+            .map_or(Ok(BuildType::default()), str::parse)
+    }
+
     /// The settings as my.cnf strings.
     pub fn settings_text(&self) -> BTreeMap<String, String> {
         self.settings
@@ -81,10 +91,12 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
     let def = defs.get(name).cloned().unwrap_or_default();
     let settings = def.settings_text();
     let settings_only = def.settings_only();
+    let build_type = def.build_type()?;
     let plain = |label: &str| Resolved {
         label: label.to_string(),
         change: SourceChange::None,
         settings: settings.clone(),
+        build_type,
     };
     if tree.package.is_some() {
         if name == "base" || settings_only {
@@ -131,6 +143,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         label: name.to_string(),
         change,
         settings,
+        build_type,
     })
 }
 
@@ -206,6 +219,25 @@ mod tests {
             variant: BTreeMap<String, VariantDef>,
         }
         toml::from_str::<F>(text).unwrap().variant
+    }
+
+    #[test]
+    fn a_variant_carries_its_build_type() {
+        let m =
+            defs("[variant.base]\nbuild_type = \"Debug\"\n[variant.bad]\nbuild_type = \"debug\"\n");
+        let r = resolve(&m, &tree(false), "base").unwrap();
+        assert_eq!(r.build_type, BuildType::Debug);
+        assert!(matches!(r.change, SourceChange::None));
+        assert_eq!(
+            resolve(&m, &tree(true), "base").unwrap().build_type,
+            BuildType::Debug
+        );
+        assert_eq!(
+            resolve(&m, &tree(false), "gate").unwrap().build_type,
+            BuildType::RelWithDebInfo
+        );
+        let err = resolve(&m, &tree(false), "bad").unwrap_err().to_string();
+        assert!(err.contains("`debug`"), "{err}");
     }
 
     #[test]

@@ -35,7 +35,13 @@ fn short(kind: WorkloadKind) -> Workload {
 #[test]
 fn every_kind_runs_on_one_server_in_marks_order() {
     let tree = xtask::tree::resolve(TREE).unwrap();
-    let built = build::build(&tree, "base", &SourceChange::None).unwrap();
+    let built = build::build(
+        &tree,
+        "base",
+        &SourceChange::None,
+        build::BuildType::default(),
+    )
+    .unwrap();
     let binaries = ServerBinaries::from_build(&built).unwrap();
     let host = Host::detect();
     let cnf = MyCnf::for_series(

@@ -150,6 +150,10 @@ pub fn check(matrix: &Matrix) -> Result<()> {
             }
         }
     }
+    for (name, def) in &matrix.variants {
+        def.build_type()
+            .with_context(|| format!("[variant.{name}] build_type"))?;
+    }
     if let Some(c) = &matrix.control {
         if let Some(t) = matrix.trees.iter().find(|t| !t.variants.contains(c)) {
             bail!(
@@ -257,6 +261,26 @@ mod tests {
         assert!(
             err.contains("m.toml") && err.contains("measure_secs") && err.contains("line 7"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_bad_build_type_names_the_file_and_the_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\n[variant.base]\nbuild_type = ";
+        let p = write(dir.path(), &format!("{text}\"debug\"\n"));
+        let err = format!("{:#}", load(&p).unwrap_err());
+        assert!(
+            err.contains("m.toml")
+                && err.contains("[variant.base] build_type")
+                && err.contains("`debug`"),
+            "{err}"
+        );
+        let p = write(dir.path(), &format!("{text}\"Debug\"\n"));
+        let m = load(&p).unwrap();
+        assert_eq!(
+            m.variants["base"].build_type().unwrap(),
+            crate::build::BuildType::Debug
         );
     }
 

@@ -71,7 +71,7 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     // one matrix per results directory; held until this function returns
     let _results_lock = crate::lock::results(&opts.out)?;
     // run directories and servers a dead tool left behind
-    crate::stale::clean(&server::shm_base());
+    crate::stale::clean(&server::shm_root());
     // sysbench, compilers and space: before anything is fetched or built
     crate::preflight::check(matrix, opts.keep)?;
     let plan = Plan::of(matrix);
@@ -329,7 +329,7 @@ fn build_all(
         }
         let label = format!("build {} {}", p.tree_label, p.label);
         let stage = Stage::start(&label);
-        let built = build::build(t, &p.label, &r.change)
+        let built = build::build(t, &p.label, &r.change, r.build_type)
             .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
         match built {
             Ok((binaries, b)) => {
@@ -651,7 +651,8 @@ fn run_server(
     Ok(failed)
 }
 
-fn tool_revision() -> String {
+/// The commit of this repository that ran, `+dirty` with local changes.
+pub fn tool_revision() -> String {
     let Ok(repo) = git2::Repository::open(repo_root()) else {
         return "unknown".into();
     };

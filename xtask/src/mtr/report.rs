@@ -1,0 +1,376 @@
+//! The Markdown report of a directory of mtr results: a pure function of
+//! the result files, so `cargo xtask mtr report DIR` rebuilds it.
+
+use super::parse::{Status, TestResult};
+use super::{skip_reasons, MtrRun};
+use crate::build::BuildType;
+use crate::util::{human_duration, write_atomic};
+use anyhow::{Context, Result};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::fs;
+use std::path::Path;
+
+/// Every mtr result (`*.json`) directly in `dir`, base first, then by
+/// variant and build type.
+pub fn read_runs(dir: &Path) -> Result<Vec<MtrRun>> {
+    let mut files: Vec<_> = fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    let mut runs = files
+        .iter()
+        .map(|f| {
+            let text = fs::read_to_string(f)?;
+            serde_json::from_str::<MtrRun>(&text)
+                .with_context(|| format!("{} is not an mtr result", f.display()))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    runs.sort_by_key(|r| (!is_base(r), r.variant.clone(), r.build_type.as_str()));
+    Ok(runs)
+}
+
+/// The run others are compared with: base, the default build type.
+fn is_base(r: &MtrRun) -> bool {
+    r.variant == "base" && r.build_type == BuildType::default()
+}
+
+/// Writes `report.md` in `dir`.
+pub fn write(dir: &Path, runs: &[MtrRun]) -> Result<()> {
+    write_atomic(&dir.join("report.md"), markdown(runs).as_bytes())
+}
+
+fn status_cell(t: Option<&TestResult>) -> String {
+    let Some(t) = t else {
+        return "not run".into();
+    };
+    match t.status {
+        Status::Pass if t.failed_attempts > 0 => {
+            format!("pass on retry ({} failed attempt(s))", t.failed_attempts)
+        }
+        Status::Pass => "pass".into(),
+        Status::Fail => "**FAIL**".into(),
+        Status::Skipped | Status::Disabled => format!(
+            "{}: {}",
+            if t.status == Status::Skipped {
+                "skipped"
+            } else {
+                "disabled"
+            },
+            t.skip_reason.as_deref().unwrap_or("no reason given")
+        ),
+    }
+}
+
+fn by_key(run: &MtrRun) -> BTreeMap<String, &TestResult> {
+    run.tests.iter().map(|t| (t.key(), t)).collect()
+}
+
+pub fn markdown(runs: &[MtrRun]) -> String {
+    let mut md = String::new();
+    let trees: Vec<&str> = dedup(runs.iter().map(|r| r.tree.as_str()));
+    let _ = writeln!(md, "# mtr (mysql-test-run) on {}\n", trees.join(", "));
+    for host in dedup(runs.iter().map(|r| r.host.hostname.as_str())) {
+        let h = &runs
+            .iter()
+            .find(|r| r.host.hostname == host)
+            .expect("a run")
+            .host;
+        let _ = writeln!(md, "- host: `{}` ({})", h.hostname, h.label());
+    }
+    for rev in dedup(runs.iter().map(|r| r.tool_revision.as_str())) {
+        let _ = writeln!(md, "- innodb-lab revision: `{rev}`");
+    }
+    let _ = writeln!(
+        md,
+        "- each run: `cargo xtask mtr`, mtr with `--force --max-test-fail=0 --parallel=<cores>`, \
+         vardir on /dev/shm; a test that failed and then passed on one of mtr's retries is \
+         \"pass on retry\" (counted as flaky)\n"
+    );
+
+    let _ = writeln!(md, "## Runs\n");
+    let _ = writeln!(
+        md,
+        "| variant | build | passed | failed | skipped | disabled | flaky | wall | mtr says |"
+    );
+    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---|");
+    for r in runs {
+        let _ = writeln!(
+            md,
+            "| {} | `{}` {} | {} | {} | {} | {} | {} | {} | {} |",
+            r.label(),
+            r.build.key_hash,
+            r.build_type,
+            r.totals.passed,
+            r.totals.failed,
+            r.totals.skipped,
+            r.totals.disabled,
+            r.totals.flaky,
+            human_duration(r.wall_seconds),
+            match r.problem() {
+                Some(p) => format!(
+                    "{}; {p}",
+                    r.totals.mtr_completed.as_deref().unwrap_or("no summary")
+                ),
+                None => r.totals.mtr_completed.clone().unwrap_or_default(),
+            }
+        );
+    }
+    let _ = writeln!(md);
+    for r in runs {
+        let _ = writeln!(md, "### {}\n", r.label());
+        let _ = writeln!(md, "- tree: `{}` ({})", r.tree_info.spec, r.tree_info.id);
+        if let Some(p) = &r.build.patch {
+            let _ = writeln!(
+                md,
+                "- patch: `{}` (sha256 {})",
+                p.file.display(),
+                &p.sha256[..16]
+            );
+        }
+        let _ = writeln!(md, "- command: `{}`", r.command.join(" "));
+        let _ = writeln!(
+            md,
+            "- MTR_BUILD_THREAD {}, {} worker(s); server restarts: {}; test time {} of mtr's {}",
+            r.build_thread,
+            r.parallel,
+            opt(r.totals.server_restarts),
+            opt(r.totals.test_seconds.map(|s| format!("{s:.1} s"))),
+            opt(r.totals.mtr_wall_seconds.map(|s| format!("{s:.0} s"))),
+        );
+        for f in &r.overlay {
+            let _ = writeln!(
+                md,
+                "- our test file `mysql-test/{}` (sha256 {})",
+                f.path.display(),
+                &f.sha256[..16]
+            );
+        }
+        let reasons = skip_reasons(&r.tests);
+        if !reasons.is_empty() {
+            let _ = writeln!(md, "- skipped, by reason:");
+            let mut reasons: Vec<_> = reasons.into_iter().collect();
+            reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            for (reason, n) in reasons {
+                let _ = writeln!(md, "  - {n}: {reason}");
+            }
+        }
+        let _ = writeln!(md);
+    }
+
+    comparison(&mut md, runs);
+    failures(&mut md, runs);
+    per_test(&mut md, runs);
+    md
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map_or_else(|| "not reported".into(), |v| v.to_string())
+}
+
+fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for i in items {
+        if !seen.contains(&i) {
+            seen.push(i);
+        }
+    }
+    seen
+}
+
+/// Every test that passes on base and not on another run.
+fn comparison(md: &mut String, runs: &[MtrRun]) {
+    let _ = writeln!(md, "## Compared with base\n");
+    let Some(base) = runs.iter().find(|r| is_base(r)) else {
+        let _ = writeln!(md, "No base run (RelWithDebInfo) in this directory.\n");
+        return;
+    };
+    let base_tests = by_key(base);
+    if runs.len() == 1 {
+        let _ = writeln!(md, "Only base ran: nothing to compare.\n");
+    }
+    for r in runs.iter().filter(|r| !is_base(r)) {
+        let other = by_key(r);
+        let regressions: Vec<(&String, Option<&TestResult>)> = base_tests
+            .iter()
+            .filter(|(_, t)| t.status == Status::Pass)
+            .map(|(k, _)| (k, other.get(k).copied()))
+            .filter(|(_, o)| o.is_none_or(|o| o.status != Status::Pass))
+            .collect();
+        let passed_on_base = base_tests
+            .values()
+            .filter(|t| t.status == Status::Pass)
+            .count();
+        let _ = writeln!(
+            md,
+            "### {}: tests that pass on base and not on {}\n",
+            r.label(),
+            r.label()
+        );
+        if regressions.is_empty() {
+            let _ = writeln!(
+                md,
+                "None: all {passed_on_base} tests that pass on base pass on {}.",
+                r.label()
+            );
+        } else {
+            for (k, o) in &regressions {
+                let _ = writeln!(md, "- `{k}`: {}", status_cell(*o));
+            }
+        }
+        // what this run covers beyond base (the Debug build's own tests)
+        let extra: Vec<&&TestResult> = other
+            .iter()
+            .filter(|(k, _)| base_tests.get(*k).is_none_or(|b| b.status != Status::Pass))
+            .map(|(_, t)| t)
+            .filter(|t| t.status != Status::Skipped && t.status != Status::Disabled)
+            .collect();
+        if !extra.is_empty() {
+            let failed = extra.iter().filter(|t| t.status == Status::Fail).count();
+            let _ = writeln!(
+                md,
+                "\n{} ran {} test(s) that did not pass on base (skipped or not run there): {} passed, {} failed.",
+                r.label(),
+                extra.len(),
+                extra.len() - failed,
+                failed
+            );
+        }
+        let _ = writeln!(md);
+    }
+}
+
+fn failures(md: &mut String, runs: &[MtrRun]) {
+    let failed: Vec<(&MtrRun, &TestResult)> = runs
+        .iter()
+        .flat_map(|r| r.tests.iter().map(move |t| (r, t)))
+        .filter(|(_, t)| t.failed_attempts > 0)
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "## Failures\n");
+    for (r, t) in failed {
+        let _ = writeln!(
+            md,
+            "### {} on {}: {}\n",
+            t.key(),
+            r.label(),
+            status_cell(Some(t))
+        );
+        let _ = writeln!(
+            md,
+            "```\n{}\n```\n",
+            t.failure_tail.as_deref().unwrap_or("(no failure text)")
+        );
+    }
+}
+
+fn per_test(md: &mut String, runs: &[MtrRun]) {
+    let _ = writeln!(md, "## Every test\n");
+    let maps: Vec<BTreeMap<String, &TestResult>> = runs.iter().map(by_key).collect();
+    let mut keys: Vec<&String> = maps.iter().flat_map(|m| m.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let _ = writeln!(
+        md,
+        "| test | {} |",
+        runs.iter()
+            .map(MtrRun::label)
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    let _ = writeln!(md, "|---|{}", "---|".repeat(runs.len()));
+    for k in keys {
+        let cells: Vec<String> = maps
+            .iter()
+            .map(|m| status_cell(m.get(k).copied()))
+            .collect();
+        let _ = writeln!(md, "| `{k}` | {} |", cells.join(" | "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The result `cargo xtask mtr` wrote for the run in
+    /// `base-pass-fail-skip.log` (base 10.11.18).
+    fn base() -> MtrRun {
+        serde_json::from_str(include_str!("../../testdata/mtr/base-run.json")).unwrap()
+    }
+
+    fn set(run: &mut MtrRun, key: &str, status: Status) {
+        let t = run.tests.iter_mut().find(|t| t.key() == key).unwrap();
+        t.status = status;
+        t.failed_attempts = u32::from(status == Status::Fail);
+        t.failure_tail = (status == Status::Fail).then(|| "CURRENT_TEST: x\nassertion".into());
+        t.skip_reason = None;
+    }
+
+    #[test]
+    fn the_comparison_lists_every_test_that_passes_on_base_only() {
+        let base = base();
+        let mut fixed = base.clone();
+        fixed.variant = "fixed".into();
+        set(&mut fixed, "innodb.flush", Status::Fail);
+        fixed
+            .tests
+            .retain(|t| t.key() != "innodb.alter_copy_bulk 'ON'");
+        let mut debug = base.clone();
+        debug.variant = "fixed".into();
+        debug.build_type = BuildType::Debug;
+        set(
+            &mut debug,
+            "innodb.evict_tables_on_commit_debug",
+            Status::Pass,
+        );
+        let md = markdown(&[base, fixed, debug]);
+
+        let section = |title: &str| {
+            let start = md
+                .find(title)
+                .unwrap_or_else(|| panic!("no {title} in {md}"));
+            let rest = &md[start + title.len()..];
+            rest[..rest.find("\n#").unwrap_or(rest.len())].to_string()
+        };
+        let fixed_section = section("### fixed: tests that pass on base and not on fixed");
+        assert!(
+            fixed_section.contains("- `innodb.flush`: **FAIL**"),
+            "{fixed_section}"
+        );
+        assert!(
+            fixed_section.contains("- `innodb.alter_copy_bulk 'ON'`: not run"),
+            "{fixed_section}"
+        );
+        // a test that fails on base too is not a difference
+        assert!(
+            !fixed_section.contains("lab_fixture_fails"),
+            "{fixed_section}"
+        );
+        assert_eq!(fixed_section.matches("\n- ").count(), 2, "{fixed_section}");
+
+        let debug_section =
+            section("### fixed (Debug): tests that pass on base and not on fixed (Debug)");
+        assert!(
+            debug_section.contains("None: all 5 tests that pass on base pass on fixed (Debug)."),
+            "{debug_section}"
+        );
+        assert!(
+            debug_section.contains("ran 2 test(s) that did not pass on base")
+                && debug_section.contains("1 passed, 1 failed"),
+            "{debug_section}"
+        );
+        assert!(md.contains(
+            "| `innodb.evict_tables_on_commit_debug` | skipped: Requires debug build | skipped: Requires debug build | pass |"
+        ), "{md}");
+        assert!(
+            md.contains("| base | `95005f779829170c` RelWithDebInfo | 5 | 1 | 1 | 0 | 0 |"),
+            "{md}"
+        );
+        assert!(md.contains("### innodb.flush on fixed: **FAIL**"), "{md}");
+    }
+}
