@@ -141,17 +141,19 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
         "fixed took buf_pool.mutex {fixed_mutex} times per query"
     );
 
-    // the builds shared ccache: gate recompiled only what includes the patched header
-    let gate_build = results
-        .iter()
-        .find(|r| r.key.variant == "gate")
-        .and_then(|r| r.build.clone())
-        .unwrap();
-    if !gate_build.reused {
+    // the builds shared ccache: gate and fixed recompiled only what includes
+    // their patched headers. A reused build carries the ccache figures of
+    // the make that produced it (build.json), so this holds on a warm cache too.
+    for variant in ["gate", "fixed"] {
+        let build = results
+            .iter()
+            .find(|r| r.key.variant == variant)
+            .and_then(|r| r.build.clone())
+            .unwrap();
         assert!(
-            gate_build.ccache.hits > 0,
-            "gate got no ccache hits: {:?}",
-            gate_build.ccache
+            build.ccache.hits > 0 && build.ccache.misses > 0,
+            "{variant} did not share ccache with base: {:?}",
+            build.ccache
         );
     }
     for file in [
