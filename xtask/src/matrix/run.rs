@@ -12,7 +12,7 @@ use crate::build::{self, Build, SourceChange};
 use crate::children;
 use crate::host::Host;
 use crate::report::analysis::{Analysis, Decision};
-use crate::results::manifest::is_baseline;
+use crate::results::manifest::{baseline_first, is_baseline};
 use crate::results::question::Kind;
 use crate::results::store::Inputs;
 use crate::results::{store, Cell, CellKey, Failure, Manifest, RunResult, Step, SCHEMA_VERSION};
@@ -164,7 +164,7 @@ fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions) -> Manife
             variants.push(p.label.clone());
         }
     }
-    variants.sort_by_key(|v| !is_baseline(v));
+    baseline_first(&mut variants);
     Manifest {
         name: matrix.name.clone(),
         description: matrix.description.clone(),

@@ -69,8 +69,7 @@ impl Manifest {
             push_new(&mut m.variants, &r.key.variant);
             push_new(&mut m.workloads, &r.key.workload);
         }
-        // stable: the others keep their order
-        m.variants.sort_by_key(|v| !is_baseline(v));
+        baseline_first(&mut m.variants);
         m
     }
 
@@ -102,6 +101,18 @@ impl Manifest {
 }
 
 /// A tree's baseline: `base`, or `fixed` for base on a tree with the fix.
+/// Puts the baseline first and keeps the others in their order: `base`,
+/// or `fixed` where no `base` runs (a tree that carries the fix labels its
+/// base `fixed`; on a tree with both, `fixed` is a candidate like any other).
+pub fn baseline_first(variants: &mut [String]) {
+    let baseline = if variants.iter().any(|v| v == "base") {
+        "base"
+    } else {
+        "fixed"
+    };
+    variants.sort_by_key(|v| v != baseline);
+}
+
 pub fn is_baseline(variant: &str) -> bool {
     variant == "base" || variant == "fixed"
 }
@@ -113,5 +124,30 @@ fn rank(list: &[String], x: &str) -> usize {
 fn push_new(v: &mut Vec<String>, x: &str) {
     if !v.iter().any(|y| y == x) {
         v.push(x.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ordered(names: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        baseline_first(&mut v);
+        v
+    }
+
+    #[test]
+    fn the_baseline_comes_first_and_the_others_keep_the_matrix_order() {
+        // our fixed patch on a tree that also runs base: a candidate
+        assert_eq!(
+            ordered(&["gate", "clock", "base", "fixed"]),
+            ["base", "gate", "clock", "fixed"]
+        );
+        // a tree that carries the fix labels its base `fixed`
+        assert_eq!(
+            ordered(&["workaround", "fixed", "fixed-again"]),
+            ["fixed", "workaround", "fixed-again"]
+        );
     }
 }

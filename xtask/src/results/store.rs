@@ -169,7 +169,8 @@ mod tests {
 
     #[test]
     fn schema_1_reports_in_the_repository_still_read() {
-        for dir in ["reports/smoke-10.11.18", "reports/series"] {
+        // the smoke report's schema-1 runs are kept as a test fixture
+        for dir in ["xtask/tests/fixtures/smoke-10.11.18", "reports/series"] {
             let results = read_results(&repo_root().join(dir)).unwrap();
             assert!(results.len() >= 9, "{dir}: {}", results.len());
             for r in &results {
@@ -184,10 +185,9 @@ mod tests {
     #[test]
     fn a_written_result_reads_back_and_a_failure_keeps_its_tail() {
         let dir = tempfile::tempdir().unwrap();
-        let text = fs::read_to_string(
-            repo_root()
-                .join("reports/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json"),
-        )
+        let text = fs::read_to_string(repo_root().join(
+            "xtask/tests/fixtures/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json",
+        ))
         .unwrap();
         let mut r = parse(&text).unwrap();
         r.key.repetition = 7;
