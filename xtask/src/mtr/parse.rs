@@ -136,6 +136,7 @@ fn ends_failure_report(line: &str) -> bool {
         || line.starts_with("Completed:")
         || line.starts_with("Failing test(s):")
         || line.starts_with("Spent ")
+        || line.contains("Test suite timeout!")
         || line.contains("mysql-test-run: *** ERROR")
 }
 
@@ -222,6 +223,9 @@ pub fn parse(output: &str) -> Parsed {
             let words: Vec<&str> = rest.split_whitespace().collect();
             totals.test_seconds = words.first().and_then(|s| s.parse().ok());
             totals.mtr_wall_seconds = words.get(2).and_then(|s| s.parse().ok());
+        } else if line.contains("Test suite timeout! Terminating") {
+            // --suite-timeout: the summary that follows says `Timeout:`
+            totals.mtr_error = Some("suite timeout: mtr stopped before every test ran".into());
         } else if line.starts_with("Completed:") {
             totals.mtr_completed = Some(line.trim().to_string());
         } else if let Some((_, msg)) = line.split_once("mysql-test-run: *** ERROR:") {
@@ -344,6 +348,21 @@ mod tests {
             Some("Could not get a unique build thread id")
         );
         assert_eq!(p.totals.mtr_completed, None);
+    }
+
+    #[test]
+    fn a_suite_timeout_is_an_abort() {
+        // mysql-test-run.pl's run_test_server when --suite-timeout expires
+        let text = "innodb.a                                 w1 [ pass ]     12\nTest suite timeout! Terminating...\nThe servers were restarted 1 times\nTimeout: All 1 tests were successful.\n";
+        let p = parse(text);
+        assert_eq!(p.totals.passed, 1);
+        assert_eq!(p.totals.mtr_completed, None);
+        assert!(p
+            .totals
+            .mtr_error
+            .as_deref()
+            .unwrap()
+            .contains("suite timeout"));
     }
 
     #[test]
