@@ -29,7 +29,13 @@ pub fn read_runs(dir: &Path) -> Result<Vec<MtrRun>> {
                 .with_context(|| format!("{} is not an mtr result", f.display()))
         })
         .collect::<Result<Vec<_>>>()?;
-    runs.sort_by_key(|r| (!is_base(r), r.variant.clone(), r.build_type.as_str()));
+    runs.sort_by_key(|r| {
+        (
+            !is_base(r),
+            r.variant.clone(),
+            r.build_type != BuildType::default(),
+        )
+    });
     Ok(runs)
 }
 
@@ -181,6 +187,31 @@ fn dedup<'a>(items: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     seen
 }
 
+/// The same test in the other build type's combination: mtr runs tests
+/// with a `release` combination as `debug` on a Debug build and back.
+fn counterpart<'a>(
+    t: &TestResult,
+    other: &BTreeMap<String, &'a TestResult>,
+) -> Option<&'a TestResult> {
+    let combination = t.combination.as_deref()?;
+    let swapped: Vec<&str> = combination
+        .split(',')
+        .map(|c| match c {
+            "release" => "debug",
+            "debug" => "release",
+            c => c,
+        })
+        .collect();
+    if swapped == combination.split(',').collect::<Vec<_>>() {
+        return None;
+    }
+    let mut sorted = swapped;
+    sorted.sort();
+    other
+        .get(&format!("{} '{}'", t.name, sorted.join(",")))
+        .copied()
+}
+
 /// Every test that passes on base and not on another run.
 fn comparison(md: &mut String, runs: &[MtrRun]) {
     let _ = writeln!(md, "## Compared with base\n");
@@ -197,7 +228,7 @@ fn comparison(md: &mut String, runs: &[MtrRun]) {
         let regressions: Vec<(&String, Option<&TestResult>)> = base_tests
             .iter()
             .filter(|(_, t)| t.status == Status::Pass)
-            .map(|(k, _)| (k, other.get(k).copied()))
+            .map(|(k, t)| (k, other.get(k).copied().or_else(|| counterpart(t, &other))))
             .filter(|(_, o)| o.is_none_or(|o| o.status != Status::Pass))
             .collect();
         let passed_on_base = base_tests
@@ -218,13 +249,26 @@ fn comparison(md: &mut String, runs: &[MtrRun]) {
             );
         } else {
             for (k, o) in &regressions {
-                let _ = writeln!(md, "- `{k}`: {}", status_cell(*o));
+                let on = o.map_or(String::new(), |o| {
+                    if &o.key() == *k {
+                        String::new()
+                    } else {
+                        format!(" (as `{}`)", o.key())
+                    }
+                });
+                let _ = writeln!(md, "- `{k}`: {}{on}", status_cell(*o));
             }
         }
         // what this run covers beyond base (the Debug build's own tests)
         let extra: Vec<&&TestResult> = other
             .iter()
-            .filter(|(k, _)| base_tests.get(*k).is_none_or(|b| b.status != Status::Pass))
+            .filter(|(k, t)| {
+                base_tests
+                    .get(*k)
+                    .copied()
+                    .or_else(|| counterpart(t, &base_tests))
+                    .is_none_or(|b| b.status != Status::Pass)
+            })
             .map(|(_, t)| t)
             .filter(|t| t.status != Status::Skipped && t.status != Status::Disabled)
             .collect();
