@@ -286,6 +286,18 @@ fn ccache_counters() -> Result<BTreeMap<String, u64>> {
         .collect())
 }
 
+/// ccache's use since the `before` counters, printed as a build prints it.
+fn ccache_since(before: &BTreeMap<String, u64>) -> Result<CcacheUse> {
+    let ccache = ccache_use(before, &ccache_counters()?);
+    eprintln!(
+        "    ccache: {} hits, {} misses ({:.1}% hit rate)",
+        ccache.hits,
+        ccache.misses,
+        100.0 * ccache.hit_rate
+    );
+    Ok(ccache)
+}
+
 fn ccache_use(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> CcacheUse {
     let delta = |k: &str| {
         after
@@ -384,13 +396,7 @@ pub fn build(
     ));
     make(&build_dir, MAKE_TARGETS).run_logged("make", &logs.join("make.log"))?;
     let make_seconds = stage.done();
-    let ccache = ccache_use(&before, &ccache_counters()?);
-    eprintln!(
-        "    ccache: {} hits, {} misses ({:.1}% hit rate)",
-        ccache.hits,
-        ccache.misses,
-        100.0 * ccache.hit_rate
-    );
+    let ccache = ccache_since(&before)?;
 
     let mariadbd = build_dir.join("sql/mariadbd");
     if !mariadbd.exists() {
@@ -462,13 +468,7 @@ pub fn make_whole(b: &Build) -> Result<WholeBuild> {
     ));
     make(&b.build, &[]).run_logged("make", &dir.join("logs/make-all.log"))?;
     let make_seconds = stage.done();
-    let ccache = ccache_use(&before, &ccache_counters()?);
-    eprintln!(
-        "    ccache: {} hits, {} misses ({:.1}% hit rate)",
-        ccache.hits,
-        ccache.misses,
-        100.0 * ccache.hit_rate
-    );
+    let ccache = ccache_since(&before)?;
     let done = WholeBuild {
         key_hash: b.key_hash.clone(),
         make_seconds,

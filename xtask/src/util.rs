@@ -151,10 +151,9 @@ impl Command {
             .join(" ")
     }
 
-    /// Starts the command with stdout and stderr piped (into one pipe when
-    /// `merged`), registered with `children`.
-    fn spawn(&self, merged: bool) -> Result<Running> {
-        crate::children::check()?;
+    /// The std command with this argument vector, directory and
+    /// environment, and no standard input.
+    fn std_command(&self) -> std::process::Command {
         let mut cmd = std::process::Command::new(&self.program);
         cmd.args(&self.args).stdin(std::process::Stdio::null());
         if let Some(dir) = &self.dir {
@@ -163,6 +162,14 @@ impl Command {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
+        cmd
+    }
+
+    /// Starts the command with stdout and stderr piped (into one pipe when
+    /// `merged`), registered with `children`.
+    fn spawn(&self, merged: bool) -> Result<Running> {
+        crate::children::check()?;
+        let mut cmd = self.std_command();
         let reader = if merged {
             let (r, w) = std::io::pipe()?;
             cmd.stdout(w.try_clone()?).stderr(w);
@@ -225,14 +232,7 @@ impl Command {
     /// test suite's progress belongs in the CI log); returns its status.
     pub fn status(&self) -> Result<std::process::ExitStatus> {
         crate::children::check()?;
-        let mut cmd = std::process::Command::new(&self.program);
-        cmd.args(&self.args).stdin(std::process::Stdio::null());
-        if let Some(dir) = &self.dir {
-            cmd.current_dir(dir);
-        }
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
+        let mut cmd = self.std_command();
         crate::children::in_own_group(&mut cmd);
         let child = cmd
             .spawn()
