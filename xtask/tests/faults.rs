@@ -366,21 +366,7 @@ fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
         .unwrap()
         .replace("diagnostic_seconds = 0", "diagnostic_seconds = 2");
     std::fs::write(&m, text).unwrap();
-    let mut tool = Tool::start(
-        &[
-            "matrix",
-            m.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &shm,
-        &[],
-    );
-    tool.wait_for("measured ...");
-    let pid = server_pid(&shm);
-    // SAFETY: a signal to the test's own server
-    unsafe { libc::kill(pid, libc::SIGSTOP) };
-    let (code, seen) = tool.finish();
+    let (pid, code, seen) = signal_the_server_mid_run(&m, &out, &shm, libc::SIGSTOP);
     assert_eq!(code, Some(1), "failed cells make exit status 1:\n{seen}");
     let r = out_results(&out);
     let base: Vec<_> = r.iter().filter(|r| r.key.variant == "base").collect();
@@ -440,21 +426,7 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
         3,
         "[variant.young]\nsettings = { innodb_old_blocks_time = 0 }\n",
     );
-    let mut tool = Tool::start(
-        &[
-            "matrix",
-            m.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ],
-        &shm,
-        &[],
-    );
-    tool.wait_for("measured ...");
-    let pid = server_pid(&shm);
-    // SAFETY: a signal to the test's own server
-    unsafe { libc::kill(pid, libc::SIGKILL) };
-    let (code, seen) = tool.finish();
+    let (_, code, seen) = signal_the_server_mid_run(&m, &out, &shm, libc::SIGKILL);
     assert_eq!(code, Some(1), "{seen}");
     let r = out_results(&out);
     let died = r
@@ -542,4 +514,31 @@ fn a_setting_that_overrides_the_socket_is_refused_with_file_and_line() {
         "{err}"
     );
     assert!(!out.exists() && !dir.path().join("shm").exists());
+}
+
+/// Runs matrix `m` into `out`, sends `signal` to its server once the
+/// measured phase has started, and returns the server's pid and the tool's
+/// exit code and output.
+fn signal_the_server_mid_run(
+    m: &Path,
+    out: &Path,
+    shm: &Path,
+    signal: libc::c_int,
+) -> (i32, Option<i32>, String) {
+    let mut tool = Tool::start(
+        &[
+            "matrix",
+            m.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        shm,
+        &[],
+    );
+    tool.wait_for("measured ...");
+    let pid = server_pid(shm);
+    // SAFETY: a signal to the test's own server
+    unsafe { libc::kill(pid, signal) };
+    let (code, seen) = tool.finish();
+    (pid, code, seen)
 }
