@@ -22,7 +22,7 @@ pub mod sim;
 pub mod trace;
 
 pub use policy::{Classic, Eager, Lazy, Policy, PolicyKind};
-pub use pool::{BufferPool, Config, Counters, LruModel, ModelError, PageState};
+pub use pool::{BufferPool, Config, Counters, LruModel, ModelError, PageState, ShortLru};
 pub use trace::{Event, Op};
 
 /// A pool of the given policy behind the object-safe [`LruModel`] interface.

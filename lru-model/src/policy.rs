@@ -14,7 +14,7 @@ use crate::decide::{self, EagerInput, YoungRule};
 /// The form of `buf_page_peek_if_young()` the classic and eager policies run:
 /// 10.11.18's, which they model (the ffi check pins each tree's own form).
 pub const EAGER_YOUNG_RULE: YoungRule = YoungRule::StampPlusWindow;
-use crate::pool::PoolState;
+use crate::pool::{PoolState, ShortLru};
 
 /// The policy a pool runs, chosen at run time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -155,7 +155,11 @@ impl Policy for Lazy {
     const HAS_FREED_PAGE_CLOCK: bool = false;
 
     fn access(pool: &mut PoolState, f: u32) -> bool {
-        let (clock, threshold) = (pool.access_clock, pool.lazy_threshold);
+        let threshold = match pool.cfg.short_lru {
+            ShortLru::FlagEveryAccess if !pool.has_old_sublist() => 0,
+            _ => pool.lazy_threshold,
+        };
+        let clock = pool.access_clock;
         let frame = &mut pool.frames[f as usize];
         let (not_first, access_time, promote) =
             decide::touch(frame.promote, frame.access_s, clock, threshold);

@@ -40,6 +40,26 @@ pub struct Config {
     pub old_blocks_time_ms: u32,
     /// `innodb_lru_scan_depth`: the free-list target of a page-cleaner LRU batch
     pub lru_scan_depth: u32,
+    /// the lazy policy's threshold while the LRU has no old sublist
+    pub short_lru: ShortLru,
+}
+
+/// What the lazy policy's access path compares with while the LRU is too
+/// short for an old sublist (fewer than [`OLD_MIN_LEN`] blocks, as in the
+/// 8 MiB pools of mtr), where no block is ever old.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShortLru {
+    /// Upstream (P): `innodb_old_blocks_time` applies as usual, so a block
+    /// accessed again within it stays unflagged and the sweeps evict the
+    /// short LRU in FIFO order.
+    #[default]
+    Upstream,
+    /// Our 10.11 port (patches/10.11/fixed.md): `buf_pool_t::
+    /// update_old_threshold()` keeps `LRU_old_threshold` at 0 while
+    /// `LRU_old` does not exist, so every access flags the block and a sweep
+    /// gives it a second chance, as 10.11's freed_page_clock rule did.
+    FlagEveryAccess,
 }
 
 impl Default for Config {
@@ -49,6 +69,7 @@ impl Default for Config {
             old_pct: 37,
             old_blocks_time_ms: 1000,
             lru_scan_depth: 1024,
+            short_lru: ShortLru::Upstream,
         }
     }
 }
@@ -183,7 +204,7 @@ impl Frame {
 /// The policy-independent state of `buf_pool`.
 #[derive(Clone, Debug)]
 pub struct PoolState {
-    cfg: Config,
+    pub(crate) cfg: Config,
     pub(crate) frames: Vec<Frame>,
     /// `buf_pool.free`: `allocate()` takes the first, a freed block is added first, so a stack
     free: Vec<u32>,
@@ -209,6 +230,11 @@ pub struct PoolState {
 }
 
 impl PoolState {
+    /// Whether `buf_pool.LRU_old` exists: from `OLD_MIN_LEN` blocks on.
+    pub(crate) fn has_old_sublist(&self) -> bool {
+        self.lru_old != NIL
+    }
+
     fn new(cfg: Config) -> Result<Self, ModelError> {
         if cfg.pool_pages == 0 || cfg.pool_pages == u32::MAX {
             return Err(ModelError::BadConfig(format!(

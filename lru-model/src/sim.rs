@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::policy::{Classic, Eager, Lazy, Policy, PolicyKind};
-use crate::pool::{BufferPool, Config, ModelError};
+use crate::pool::{BufferPool, Config, ModelError, ShortLru};
 use crate::rng::SplitMix64;
 
 /// Run a generic scenario function for a run-time policy.
@@ -476,6 +476,7 @@ impl Default for ScanResistanceParams {
                 old_pct: 37,
                 old_blocks_time_ms: 1000,
                 lru_scan_depth: 100,
+                short_lru: ShortLru::Upstream,
             },
             t0_pages: 2000,
             t1_pages: 300,

@@ -1,6 +1,6 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
-use lru_model::{BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy};
+use lru_model::{BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy, ShortLru};
 
 const OLD_MIN_LEN: u64 = 512;
 
@@ -453,4 +453,48 @@ fn lazy_seconds_wrap_at_65536() {
     p.set_time(s(12 + 65536)).unwrap();
     p.access(0).unwrap();
     assert_eq!(p.promote_pending(), 1);
+}
+
+/// A 100-page pool never has an old sublist. Pages 0..100 are read (not
+/// accessed), so page 0 is at the tail; 0.5 s later, within
+/// `innodb_old_blocks_time`, page 0 is accessed, then page 100 needs a frame.
+fn short_lru_access_then_read(short_lru: ShortLru) -> BufferPool<Lazy> {
+    let mut p = BufferPool::<Lazy>::new(Config {
+        pool_pages: 100,
+        short_lru,
+        ..Config::default()
+    })
+    .unwrap();
+    for page in 0..100 {
+        p.read(page).unwrap();
+    }
+    p.set_time(500).unwrap();
+    p.access(0).unwrap();
+    p.read(100).unwrap();
+    p.check_invariants().unwrap();
+    assert_eq!(p.old_len(), 0);
+    p
+}
+
+#[test]
+fn lazy_upstream_evicts_a_short_lru_in_fifo_order() {
+    let p = short_lru_access_then_read(ShortLru::Upstream);
+    assert!(!p.is_resident(0), "{:?}", p.page_state(0));
+    assert!(p.is_resident(1));
+    assert_eq!(p.counters().evictions, 1);
+}
+
+#[test]
+fn lazy_port_gives_an_accessed_block_of_a_short_lru_a_second_chance() {
+    let p = short_lru_access_then_read(ShortLru::FlagEveryAccess);
+    // the free-block scan moved page 0 (flagged, threshold 0) to the head,
+    // unflagged and re-stamped, and freed page 1 instead
+    assert!(p.is_resident(0));
+    assert!(!p.is_resident(1));
+    assert_eq!(p.lru_pages()[..2], [100, 0]);
+    let state = p.page_state(0).unwrap();
+    assert_eq!((state.promote, state.old), (false, false));
+    // a move of a block that is not old is not counted, as in the server
+    assert_eq!(p.counters().made_young, 0);
+    assert_eq!(p.counters().evictions, 1);
 }

@@ -3,7 +3,7 @@
 
 use lru_model::pool::Counters;
 use lru_model::trace::{replay, to_line, ReplayOutput};
-use lru_model::{new_model, Config, Event, LruModel, Op, PolicyKind};
+use lru_model::{new_model, Config, Event, LruModel, Op, PolicyKind, ShortLru};
 use proptest::prelude::*;
 
 /// A raw step: which op, which page, how much time passes before it.
@@ -87,6 +87,7 @@ fn config(pool_pages: u32, old_pct: u32, time_ms: u32, depth: u32) -> Config {
         old_pct,
         old_blocks_time_ms: time_ms,
         lru_scan_depth: depth,
+        short_lru: ShortLru::Upstream,
     }
 }
 

@@ -17,6 +17,9 @@ const MTR_TESTS: &[&str] = &[
     "innodb.innodb_information_schema_buffer",
     "innodb.innodb_buffer_pool_dump_pct",
     "innodb.page_cleaner",
+    // skipped ("Extra checkpoint") on fixed with upstream's rule for an LRU
+    // too short for an old sublist (patches/10.11/fixed.md)
+    "innodb.innodb-index",
 ];
 
 /// (tree, patch variant) pairs that get an ffi check of their own: the
@@ -77,6 +80,7 @@ pub fn run_all() -> Result<()> {
         MTR_TREE,
         "--variant",
         "fixed",
+        "--all-pass",
         "--out",
         mtr_out.path().to_str().context("a UTF-8 temporary path")?,
     ];

@@ -49,6 +49,7 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
         overlay,
         deadline: Duration::from_secs(30 * 60),
         keep: false,
+        all_pass: false,
     };
     let (path, run) = mtr::run(&opts).unwrap();
     let status = |name: &str| {
@@ -79,6 +80,20 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
     assert_ne!(run.exit_code, Some(0));
     assert_eq!(run.problem().as_deref(), Some("1 test(s) failed"));
     assert_eq!(run.overlay.len(), 4);
+
+    // the same run without its failed test: a pass as asked by default,
+    // a problem naming the skipped test under --all-pass
+    let mut passed = run.clone();
+    passed.tests.retain(|t| t.status != Status::Fail);
+    passed.totals.failed = 0;
+    passed.exit_code = Some(0);
+    assert_eq!(passed.problem(), None);
+    passed.all_pass = true;
+    let problem = passed.problem().unwrap_or_default();
+    assert!(
+        problem.contains("innodb.evict_tables_on_commit_debug (Requires debug build)"),
+        "{problem}"
+    );
 
     // the result file and the report say the same
     let back: mtr::MtrRun = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();

@@ -10,22 +10,18 @@ pub mod parse;
 pub mod report;
 
 use crate::build::{self, Build, BuildType, WholeBuild};
-use crate::children;
 use crate::host::Host;
 use crate::server::shm_root;
 use crate::tree::{self, Tree};
-use crate::util::{human_duration, repo_root, sha256_hex, slug, write_json, Stage};
+use crate::util::{human_duration, repo_root, sha256_hex, slug, write_json, Command, Stage};
 use crate::variant;
 use anyhow::{bail, Context, Result};
 use parse::{Status, TestResult, Totals};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// Version of the mtr result JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -67,6 +63,10 @@ pub struct MtrArgs {
     /// (default: the repository's mtr/).
     #[arg(long)]
     pub overlay: Option<PathBuf>,
+    /// Every test that runs must pass: a skipped one is a problem too (for
+    /// a set known to pass here, as the test command's set on fixed).
+    #[arg(long)]
+    pub all_pass: bool,
     /// Tests, e.g. innodb.flush innodb.purge.
     pub tests: Vec<String>,
 }
@@ -91,6 +91,8 @@ pub struct Options {
     pub overlay: PathBuf,
     pub deadline: Duration,
     pub keep: bool,
+    /// a skipped test is a problem too
+    pub all_pass: bool,
 }
 
 /// One mtr run of one variant: written to `<out>/<variant>[-<build type>].json`.
@@ -125,6 +127,9 @@ pub struct MtrRun {
     pub log: PathBuf,
     pub totals: Totals,
     pub tests: Vec<TestResult>,
+    /// asked with `--all-pass`: a skipped test is a problem too
+    #[serde(default)]
+    pub all_pass: bool,
 }
 
 impl MtrRun {
@@ -157,6 +162,19 @@ impl MtrRun {
         }
         if self.totals.passed == 0 {
             return Some("no test passed (none ran?)".into());
+        }
+        if self.all_pass && self.totals.skipped > 0 {
+            let skipped: Vec<String> = self
+                .tests
+                .iter()
+                .filter(|t| t.status == Status::Skipped)
+                .map(|t| format!("{} ({})", t.key(), t.skip_reason.as_deref().unwrap_or("?")))
+                .collect();
+            return Some(format!(
+                "{} test(s) skipped where every test must pass: {}",
+                skipped.len(),
+                skipped.join(", ")
+            ));
         }
         None
     }
@@ -228,6 +246,7 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
         overlay: args.overlay.unwrap_or_else(|| repo_root().join("mtr")),
         deadline: Duration::from_secs(args.deadline_minutes * 60),
         keep: args.keep,
+        all_pass: args.all_pass,
     };
     let (out, run) = run(&opts)?;
     eprintln!(
@@ -349,6 +368,7 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
         log,
         totals: parsed.totals,
         tests: parsed.tests,
+        all_pass: opts.all_pass,
     };
     let path = out.join(name);
     write_json(&path, &run)?;
@@ -359,10 +379,10 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
 /// How long mtr gets after its own suite timeout before it is killed.
 const KILL_GRACE: Duration = Duration::from_secs(300);
 
-/// Runs mtr in its own process group with its output (stdout and stderr)
-/// in `log`, printing each test result as it comes; kills the group at
-/// the deadline. Returns the exit code (absent when killed) and whether
-/// the deadline was reached.
+/// Runs mtr (util::Command: its own process group, registered for
+/// SIGINT/SIGTERM, stopped at the deadline) with its output (stdout and
+/// stderr) in `log`, printing each test result as it comes. Returns the
+/// exit code (absent when killed) and whether the deadline was reached.
 fn run_mtr(
     mtr: &Path,
     args: &[String],
@@ -370,79 +390,26 @@ fn run_mtr(
     log: &Path,
     deadline: Duration,
 ) -> Result<(Option<i32>, bool)> {
-    if let Some(dir) = log.parent() {
-        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    }
-    let mut log_file =
-        fs::File::create(log).with_context(|| format!("cannot create {}", log.display()))?;
-    writeln!(
-        log_file,
-        "$ MTR_BUILD_THREAD={build_thread} {} {}",
-        mtr.display(),
-        args.join(" ")
-    )?;
-    let reader = duct::cmd(mtr, args)
+    let mut results = 0usize;
+    let finished = Command::new(mtr.display().to_string())
+        .args(args.iter().cloned())
         .env("MTR_BUILD_THREAD", build_thread.to_string())
-        .stdin_null()
-        .stderr_to_stdout()
-        .unchecked()
-        .before_spawn(|cmd| {
-            children::in_own_group(cmd);
-            Ok(())
-        })
-        .reader()
-        .with_context(|| format!("cannot start {}", mtr.display()))?;
-    let pgid = *reader.pids().first().context("mtr has no pid")? as i32;
-    children::register(pgid);
-
-    let done = Arc::new(AtomicBool::new(false));
-    let timed_out = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let (done, timed_out) = (done.clone(), timed_out.clone());
-        std::thread::spawn(move || {
-            let start = Instant::now();
-            while !done.load(Ordering::SeqCst) {
-                if start.elapsed() > deadline {
-                    timed_out.store(true, Ordering::SeqCst);
-                    eprintln!("    mtr passed its deadline: stopping it");
-                    children::terminate_group(pgid, Duration::from_secs(30));
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(500));
+        .deadline(deadline)
+        .stream(Some(log), |line| {
+            let progress = line.contains("[ pass ]")
+                || line.contains("fail ]")
+                || line.starts_with("Completed:")
+                || line.contains("*** ERROR");
+            if progress {
+                results += 1;
+                eprintln!("    [{results}] {line}");
             }
         })
-    };
-
-    let mut results = 0usize;
-    let mut lines = BufReader::new(&reader);
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        match lines.read_until(b'\n', &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
-        log_file.write_all(&buf)?;
-        let line = String::from_utf8_lossy(&buf);
-        let line = line.trim_end();
-        let progress = line.contains("[ pass ]")
-            || line.contains("fail ]")
-            || line.starts_with("Completed:")
-            || line.contains("*** ERROR");
-        if progress {
-            results += 1;
-            eprintln!("    [{results}] {line}");
-        }
+        .with_context(|| format!("cannot run {}", mtr.display()))?;
+    if finished.timed_out {
+        eprintln!("    mtr passed its deadline and was stopped");
     }
-    let status = reader.try_wait()?.map(|o| o.status);
-    done.store(true, Ordering::SeqCst);
-    let _ = watchdog.join();
-    children::unregister(pgid);
-    log_file.flush()?;
-    Ok((
-        status.and_then(|s| s.code()),
-        timed_out.load(Ordering::SeqCst),
-    ))
+    Ok((finished.status.code(), finished.timed_out))
 }
 
 /// Copies `<overlay>/suite/<suite>/{t,r}/*` into `<mysql_test>/suite/<suite>/`.
