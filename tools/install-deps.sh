@@ -24,6 +24,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# The system user the measured servers run as when the tool runs as root
+# (a server started by root must not run as root): no home, no shell.
+if ! getent passwd innodb-lab >/dev/null; then
+  echo "creating the system user innodb-lab"
+  $SUDO useradd --system --no-create-home --home-dir /nonexistent \
+    --shell /usr/sbin/nologin innodb-lab
+fi
 # --server-package: also Debian's packaged server, for `pkg:/usr/sbin/mariadbd`
 # trees. A policy-rc.d keeps the package from starting its own service: the
 # tool starts every server it measures itself.
@@ -31,7 +38,8 @@ fi
 # path, a failed install or an interrupt included: a policy left behind
 # would block every service start on the host.
 if [ "${1:-}" = "--server-package" ] && [ ! -x /usr/sbin/mariadbd ]; then
-  policy=/usr/sbin/policy-rc.d
+  # INNODB_LAB_POLICY_RC_D: another path, for the test of this trap only
+  policy=${INNODB_LAB_POLICY_RC_D:-/usr/sbin/policy-rc.d}
   saved=""
   if [ -e "$policy" ]; then
     saved=$(mktemp)

@@ -11,7 +11,6 @@
 
 use crate::build::SourceChange;
 use anyhow::{bail, Context, Result};
-use std::io::{BufRead, BufReader};
 
 /// `cargo xtask ffi ...`
 #[derive(clap::Subcommand, Debug)]
@@ -101,28 +100,22 @@ fn check(spec: &str, variant: &str) -> Result<()> {
         configured.build.display(),
         args.join(" ")
     );
-    // Stream the test output (cargo's own progress on stderr is inherited)
-    // and keep the lines that say what was checked, for the summary.
-    let reader = duct::cmd("cargo", args)
-        .dir(crate::util::repo_root())
-        .env("INNODB_SRC", &configured.src)
-        .env("INNODB_BUILD", &configured.build)
-        .unchecked()
-        .reader()
-        .context("cannot start `cargo test -p ffi`")?;
+    // Stream the test output (cargo's progress included) and keep the
+    // lines that say what was checked, for the summary.
     let mut summary = Vec::new();
-    for line in BufReader::new(&reader).lines() {
-        let line = line.context("cannot read the output of `cargo test -p ffi`")?;
-        println!("{line}");
-        if let Some(fact) = summary_line(&line) {
-            summary.push(fact.to_string());
-        }
-    }
-    let status = reader
-        .try_wait()
-        .context("cannot wait for `cargo test -p ffi`")?
-        .map(|out| out.status)
-        .context("`cargo test -p ffi` closed its output but did not exit")?;
+    let finished = crate::util::Command::new("cargo")
+        .args(args)
+        .dir(crate::util::repo_root())
+        .env("INNODB_SRC", configured.src.display().to_string())
+        .env("INNODB_BUILD", configured.build.display().to_string())
+        .stream(None, |line| {
+            println!("{line}");
+            if let Some(fact) = summary_line(line) {
+                summary.push(fact.to_string());
+            }
+        })
+        .context("cannot run `cargo test -p ffi`")?;
+    let status = finished.status;
     eprintln!("\nffi check summary for {label} ({spec}):");
     for fact in &summary {
         eprintln!("  {fact}");

@@ -707,12 +707,10 @@ fn compile_one(db: &CompileDb, file: &Path, checkout: &Path) -> Result<Result<()
         .split_first()
         .ok_or_else(|| anyhow!("empty compile command for {}", file.display()))?;
     let start = Instant::now();
-    let out = duct::cmd(program, rest)
+    let out = crate::util::Command::new(program.as_str())
+        .args(rest.iter().map(String::as_str))
         .dir(&unit.directory)
-        .stdout_capture()
-        .stderr_capture()
-        .unchecked()
-        .run()
+        .output()
         .with_context(|| format!("cannot start `{program}` for {}", file.display()))?;
     let secs = start.elapsed().as_secs_f64();
     if out.status.success() {

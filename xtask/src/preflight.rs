@@ -25,6 +25,9 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
     if let Err(e) = sysbench() {
         problems.push(format!("{e:#}"));
     }
+    if let Err(e) = crate::server::user::server_user() {
+        problems.push(format!("{e:#}"));
+    }
     let builds = builds_needed(matrix);
     if builds > 0 {
         for (tool, package) in [

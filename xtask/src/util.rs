@@ -165,6 +165,28 @@ impl Command {
         cmd
     }
 
+    /// Starts the command for a caller that owns the child from then on (a
+    /// server it talks to, a process it reaps itself with wait4): the same
+    /// argument vector, directory, environment, process group, parent-death
+    /// signal and registration for SIGINT/SIGTERM as every other run, with
+    /// stdout and stderr where the caller says. The caller stops the group
+    /// and unregisters it when done; a deadline is the caller's too.
+    pub fn start(
+        &self,
+        stdout: std::process::Stdio,
+        stderr: std::process::Stdio,
+    ) -> Result<std::process::Child> {
+        crate::children::check()?;
+        let mut cmd = self.std_command();
+        cmd.stdout(stdout).stderr(stderr);
+        crate::children::in_own_group(&mut cmd);
+        let child = cmd
+            .spawn()
+            .with_context(|| format!("cannot start `{}`", self.display()))?;
+        crate::children::register(child.id() as i32);
+        Ok(child)
+    }
+
     /// Starts the command with stdout and stderr piped (into one pipe when
     /// `merged`), registered with `children`.
     fn spawn(&self, merged: bool) -> Result<Running> {
@@ -252,9 +274,8 @@ impl Command {
         Ok(status)
     }
 
-    /// Runs the command and returns its standard output; on failure the
-    /// error carries the command line and the tail of its standard error.
-    pub fn read(&self) -> Result<String> {
+    /// Runs the command to its end with stdout and stderr captured apart.
+    fn capture(&self) -> Result<(Running, std::process::Output)> {
         let mut run = self.spawn(false)?;
         let mut stdout = run.stdout.take().expect("piped");
         let mut stderr = run.stderr.take().expect("piped");
@@ -267,13 +288,73 @@ impl Command {
         let _ = std::io::Read::read_to_end(&mut stdout, &mut out);
         let err = err_reader.join().unwrap_or_default();
         let status = run.wait()?;
-        if !status.success() {
-            let stderr = String::from_utf8_lossy(&err);
+        let output = std::process::Output {
+            status,
+            stdout: out,
+            stderr: err,
+        };
+        Ok((run, output))
+    }
+
+    /// Runs the command and returns its status and its captured stdout and
+    /// stderr, whatever the status (the caller judges it: a compiler's
+    /// error is a finding, not a failure of the tool).
+    pub fn output(&self) -> Result<std::process::Output> {
+        let (_, output) = self.capture()?;
+        crate::children::check()?;
+        Ok(output)
+    }
+
+    /// Runs the command and returns its standard output; on failure the
+    /// error carries the command line and the tail of its standard error.
+    pub fn read(&self) -> Result<String> {
+        let (run, output) = self.capture()?;
+        if !output.status.success() {
+            let stderr = String::from_utf8_lossy(&output.stderr);
             let tail: Vec<&str> = stderr.lines().rev().take(20).collect();
             let tail = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
-            return Err(self.failure(status, &run, &tail, None));
+            return Err(self.failure(output.status, &run, &tail, None));
         }
-        Ok(String::from_utf8_lossy(&out).into_owned())
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    /// Runs the command with stdout and stderr merged: each line goes to
+    /// `log` (when given, as the bytes came) and to `on_line`. The exit
+    /// status is returned whatever it is, with whether the deadline
+    /// stopped the command; an interrupt of the tool is an error.
+    pub fn stream(&self, log: Option<&Path>, mut on_line: impl FnMut(&str)) -> Result<Streamed> {
+        let mut log_file = match log {
+            Some(log) => {
+                if let Some(dir) = log.parent() {
+                    fs::create_dir_all(dir)?;
+                }
+                let mut f = fs::File::create(log)
+                    .with_context(|| format!("cannot create {}", log.display()))?;
+                writeln!(f, "$ {}", self.display())?;
+                Some(f)
+            }
+            None => None,
+        };
+        let mut run = self.spawn(true)?;
+        let mut reader = BufReader::new(run.merged.take().expect("merged pipe"));
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            match std::io::BufRead::read_until(&mut reader, b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if let Some(f) = &mut log_file {
+                f.write_all(&buf)?;
+            }
+            on_line(String::from_utf8_lossy(&buf).trim_end());
+        }
+        let status = run.wait()?;
+        crate::children::check()?;
+        Ok(Streamed {
+            status,
+            timed_out: run.watchdog.as_ref().is_some_and(Watchdog::fired),
+        })
     }
 
     /// Runs a long command with its output (stdout and stderr merged)
@@ -323,6 +404,14 @@ impl Command {
         let tail = recent.into_iter().collect::<Vec<_>>().join("\n");
         Err(self.failure(status, &run, &tail, Some(log)))
     }
+}
+
+/// How a streamed command ended.
+#[derive(Debug, Clone, Copy)]
+pub struct Streamed {
+    pub status: std::process::ExitStatus,
+    /// the deadline stopped it
+    pub timed_out: bool,
 }
 
 /// A started command: its child, its pipes, its deadline.

@@ -247,7 +247,10 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
 fn interrupt_stops_the_server_and_removes_its_datadir() {
     let _guard = serialized();
     use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
+    // run as root, the tool starts the server as innodb-lab, which must pass through
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
     let matrix_file = dir.path().join("m.toml");
     std::fs::write(
         &matrix_file,

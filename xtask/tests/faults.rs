@@ -105,6 +105,42 @@ impl Tool {
     }
 }
 
+/// A temporary directory the server can pass through: run as root, the
+/// tool starts servers as the system user innodb-lab, and the run
+/// directories of these tests live below this one.
+fn scratch_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
+    dir
+}
+
+/// The server runs as the tool's own user, and never as root: a tool run
+/// as root starts it as the system user innodb-lab.
+fn assert_server_is_not_root(pid: i32) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let uids: Vec<u32> = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Uid:"))
+        .unwrap()
+        .split_whitespace()
+        .map(|u| u.parse().unwrap())
+        .collect();
+    // SAFETY: geteuid has no preconditions
+    let me = unsafe { libc::geteuid() };
+    let expected = if me == 0 {
+        let user = xtask::server::user::lookup(xtask::server::user::SERVER_USER)
+            .unwrap()
+            .expect("the system user exists (tools/install-deps.sh)");
+        assert_ne!(user.uid, 0);
+        user.uid
+    } else {
+        me
+    };
+    // real, effective, saved and filesystem uid
+    assert_eq!(uids, vec![expected; 4], "mariadbd {pid}: {status}");
+}
+
 /// Every live process whose command line names `needle`.
 fn processes_naming(needle: &str) -> Vec<(i32, String)> {
     let me = std::process::id() as i32;
@@ -156,7 +192,7 @@ fn out_results(out: &Path) -> Vec<results::RunResult> {
 #[test]
 fn sigterm_mid_run_stops_everything_and_records_the_cell() {
     let _guard = serialized();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let out = dir.path().join("out");
     // 600 s: the signal certainly lands inside the measured run
@@ -230,7 +266,7 @@ fn alive(pid: i32, start: u64) -> bool {
 #[test]
 fn sigterm_mid_build_stops_make_and_its_compilers() {
     let _guard = serialized();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let cache = dir.path().join("cache");
     let mut tool = Tool::start(
         &["build", "--tree", TREE, "--variant", "base"],
@@ -264,7 +300,7 @@ fn sigterm_mid_build_stops_make_and_its_compilers() {
 #[test]
 fn sigkill_of_the_tool_then_the_next_run_cleans_up() {
     let _guard = serialized();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let m = matrix_file(dir.path(), "fault-kill", "\"base\"", 600, "");
     let out1 = dir.path().join("out1");
@@ -317,7 +353,7 @@ fn sigkill_of_the_tool_then_the_next_run_cleans_up() {
 /// holder's pid, nothing written.
 #[test]
 fn a_second_matrix_on_the_same_host_is_refused() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let cache = dir.path().join("cache");
     std::fs::create_dir_all(&cache).unwrap();
     let _held = xtask::lock::acquire(&cache.join("lock"), "the test").unwrap();
@@ -344,6 +380,50 @@ fn a_second_matrix_on_the_same_host_is_refused() {
     assert!(!dir.path().join("shm").exists(), "no server was started");
 }
 
+/// A second matrix into a results directory another matrix writes, from
+/// another cache (so the cache lock does not stop it): refused by the
+/// results directory's lock, with the holder's pid, before any server.
+#[test]
+fn a_second_matrix_into_the_same_results_directory_is_refused() {
+    let dir = scratch_dir();
+    let cache = dir.path().join("cache-of-its-own");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let _held = xtask::lock::results(&out).unwrap();
+    let m = matrix_file(dir.path(), "fault-second-out", "\"base\"", 2, "");
+    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "matrix",
+            m.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("INNODB_LAB_CACHE", &cache)
+        .env("INNODB_LAB_SHM", dir.path().join("shm"))
+        .env_remove(xtask::lock::PARENT_ENV)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("this results directory")
+            && err.contains(&format!("pid {}", std::process::id()))
+            && err.contains("refused"),
+        "{err}"
+    );
+    let written: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| n != ".lock")
+        .collect();
+    assert!(
+        written.is_empty(),
+        "written into the held directory: {written:?}"
+    );
+    assert!(!dir.path().join("shm").exists(), "no server was started");
+}
+
 /// A server stopped with SIGSTOP (hung): its cell fails with the step and
 /// the error-log tail, the server is killed, the next server runs. The
 /// next server runs with performance_schema off: its mutex figures are
@@ -351,7 +431,7 @@ fn a_second_matrix_on_the_same_host_is_refused() {
 #[test]
 fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
     let _guard = serialized();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let out = dir.path().join("out");
     let m = matrix_file(
@@ -416,7 +496,7 @@ fn alive_pid(pid: i32) -> bool {
 #[test]
 fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
     let _guard = serialized();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let out = dir.path().join("out");
     let m = matrix_file(
@@ -446,7 +526,7 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
 /// any tree is fetched or built.
 #[test]
 fn too_little_shm_is_refused_before_any_build() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let shm = dir.path().join("shm");
     // 64 tables of 10^10 rows: far more than any host's free space
     let m = matrix_file(dir.path(), "fault-shm", "\"base\"", 2, "")
@@ -486,7 +566,7 @@ fn too_little_shm_is_refused_before_any_build() {
 /// anything runs.
 #[test]
 fn a_setting_that_overrides_the_socket_is_refused_with_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch_dir();
     let m = matrix_file(
         dir.path(),
         "fault-socket",
@@ -537,6 +617,7 @@ fn signal_the_server_mid_run(
     );
     tool.wait_for("measured ...");
     let pid = server_pid(shm);
+    assert_server_is_not_root(pid);
     // SAFETY: a signal to the test's own server
     unsafe { libc::kill(pid, signal) };
     let (code, seen) = tool.finish();

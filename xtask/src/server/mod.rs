@@ -3,6 +3,8 @@
 //! `mariadbd` in its own process group listening on a unix socket only,
 //! and a clean shutdown (or SIGKILL) on every exit path.
 
+pub mod user;
+
 use crate::build::Build;
 use crate::children;
 use crate::host::Host;
@@ -13,6 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
+use user::ServerUser;
 
 /// The server's error-log tail, attached to an error as a typed cause so
 /// that results keep it as a field of its own (`results::Failure`).
@@ -272,8 +275,14 @@ impl MyCnf {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The whole file for a run whose files live in `dir`.
-    pub fn render(&self, dir: &RunDir, binaries: &ServerBinaries) -> String {
+    /// The whole file for a run whose files live in `dir`, for a server
+    /// that runs as `user` (None: as the tool's own user).
+    pub fn render(
+        &self,
+        dir: &RunDir,
+        binaries: &ServerBinaries,
+        user: Option<&ServerUser>,
+    ) -> String {
         let mut out = String::from(
             "# written by innodb-lab: Mark Callaghan's settings scaled to this host\n",
         );
@@ -309,9 +318,8 @@ impl MyCnf {
         ) {
             out.push_str(&format!("{k}={v}\n"));
         }
-        // SAFETY: geteuid has no preconditions
-        if unsafe { libc::geteuid() } == 0 {
-            out.push_str("user=root\n");
+        if let Some(user) = user {
+            out.push_str(&format!("user={}\n", user.name));
         }
         out
     }
@@ -389,8 +397,9 @@ impl RunDir {
             .to_string())
     }
 
-    /// The password files and init.sql that sets it.
-    fn write_credentials(&self) -> Result<PathBuf> {
+    /// The password files (the tool's alone) and init.sql that sets the
+    /// password (the server's, which reads it after dropping privileges).
+    fn write_credentials(&self, user: Option<&ServerUser>) -> Result<PathBuf> {
         let password = random_password()?;
         write_private(&self.password_file(), &format!("{password}\n"))?;
         write_private(
@@ -402,10 +411,13 @@ impl RunDir {
             &init,
             &format!("ALTER USER 'root'@'localhost' IDENTIFIED BY '{password}';\n"),
         )?;
+        user::hand_over(&init, user)?;
         Ok(init)
     }
 
-    pub fn create(name: &str) -> Result<RunDir> {
+    /// A new run directory, 0700, owned by the server's `user` when that
+    /// is not the tool's own.
+    pub fn create(name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
         let base = shm_root();
         let root = base.join(format!(
             "{}-{}",
@@ -424,6 +436,16 @@ impl RunDir {
             root,
         };
         fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
+        if let Some(user) = user {
+            user::check_reachable(&base, user)?;
+            // the server's user must pass through to its own directory;
+            // it may not list the others
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(&base)?.permissions().mode() & 0o7777;
+            if mode & 0o001 == 0 {
+                fs::set_permissions(&base, fs::Permissions::from_mode(mode | 0o711))?;
+            }
+        }
         // 0700 from the start: no other local user may enter, so none can
         // reach the socket or read the data
         use std::os::unix::fs::DirBuilderExt;
@@ -439,7 +461,9 @@ impl RunDir {
         )?;
         for d in [&dir.data, &dir.tmp, &dir.root.join("binlogs"), &dir.files()] {
             fs::create_dir_all(d).with_context(|| format!("cannot create {}", d.display()))?;
+            user::hand_over(d, user)?;
         }
+        user::hand_over(&dir.root, user)?;
         Ok(dir)
     }
 }
@@ -481,8 +505,9 @@ impl Server {
     /// install script and starts mariadbd, waiting until it accepts
     /// connections.
     pub fn start(binaries: &ServerBinaries, cnf: &MyCnf, name: &str, keep: bool) -> Result<Server> {
-        let dir = RunDir::create(name)?;
-        fs::write(&dir.cnf, cnf.render(&dir, binaries))?;
+        let user = user::server_user()?;
+        let dir = RunDir::create(name, user.as_ref())?;
+        fs::write(&dir.cnf, cnf.render(&dir, binaries, user.as_ref()))?;
         let mut install = Command::new(binaries.install_db.display().to_string())
             .arg(format!("--defaults-file={}", dir.cnf.display()))
             .args(binaries.install_db_args.iter().cloned())
@@ -492,8 +517,8 @@ impl Server {
                 "--skip-test-db",
                 "--skip-name-resolve",
             ]);
-        if unsafe { libc::geteuid() } == 0 {
-            install = install.arg("--user=root");
+        if let Some(user) = &user {
+            install = install.arg(format!("--user={}", user.name));
         }
         install = install.deadline(BOOTSTRAP_TIMEOUT);
         let bootstrap_log = dir.root.join("bootstrap.log");
@@ -515,19 +540,12 @@ impl Server {
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
         // the root password is set before the server accepts anyone
         // (init_file runs before the first connection is taken)
-        let init = dir.write_credentials()?;
-        let mut cmd = std::process::Command::new(&binaries.mariadbd);
-        cmd.arg(format!("--defaults-file={}", dir.cnf.display()))
+        let init = dir.write_credentials(user.as_ref())?;
+        let child = Command::new(binaries.mariadbd.display().to_string())
+            .arg(format!("--defaults-file={}", dir.cnf.display()))
             .arg(format!("--init-file={}", init.display()))
-            .stdin(std::process::Stdio::null())
-            .stdout(stdout.try_clone()?)
-            .stderr(stdout);
-        children::in_own_group(&mut cmd);
-        let child = cmd
-            .spawn()
-            .with_context(|| format!("cannot start {}", binaries.mariadbd.display()))?;
+            .start(stdout.try_clone()?.into(), stdout.into())?;
         let pid = child.id();
-        children::register(pid as i32);
         if !keep {
             children::register_dir(&dir.root);
         }
@@ -768,9 +786,17 @@ mod tests {
             install_db_args: vec![],
             location_settings: vec![("lc_messages_dir".into(), "/b/share".into())],
         };
-        let text = cnf.render(&dir, &bin);
+        let text = cnf.render(&dir, &bin, None);
         assert!(text.contains("\nskip_networking=1\n") && text.contains("\nsocket=/r/s.sock\n"));
         assert!(text.contains("\nlc_messages_dir=/b/share\n"));
         assert!(!text.contains("bind_address") && !text.contains("port="));
+        assert!(!text.contains("user="));
+        let user = ServerUser {
+            name: "innodb-lab".into(),
+            uid: 998,
+            gid: 998,
+        };
+        let text = cnf.render(&dir, &bin, Some(&user));
+        assert!(text.ends_with("\nuser=innodb-lab\n"), "{text}");
     }
 }

@@ -3,6 +3,7 @@
 //! time (all its threads) is known even though its /proc entry is gone.
 
 use crate::children;
+use crate::util::Command;
 use anyhow::{bail, Context, Result};
 use std::io::Read;
 use std::path::Path;
@@ -21,18 +22,12 @@ pub struct SysbenchRun {
 /// Runs sysbench with `args` and a deadline; returns its output, or an
 /// error with the output's tail. The full output goes to `log`.
 pub fn run(args: &[String], timeout: Duration, log: &Path) -> Result<SysbenchRun> {
-    let mut cmd = std::process::Command::new("sysbench");
-    cmd.args(args)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
     // sysbench finds oltp_common.lua in its own pkgdatadir, our scripts by path
-    children::in_own_group(&mut cmd);
-    let mut child = cmd
-        .spawn()
+    let mut child = Command::new("sysbench")
+        .args(args.iter().cloned())
+        .start(std::process::Stdio::piped(), std::process::Stdio::piped())
         .context("cannot start sysbench (apt-get install sysbench)")?;
     let pid = child.id() as i32;
-    children::register(pid);
     let mut stderr = child.stderr.take().unwrap();
     let err_reader = std::thread::spawn(move || {
         let mut s = String::new();
