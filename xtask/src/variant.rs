@@ -112,6 +112,9 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
     if tree.has_upstream_fix && (name == "base" || name == "fixed") {
         return Ok(plain("fixed"));
     }
+    // a built-in name keeps its patch when the matrix gives it settings
+    let table = patch::Table::load()?;
+    let builtin = name == "fixed" || table.find(&tree.series, name).is_some();
     let change = if let Some(file) = &def.patch {
         SourceChange::Patch(Patch::load(file)?)
     } else if !def.cherry_pick.is_empty() {
@@ -122,9 +125,9 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
                 .unwrap_or_else(|| DEFAULT_REMOTE.to_string()),
             commits: def.cherry_pick.clone(),
         })
-    } else if name == "base" || settings_only {
+    } else if name == "base" || (settings_only && !builtin) {
         SourceChange::None
-    } else if name == "fixed" && patch::Table::load()?.find(&tree.series, "fixed").is_some() {
+    } else if name == "fixed" && table.find(&tree.series, "fixed").is_some() {
         // our own lazy-promotion patch for the series (patches/patches.toml)
         SourceChange::Patch(patch::for_tree(tree, "fixed")?)
     } else if name == "fixed" {
@@ -177,12 +180,12 @@ pub fn describe_unfetched(
             def.remote.as_deref().unwrap_or(DEFAULT_REMOTE)
         ));
     }
-    if name == "base" || def.settings_only() {
-        return with_settings("the tree as it is (fixed if it carries MDEV-33966)".into());
-    }
     let table_entry = patch::Table::load()
         .ok()
         .and_then(|t| series.and_then(|s| t.find(s, name).map(|e| e.file.display().to_string())));
+    if name == "base" || (def.settings_only() && table_entry.is_none() && name != "fixed") {
+        return with_settings("the tree as it is (fixed if it carries MDEV-33966)".into());
+    }
     with_settings(match (table_entry, series) {
         (Some(file), _) => format!(
             "patch {file} (patch table, series {})",
@@ -254,6 +257,20 @@ mod tests {
         let w = resolve(&m, &tree(false), "workaround").unwrap();
         assert!(matches!(w.change, SourceChange::None));
         assert_eq!(w.settings["innodb_old_blocks_time"], "2147483647");
+        // settings on a built-in name keep its patch
+        let with = defs(
+            "[variant.gate]\nsettings = { innodb_lru_scan_depth = 128 }\n\
+             [variant.fixed]\nsettings = { innodb_lru_scan_depth = 128 }\n",
+        );
+        for (name, file) in [("gate", "gate.patch"), ("fixed", "fixed.patch")] {
+            let r = resolve(&with, &tree(false), name).unwrap();
+            let SourceChange::Patch(p) = r.change else {
+                panic!("{name} with settings lost its patch")
+            };
+            assert_eq!(p.file, PathBuf::from("patches/10.11").join(file));
+            assert_eq!(r.settings["innodb_lru_scan_depth"], "128");
+            assert!(describe_unfetched(&with, Some("10.11"), name).contains(file));
+        }
         let err = resolve(&m, &tree(true), "gate").unwrap_err().to_string();
         assert!(
             err.contains("refused") && err.contains("MDEV-33966"),

@@ -7,9 +7,11 @@
 //! order (`run_order`).
 
 mod idle;
+pub mod scan_loop;
 mod sysbench;
 
 pub use idle::{IdleBounds, IdleSample, IdleWait};
+pub use scan_loop::ScanLoopOutcome;
 
 use crate::metrics::{self, Measured, OtherCpu, Snapshot};
 use crate::server::Server;
@@ -54,11 +56,16 @@ pub enum WorkloadKind {
     /// oltp_read_write: the read-only body plus two updates, a delete and
     /// an insert, in one transaction
     ReadWrite,
+    /// Not Mark's: seed 001's scan resistance. Point lookups on a hot
+    /// table while `scan_threads` connections scan a table larger than the
+    /// pool in a loop; residency sampled from INNODB_BUFFER_PAGE_LRU. Its
+    /// own tables (`hot_rows`, `scan_rows`), no arming phase.
+    ScanLoop,
 }
 
 impl WorkloadKind {
-    /// Every kind, in Mark's run order.
-    pub const ALL: [WorkloadKind; 12] = [
+    /// Every kind, in Mark's run order (scan-loop, not his, last).
+    pub const ALL: [WorkloadKind; 13] = [
         WorkloadKind::ReadOnly,
         WorkloadKind::RandomPoints,
         WorkloadKind::HotPoints,
@@ -71,6 +78,7 @@ impl WorkloadKind {
         WorkloadKind::UpdateIndex,
         WorkloadKind::UpdateNonindex,
         WorkloadKind::ReadWrite,
+        WorkloadKind::ScanLoop,
     ];
 
     pub fn name(self) -> &'static str {
@@ -87,6 +95,7 @@ impl WorkloadKind {
             WorkloadKind::UpdateIndex => "update-index",
             WorkloadKind::UpdateNonindex => "update-nonindex",
             WorkloadKind::ReadWrite => "read-write",
+            WorkloadKind::ScanLoop => "scan-loop",
         }
     }
 
@@ -111,6 +120,7 @@ impl WorkloadKind {
             WorkloadKind::UpdateIndex => "update_index.lua",
             WorkloadKind::UpdateNonindex => "update_nonindex.lua",
             WorkloadKind::ReadWrite => "read_write.lua",
+            WorkloadKind::ScanLoop => scan_loop::SCRIPT,
         }
     }
 
@@ -134,7 +144,10 @@ impl WorkloadKind {
             WorkloadKind::RandomPoints => vec!["--hot-points=false", &points, "--skip-trx"],
             WorkloadKind::HotPoints => vec!["--hot-points=true", &points, "--skip-trx"],
             WorkloadKind::ReadOnly | WorkloadKind::ReadWrite => vec![&range],
-            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex => vec![],
+            // scan-loop builds its own arguments (scan_loop::args)
+            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex | WorkloadKind::ScanLoop => {
+                vec![]
+            }
         };
         opts.into_iter().map(String::from).collect()
     }
@@ -238,6 +251,27 @@ pub struct Workload {
     /// 1 s per million rows, at most 1200 s.
     #[serde(default)]
     pub post_write_limit_seconds: Option<u64>,
+    /// scan-loop: rows of the hot table (about 70 a page)
+    #[serde(default = "defaults::hot_rows")]
+    pub hot_rows: u64,
+    /// scan-loop: rows of the scanned table, larger than the pool
+    #[serde(default = "defaults::scan_rows")]
+    pub scan_rows: u64,
+    /// scan-loop: connections that scan; `threads` look up hot rows
+    #[serde(default = "defaults::scan_threads")]
+    pub scan_threads: u32,
+    /// scan-loop: length of the residency pass (sampled; before the
+    /// measured pass, which is not)
+    #[serde(default = "defaults::residency_seconds")]
+    pub residency_seconds: u64,
+    /// scan-loop: seconds between two residency samples
+    #[serde(default = "defaults::sample_seconds")]
+    pub sample_seconds: u64,
+    /// scan-loop: events per second over all threads (sysbench --rate; a
+    /// scan pass is one event), so that a hot page's reuse gap is set,
+    /// not the CPU's speed; 0: as fast as they go
+    #[serde(default)]
+    pub hot_rate: u64,
 }
 
 mod defaults {
@@ -272,6 +306,21 @@ mod defaults {
     pub fn idle_limit_seconds() -> u64 {
         60
     }
+    pub fn hot_rows() -> u64 {
+        60_000
+    }
+    pub fn scan_rows() -> u64 {
+        800_000
+    }
+    pub fn scan_threads() -> u32 {
+        1
+    }
+    pub fn residency_seconds() -> u64 {
+        40
+    }
+    pub fn sample_seconds() -> u64 {
+        5
+    }
 }
 
 impl Workload {
@@ -291,6 +340,12 @@ impl Workload {
             diagnostic_seconds: defaults::diagnostic_seconds(),
             idle_limit_seconds: defaults::idle_limit_seconds(),
             post_write_limit_seconds: None,
+            hot_rows: defaults::hot_rows(),
+            scan_rows: defaults::scan_rows(),
+            scan_threads: defaults::scan_threads(),
+            residency_seconds: defaults::residency_seconds(),
+            sample_seconds: defaults::sample_seconds(),
+            hot_rate: 0,
         }
     }
 
@@ -372,6 +427,27 @@ impl Workload {
                     self.range_size
                 ),
             )?,
+            WorkloadKind::ScanLoop => {
+                for (field, value) in [
+                    ("hot_rows", self.hot_rows),
+                    ("scan_rows", self.scan_rows),
+                    ("scan_threads", self.scan_threads as u64),
+                    ("sample_seconds", self.sample_seconds),
+                ] {
+                    if value == 0 {
+                        fail(field, "must be at least 1".into())?;
+                    }
+                }
+                if self.residency_seconds < self.sample_seconds {
+                    fail(
+                        "residency_seconds",
+                        format!(
+                            "= {}: shorter than sample_seconds ({}), it would take no sample",
+                            self.residency_seconds, self.sample_seconds
+                        ),
+                    )?;
+                }
+            }
             WorkloadKind::HotPoints | WorkloadKind::RangeCoveredPk
                 if self.random_points as u64 * 2 > self.table_size =>
             {
@@ -470,6 +546,9 @@ pub struct Outcome {
     /// metrics this cell could not measure, with the reason
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_measured: Vec<NotMeasured>,
+    /// scan-loop: residency over time and the hot and scan rates
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_loop: Option<ScanLoopOutcome>,
 }
 
 fn lua_dir() -> PathBuf {
@@ -571,6 +650,9 @@ fn with_dirty_pct_1<T>(
 /// server, before any `execute_cell`. Every workload run on the server
 /// afterwards must have the same `tables` and `table_size`.
 pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
+    if w.kind()? == WorkloadKind::ScanLoop {
+        return scan_loop::prepare(w, server, logs);
+    }
     std::fs::create_dir_all(logs)?;
     let mut phases = Vec::new();
     let mut conn = server.connect()?;
@@ -613,8 +695,11 @@ pub fn execute_cell(
     server: &mut Server,
     logs: &Path,
 ) -> Result<Outcome> {
-    std::fs::create_dir_all(logs)?;
     let kind = w.kind()?;
+    if kind == WorkloadKind::ScanLoop {
+        return scan_loop::execute_cell(w, threads, server, logs);
+    }
+    std::fs::create_dir_all(logs)?;
     let mut out = Outcome {
         kind: Some(kind),
         threads: Some(threads),
@@ -772,7 +857,7 @@ mod tests {
             let back: WorkloadKind = serde_json::from_str(&format!("\"{k}\"")).unwrap();
             assert_eq!(back, k);
         }
-        assert_eq!(WorkloadKind::ALL.len(), 12);
+        assert_eq!(WorkloadKind::ALL.len(), 13);
         let writes: Vec<_> = WorkloadKind::ALL
             .into_iter()
             .filter(|k| k.is_write())
@@ -942,7 +1027,11 @@ mod tests {
 
     #[test]
     fn every_script_is_in_the_repository_and_builds_on_oltp_common() {
-        for k in WorkloadKind::ALL {
+        // scan-loop has tables of its own
+        for k in WorkloadKind::ALL
+            .into_iter()
+            .filter(|&k| k != WorkloadKind::ScanLoop)
+        {
             let path = lua_dir().join(k.script());
             let text = std::fs::read_to_string(&path)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -329,3 +329,116 @@ fn interrupt_stops_the_server_and_removes_its_datadir() {
     let left: Vec<_> = std::fs::read_dir(&shm).unwrap().collect();
     assert!(left.is_empty(), "run files left on shm: {left:?}");
 }
+
+/// scan-loop on real servers: residency sampled while the scans run, the
+/// hot and scan rates read from the script's own lines, the model's policy
+/// recorded per variant, and the report's scan-resistance section with the
+/// model beside the measurement. Small tables: a 32 MiB pool, a hot table
+/// of about 590 pages, a scanned one of about 4,400.
+#[test]
+fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
+    let _guard = serialized();
+    let mut m = Matrix::new(
+        "e2e-scan",
+        vec![TreeEntry {
+            spec: TREE.into(),
+            name: Some("10.11.18".into()),
+            variants: vec!["base".into(), "fixed".into()],
+        }],
+        vec![Workload {
+            threads: 1.into(),
+            scan_threads: 1,
+            hot_rows: 40_000,
+            scan_rows: 300_000,
+            hot_rate: 3000,
+            warmup_seconds: 5,
+            residency_seconds: 10,
+            sample_seconds: 2,
+            measure_seconds: 5,
+            diagnostic_seconds: 0,
+            ..Workload::new("scan-loop")
+        }],
+    );
+    m.repetitions = 1;
+    m.busy_cpu_bound = 1e6;
+    for v in ["base", "fixed"] {
+        m.variants.insert(
+            v.into(),
+            // Mark's lru_scan_depth (5000) would keep this pool empty
+            toml::from_str(
+                "settings = { innodb_buffer_pool_size = \"32M\", innodb_lru_scan_depth = 256 }",
+            )
+            .unwrap(),
+        );
+    }
+    let (out, failed) = run_in_tempdir(&m);
+    let results = results::read_results(out.path()).unwrap();
+    for r in &results {
+        if let Some(f) = &r.failure {
+            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
+        }
+    }
+    assert_eq!(failed, 0, "every run must succeed");
+    assert_eq!(results.len(), 2);
+    for r in &results {
+        let o = r.outcome.as_ref().unwrap();
+        let sl = o.scan_loop.as_ref().expect("a scan-loop outcome");
+        eprintln!(
+            "{}: hot {} pages ({:?} leaf), scan {} leaf pages, kept {:?}, scan young {:?}",
+            r.key,
+            sl.hot_pages,
+            sl.hot_leaf_pages,
+            sl.scan_pages,
+            sl.hot_kept(),
+            sl.scan_young_avg()
+        );
+        // the pool as the server reports it, and the settings it ran with
+        assert!(sl.settings.pool_pages > 1500 && sl.settings.pool_pages < 2100);
+        assert_eq!(sl.settings.old_blocks_time_ms, 1000);
+        // the warm-up brought the whole hot table in, and it fits the pool
+        let leaf = sl.hot_leaf_pages.expect("read from innodb_index_stats");
+        assert!(sl.hot_pages >= leaf && leaf > 400, "{sl:?}");
+        assert!(sl.scan_pages > 2 * sl.settings.pool_pages, "{sl:?}");
+        // the scans started at t=0, samples every 2 s up to the end of the pass
+        let t: Vec<f64> = sl.samples.iter().map(|s| s.t_s).collect();
+        assert!(t.len() >= 5 && t[0] == 0.0, "{t:?}");
+        assert!(
+            t.windows(2).all(|w| w[1] > w[0]) && *t.last().unwrap() <= 10.0,
+            "{t:?}"
+        );
+        assert_eq!(sl.samples[0].hot_resident, sl.hot_pages);
+        assert!(
+            sl.samples[1..].iter().all(|s| s.scan_resident > 0),
+            "{sl:?}"
+        );
+        assert!(sl.samples.iter().all(|s| s.sample_ms > 0.0));
+        assert!(
+            sl.residency_scans_per_s > 0.0 && sl.scans_per_s > 0.0,
+            "{sl:?}"
+        );
+        assert!(sl.hot_lookups_per_s > 100.0, "{sl:?}");
+        let policy = if r.key.variant == "base" {
+            "eager"
+        } else {
+            "lazy-10.11-port"
+        };
+        assert_eq!(sl.model_policy.as_deref(), Some(policy));
+    }
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("## Scan resistance: measured and modelled"),
+        "{md}"
+    );
+    for v in ["base", "fixed"] {
+        let row = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| 10.11.18 | {v} | pool ")))
+            .unwrap_or_else(|| panic!("no scan row for {v}:\n{md}"));
+        // measured and model columns are numbers, not n/a
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        for col in [5, 6, 8, 9] {
+            assert!(cells[col].parse::<f64>().is_ok(), "column {col} of {row}");
+        }
+    }
+    assert!(out.path().join("scan-hot-kept.svg").exists());
+}

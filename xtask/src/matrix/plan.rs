@@ -260,6 +260,12 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
             q.variant,
             q.threshold_pct.unwrap_or(-threshold_pct)
         ),
+        Kind::NotBelow => format!(
+            "median {} of `{}` is at least that of {against} less {} on {scope}",
+            q.metric,
+            q.variant,
+            q.margin.unwrap_or(0.0)
+        ),
     }
 }
 

@@ -557,7 +557,13 @@ fn run_server(
             let start = Instant::now();
             let cell_logs = logs.join(slug(&format!("{}-t{threads}", matrix.workloads[*w].name)));
             match workload::execute_cell(&matrix.workloads[*w], *threads, &mut server, &cell_logs) {
-                Ok(o) => r.outcome = Some(o),
+                Ok(mut o) => {
+                    if let (Some(sl), Some(t), Some(res)) = (&mut o.scan_loop, &p.tree, &p.resolved)
+                    {
+                        sl.model_policy = model_policy(t, &res.change).map(String::from);
+                    }
+                    r.outcome = Some(o)
+                }
                 Err(e) if children::interruption_in(&e).is_some() => {
                     // the current cell is recorded as interrupted; the
                     // server's Drop removes its run directory
@@ -678,6 +684,22 @@ fn unix_now() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// The LRU model's policy for a variant of a tree (report::scan reads
+/// it): the tree as it is follows its series' rule, our fixed patch the
+/// lazy policy with its rule for a short LRU; other patches (gate, clock)
+/// change rules the model does not have.
+fn model_policy(t: &Tree, change: &SourceChange) -> Option<&'static str> {
+    match change {
+        _ if t.has_upstream_fix => Some("lazy"),
+        SourceChange::None if server::parse_series(&t.series) < (10, 5) => Some("classic"),
+        SourceChange::None => Some("eager"),
+        SourceChange::Patch(p) if p.file.file_name().is_some_and(|f| f == "fixed.patch") => {
+            Some("lazy-10.11-port")
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

@@ -85,6 +85,9 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         Metric::BufPoolMutexPerQuery,
         false,
     )?;
+    if let Some((file, title, svg)) = super::scan::chart(a)? {
+        out.push(Chart { file, title, svg });
+    }
     // QPS against threads, for workloads run at more than one thread count
     for w in &a.manifest.workloads {
         let cells: Vec<_> = a.cells.iter().filter(|c| &c.cell.workload == w).collect();

@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod charts;
 pub mod doc;
+pub mod scan;
 pub mod summary;
 pub mod verdict;
 
@@ -152,6 +153,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
          n/a: not measured."
             .into(),
     ));
+    b.extend(scan::blocks(a));
 
     if !a.comparisons.is_empty() {
         b.push(Block::Heading(2, "QPS against the baseline".into()));

@@ -79,6 +79,7 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
         let (answer, detail) = match q.kind {
             Kind::Below | Kind::Above => bound(a, q, t),
             Kind::NoSlower => no_slower(a, q, &t.cell),
+            Kind::NotBelow => not_below(a, q, t),
         };
         answers.push(answer);
         details.push(format!("{}: {detail}", place(&t.cell)));
@@ -189,6 +190,44 @@ fn bound(a: &Analysis, q: &Question, t: &CellRuns) -> (Answer, String) {
         }
     }
     (answer, text)
+}
+
+/// not-below: the median of the variant against the median of `against`
+/// less the margin; undecided when either has no counted run.
+fn not_below(a: &Analysis, q: &Question, t: &CellRuns) -> (Answer, String) {
+    let m = q.metric();
+    let margin = q.margin.unwrap_or(0.0);
+    let base = a
+        .cell(&against_cell(a, q, &t.cell))
+        .and_then(|c| c.median(m));
+    match (t.median(m), base) {
+        (Some(v), Some(b)) => (
+            if v >= b - margin {
+                Answer::Pass
+            } else {
+                Answer::Fail
+            },
+            format!(
+                "{} of `{}` {} (median of {}) against `{}` {} (margin {})",
+                m.words(),
+                q.variant,
+                fmt(v),
+                t.counted.len(),
+                q.against(),
+                fmt(b),
+                fmt(margin)
+            ),
+        ),
+        _ => (
+            Answer::Undecided,
+            format!(
+                "{} of `{}` or `{}` not measured",
+                m.words(),
+                q.variant,
+                q.against()
+            ),
+        ),
+    }
 }
 
 /// no-slower: the change against `against` is not below the allowed

@@ -17,10 +17,17 @@ pub enum Metric {
     CpuMsPerQuery,
     BufPoolMutexPerQuery,
     BufPoolMutexWaitUsPerQuery,
+    /// scan-loop: share of the hot table resident, second half of the
+    /// residency pass, in percent
+    HotKeptPct,
+    /// scan-loop: scanned pages in the young sublist, same window
+    ScanYoungPages,
+    /// scan-loop: hot lookups per second in the measured pass
+    HotLookupsPerS,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 10] = [
+    pub const ALL: [Metric; 13] = [
         Metric::Qps,
         Metric::Tps,
         Metric::P95Ms,
@@ -31,6 +38,9 @@ impl Metric {
         Metric::CpuMsPerQuery,
         Metric::BufPoolMutexPerQuery,
         Metric::BufPoolMutexWaitUsPerQuery,
+        Metric::HotKeptPct,
+        Metric::ScanYoungPages,
+        Metric::HotLookupsPerS,
     ];
 
     /// The name in matrix files and summary.json.
@@ -46,6 +56,9 @@ impl Metric {
             Metric::CpuMsPerQuery => "cpu_ms_per_query",
             Metric::BufPoolMutexPerQuery => "buf_pool_mutex_per_query",
             Metric::BufPoolMutexWaitUsPerQuery => "buf_pool_mutex_wait_us_per_query",
+            Metric::HotKeptPct => "hot_kept_pct",
+            Metric::ScanYoungPages => "scan_young_pages",
+            Metric::HotLookupsPerS => "hot_lookups_per_s",
         }
     }
 
@@ -62,13 +75,19 @@ impl Metric {
             Metric::CpuMsPerQuery => "server CPU ms per query",
             Metric::BufPoolMutexPerQuery => "buf_pool.mutex acquisitions per query",
             Metric::BufPoolMutexWaitUsPerQuery => "buf_pool.mutex wait µs per query",
+            Metric::HotKeptPct => "hot set kept (%)",
+            Metric::ScanYoungPages => "scanned pages in the young sublist",
+            Metric::HotLookupsPerS => "hot lookups per second",
         }
     }
 
     /// Throughput: more is better (a drop is a regression). For the
     /// others less is better.
     pub fn higher_is_better(self) -> bool {
-        matches!(self, Metric::Qps | Metric::Tps)
+        matches!(
+            self,
+            Metric::Qps | Metric::Tps | Metric::HotKeptPct | Metric::HotLookupsPerS
+        )
     }
 
     pub fn parse(name: &str) -> Option<Metric> {
@@ -84,6 +103,14 @@ impl Metric {
     /// interval.
     pub fn of(self, r: &RunResult) -> Option<f64> {
         let o = r.outcome.as_ref()?;
+        if let Some(sl) = &o.scan_loop {
+            match self {
+                Metric::HotKeptPct => return sl.hot_kept().map(|k| k * 100.0),
+                Metric::ScanYoungPages => return sl.scan_young_avg(),
+                Metric::HotLookupsPerS => return Some(sl.hot_lookups_per_s),
+                _ => {}
+            }
+        }
         if matches!(
             self,
             Metric::BufPoolMutexPerQuery | Metric::BufPoolMutexWaitUsPerQuery
@@ -105,6 +132,8 @@ impl Metric {
             Metric::CsPerQuery => m.cs_per_query,
             Metric::CpuMsPerQuery => m.cpu_ms_per_query,
             Metric::BufPoolMutexPerQuery | Metric::BufPoolMutexWaitUsPerQuery => unreachable!(),
+            // only a scan-loop cell measures them
+            Metric::HotKeptPct | Metric::ScanYoungPages | Metric::HotLookupsPerS => return None,
         })
     }
 }

@@ -19,6 +19,16 @@
 //! threshold_pct = -5
 //! ```
 //!
+//! ```toml
+//! [[question]]
+//! name = "fixed keeps the hot set as base does"
+//! kind = "not-below"                      # median of `variant` >= median of `against` - margin
+//! metric = "hot_kept_pct"
+//! variant = "fixed"
+//! against = "base"
+//! margin = 5
+//! ```
+//!
 //! `base` names each tree's baseline, which is called `fixed` on a tree
 //! that carries the MDEV-33966 fix.
 
@@ -36,6 +46,11 @@ pub enum Kind {
     /// `metric` of `variant` changes against `against` by no less than
     /// `threshold_pct` (negative: the drop allowed), significantly
     NoSlower,
+    /// the median of `variant` is not below the median of `against` by
+    /// more than `margin` (in the metric's units): for a share such as the
+    /// hot set kept, where a few runs a side can never make a rank test
+    /// significant but the difference in points is what matters
+    NotBelow,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,6 +71,9 @@ pub struct Question {
     /// no-slower: the change allowed, in percent (e.g. -5); the matrix's
     /// threshold (negated) when absent
     pub threshold_pct: Option<f64>,
+    /// not-below: how far below `against` the median may be (0 when absent)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
     /// the workloads asked about; every workload when empty
     #[serde(default)]
     pub workloads: Vec<String>,
@@ -119,16 +137,32 @@ impl Question {
                 if self.value.is_none() {
                     bail!("{me}: kind `{}` needs `value`", self.kind_word());
                 }
-                if self.threshold_pct.is_some() {
-                    bail!("{me}: threshold_pct belongs to kind `no-slower`");
+                if self.threshold_pct.is_some() || self.margin.is_some() {
+                    bail!("{me}: threshold_pct and margin belong to kinds `no-slower` and `not-below`");
+                }
+            }
+            Kind::NotBelow => {
+                if self.value.is_some()
+                    || self.baseline_above.is_some()
+                    || self.baseline_below.is_some()
+                    || self.threshold_pct.is_some()
+                {
+                    bail!("{me}: kind `not-below` takes margin, not value, baseline_* or threshold_pct");
+                }
+                if self.margin.is_some_and(|m| m.is_nan() || m < 0.0) {
+                    bail!("{me}: margin must be 0 or more");
+                }
+                if self.variant == self.against() && self.against_tree.is_none() {
+                    bail!("{me}: a variant is compared with another one (against = \"...\")");
                 }
             }
             Kind::NoSlower => {
                 if self.value.is_some()
                     || self.baseline_above.is_some()
                     || self.baseline_below.is_some()
+                    || self.margin.is_some()
                 {
-                    bail!("{me}: kind `no-slower` takes threshold_pct, not value or baseline_*");
+                    bail!("{me}: kind `no-slower` takes threshold_pct, not value, baseline_* or margin");
                 }
                 if self.variant == self.against() && self.against_tree.is_none() {
                     bail!("{me}: a variant is compared with another one (against = \"...\")");
@@ -143,6 +177,7 @@ impl Question {
             Kind::Below => "below",
             Kind::Above => "above",
             Kind::NoSlower => "no-slower",
+            Kind::NotBelow => "not-below",
         }
     }
 }

@@ -325,7 +325,8 @@ impl MyCnf {
     }
 }
 
-fn parse_series(series: &str) -> (u32, u32) {
+/// `10.11` as (10, 11); a part that is not a number reads as 0.
+pub fn parse_series(series: &str) -> (u32, u32) {
     let mut parts = series.split('.').map(|p| p.parse().unwrap_or(0));
     (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }

@@ -118,7 +118,7 @@ pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
 }
 
 /// One global status value; None when the server does not have it.
-fn status_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
+pub(super) fn status_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
     let row: Option<(String, String)> = conn
         .exec_first("SHOW GLOBAL STATUS WHERE Variable_name = ?", (name,))
         .with_context(|| format!("cannot read status {name}"))?;

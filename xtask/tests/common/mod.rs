@@ -156,6 +156,7 @@ pub fn write_mdev_mini(out: &Path) {
         baseline_above: None,
         baseline_below: None,
         threshold_pct: None,
+        margin: None,
         workloads: Vec::new(),
         trees: Vec::new(),
         against_tree: None,

@@ -1,0 +1,293 @@
+//! The scan-resistance part of a report, for `scan-loop` cells: the hot
+//! set kept and the scanned pages made young, measured, beside what the LRU
+//! model predicts for the same pool, settings, sizes and rates (pure: the
+//! model is deterministic, with a fixed seed), and a chart of the hot set
+//! kept over time. Differences beyond `FLAG_PP` points are flagged with
+//! the model's documented simplifications, to be weighed against the
+//! spread between repetitions.
+
+use super::analysis::{median, Analysis, CellRuns};
+use super::doc::Block;
+use super::num;
+use crate::charts::{self, Line};
+use crate::results::{Cell, Metric};
+use crate::workload::ScanLoopOutcome;
+use anyhow::Result;
+use lru_model::sim::{self, ScanLoopParams, ScanLoopResult};
+use lru_model::{Config, PolicyKind, ShortLru};
+
+/// A difference between the model and a measurement worth explaining, in
+/// percentage points of the hot set.
+pub const FLAG_PP: f64 = 10.0;
+
+/// What the model does not do that the server does, for the reader who
+/// weighs a difference.
+const SIMPLIFICATIONS: &[&str] = &[
+    "the model starts from a pool filled once by a filler table (the seed's cold start); the server's \
+     pool holds the freshly loaded scanned table, some of it young (the seed's warm start)",
+    "the model reads one page per hot lookup and one page per scanned page; the server also touches \
+     the index's root and internal pages, and a scan reads ahead",
+    "the model's page cleaner runs exactly once a second and only refills the free list; the server's \
+     also flushes and is woken early when the free list runs low",
+    "rates are the averages of the residency pass; on the server they fall as hot pages come from disk",
+];
+
+/// The model's policy for a run, as the runner recorded it (`lazy`,
+/// `lazy-10.11-port`, `eager`, `classic`); None: no model of the variant
+/// (gate, clock and other patches change rules the model does not have).
+pub fn model_policy(name: &str) -> Option<(PolicyKind, ShortLru)> {
+    match name {
+        "classic" => Some((PolicyKind::Classic, ShortLru::Upstream)),
+        "eager" => Some((PolicyKind::Eager, ShortLru::Upstream)),
+        "lazy" => Some((PolicyKind::Lazy, ShortLru::Upstream)),
+        "lazy-10.11-port" => Some((PolicyKind::Lazy, ShortLru::FlagEveryAccess)),
+        _ => None,
+    }
+}
+
+/// The model's scan-loop scenario with the parameters of one run.
+pub fn model_params(o: &ScanLoopOutcome, short_lru: ShortLru) -> ScanLoopParams {
+    let pool_pages = u32::try_from(o.settings.pool_pages).unwrap_or(u32::MAX);
+    ScanLoopParams {
+        cfg: Config {
+            pool_pages,
+            old_pct: o.settings.old_blocks_pct,
+            old_blocks_time_ms: o.settings.old_blocks_time_ms,
+            lru_scan_depth: o.settings.lru_scan_depth,
+            short_lru,
+        },
+        hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
+        table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),
+        fill_pages: pool_pages,
+        hot_reads_per_sec: o.residency_hot_lookups_per_s.round().max(1.0) as u64,
+        scan_pages_per_sec: (o.residency_scans_per_s * o.scan_pages as f64)
+            .round()
+            .max(1.0) as u64,
+        pause_ms: 0,
+        warmup_s: o.warmup_seconds,
+        scan_s: o.residency_seconds,
+        sample_every_s: o.sample_seconds,
+        kept_window_s: o.residency_seconds / 2,
+        seed: 1,
+    }
+}
+
+/// One scan-loop cell: measured medians beside the model's medians.
+pub struct Row<'a> {
+    pub cell: &'a Cell,
+    pub runs: usize,
+    pub kept_pct: Option<f64>,
+    pub model_kept_pct: Option<f64>,
+    pub scan_young: Option<f64>,
+    pub model_scan_young: Option<f64>,
+    pub hot_lookups_per_s: Option<f64>,
+    pub scans_per_s: Option<f64>,
+    /// the largest share of a residency pass spent sampling, and the
+    /// longest sample
+    pub sampling: Option<(f64, f64)>,
+    pub settings: Option<String>,
+}
+
+impl Row<'_> {
+    /// Model minus measurement, in points of the hot set.
+    pub fn diff_pp(&self) -> Option<f64> {
+        Some(self.model_kept_pct? - self.kept_pct?)
+    }
+}
+
+fn outcomes<'a>(c: &'a CellRuns) -> Vec<&'a ScanLoopOutcome> {
+    c.counted
+        .iter()
+        .filter_map(|r| r.outcome.as_ref()?.scan_loop.as_ref())
+        .collect()
+}
+
+fn model_runs(c: &CellRuns) -> Vec<ScanLoopResult> {
+    c.counted
+        .iter()
+        .filter_map(|r| {
+            let o = r.outcome.as_ref()?.scan_loop.as_ref()?;
+            let (policy, short) = model_policy(o.model_policy.as_deref()?)?;
+            sim::scan_loop(policy, &model_params(o, short)).ok()
+        })
+        .collect()
+}
+
+pub fn rows<'a>(a: &'a Analysis) -> Vec<Row<'a>> {
+    a.cells
+        .iter()
+        .filter_map(|c| {
+            let os = outcomes(c);
+            let first = *os.first()?;
+            let models = model_runs(c);
+            let med = |v: Vec<f64>| median(&v);
+            let s = &first.settings;
+            Some(Row {
+                cell: &c.cell,
+                runs: os.len(),
+                kept_pct: c.median(Metric::HotKeptPct),
+                model_kept_pct: med(models.iter().map(|m| m.kept * 100.0).collect()),
+                scan_young: c.median(Metric::ScanYoungPages),
+                model_scan_young: med(models.iter().map(|m| m.scan_young_avg).collect()),
+                hot_lookups_per_s: c.median(Metric::HotLookupsPerS),
+                scans_per_s: med(os.iter().map(|o| o.scans_per_s).collect()),
+                sampling: os
+                    .iter()
+                    .map(|o| o.sampling_cost())
+                    .reduce(|x, y| (x.0.max(y.0), x.1.max(y.1))),
+                settings: Some(format!(
+                    "pool {} pages, lru_scan_depth {}, old_blocks_time {} ms",
+                    s.pool_pages, s.lru_scan_depth, s.old_blocks_time_ms
+                )),
+            })
+        })
+        .collect()
+}
+
+/// The report's blocks, or none when no cell ran scan-loop.
+pub fn blocks(a: &Analysis) -> Vec<Block> {
+    let rows = rows(a);
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let mut b = vec![Block::Heading(
+        2,
+        "Scan resistance: measured and modelled".into(),
+    )];
+    b.push(Block::Para(
+        "Hot set kept: the share of the hot table's pages in the pool, averaged over the samples of \
+         the second half of the residency pass (scans running); scan young: the scanned table's \
+         pages in the young sublist over the same samples. The model column runs the LRU model's \
+         scan-loop scenario with each run's pool size, settings, table sizes and rates (medians \
+         over the runs). Lookups and scans per second come from the measured pass, which samples \
+         nothing."
+            .into(),
+    ));
+    let mut flagged = Vec::new();
+    let table_rows = rows
+        .iter()
+        .map(|r| {
+            let diff = r.diff_pp();
+            if diff.is_some_and(|d| d.abs() > FLAG_PP) {
+                flagged.push(format!(
+                    "{} {}: model {:+.0} points",
+                    r.cell.variant,
+                    r.cell.workload,
+                    diff.unwrap_or_default()
+                ));
+            }
+            vec![
+                r.cell.tree.clone(),
+                r.cell.variant.clone(),
+                r.settings.clone().unwrap_or_default(),
+                r.runs.to_string(),
+                num(r.kept_pct, 1),
+                num(r.model_kept_pct, 1),
+                diff.map(|d| format!("{d:+.1}"))
+                    .unwrap_or_else(|| "n/a".into()),
+                num(r.scan_young, 0),
+                num(r.model_scan_young, 0),
+                num(r.hot_lookups_per_s, 0),
+                num(r.scans_per_s, 2),
+            ]
+        })
+        .collect();
+    b.push(Block::Table {
+        header: [
+            "tree",
+            "variant",
+            "settings",
+            "runs",
+            "hot kept %",
+            "model %",
+            "model - measured (points)",
+            "scan young",
+            "model scan young",
+            "hot lookups/s",
+            "scans/s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: table_rows,
+    });
+    let cost: Vec<String> = rows
+        .iter()
+        .filter_map(|r| {
+            let (share, max_ms) = r.sampling?;
+            Some(format!(
+                "{}: up to {:.1}% of the residency pass, longest sample {:.0} ms",
+                r.cell.variant,
+                share * 100.0,
+                max_ms
+            ))
+        })
+        .collect();
+    b.push(Block::Para(format!(
+        "What the sampling cost (each sample walks the pool through \
+         INNODB_BUFFER_PAGE; it runs only in the residency pass): {}.",
+        cost.join("; ")
+    )));
+    if rows.iter().any(|r| r.model_kept_pct.is_none()) {
+        b.push(Block::Para(
+            "n/a in the model columns: the LRU model has no policy for that variant (gate and \
+             clock change rules of their own)."
+                .into(),
+        ));
+    }
+    if !flagged.is_empty() {
+        b.push(Block::Para(format!(
+            "Model and measurement differ by more than {FLAG_PP:.0} points: {}. What the model \
+             leaves out, to weigh against the spread between repetitions:",
+            flagged.join("; ")
+        )));
+        b.push(Block::Bullets(
+            SIMPLIFICATIONS.iter().map(|s| s.to_string()).collect(),
+        ));
+    }
+    b
+}
+
+/// Hot set kept over time, one line per variant (median over the runs at
+/// each sample time).
+pub fn chart(a: &Analysis) -> Result<Option<(String, String, String)>> {
+    let mut lines: Vec<Line> = Vec::new();
+    for c in &a.cells {
+        let os = outcomes(c);
+        let Some(first) = os.first() else {
+            continue;
+        };
+        let mut points = Vec::new();
+        for (i, s) in first.samples.iter().enumerate() {
+            let at_i: Vec<f64> = os
+                .iter()
+                .filter_map(|o| {
+                    let x = o.samples.get(i)?;
+                    (o.hot_pages > 0).then(|| x.hot_resident as f64 * 100.0 / o.hot_pages as f64)
+                })
+                .collect();
+            if let Some(m) = median(&at_i) {
+                points.push((s.t_s, m, None));
+            }
+        }
+        if points.is_empty() {
+            continue;
+        }
+        let series = if a.manifest.workloads.len() > 1 {
+            format!("{} {}", c.cell.variant, c.cell.workload)
+        } else {
+            c.cell.variant.clone()
+        };
+        lines.push(Line { series, points });
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let title = "Hot set kept while the scans run (median of the runs)".to_string();
+    let svg = charts::lines(
+        &title,
+        "seconds since the scans started",
+        "hot pages resident (%)",
+        &lines,
+    )?;
+    Ok(Some(("scan-hot-kept.svg".into(), title, svg)))
+}

@@ -1,0 +1,548 @@
+//! The `scan-loop` workload (seed 001): a hot table read by point lookups
+//! while another connection scans a table larger than the buffer pool in a
+//! loop. Besides the usual counters it measures residency: which share of
+//! the hot table's pages is in the pool, and how many of the scanned
+//! table's pages sit in the young sublist, sampled from
+//! `information_schema.INNODB_BUFFER_PAGE` by tablespace. Not
+//! `INNODB_BUFFER_PAGE_LRU`: in 10.11.18 its IS_OLD column is always NULL
+//! (a nullable column stored without `set_notnull()`, i_s.cc). Not by
+//! TABLE_NAME either: it is NULL for the pages of a table that has left the
+//! data dictionary cache, as an idle hot table does between two passes.
+//!
+//! Sampling walks the whole buffer pool, so it runs in a pass of its own
+//! (`residency`): the throughput figures come from the `measured` pass
+//! after it, which samples nothing. Each sample's cost is recorded.
+
+use super::{deadline, idle, lua_dir, phase, sysbench, NotMeasured, Outcome, Phase, Workload};
+use crate::metrics::{self, Measured, OtherCpu, Snapshot};
+use crate::server::Server;
+use crate::util::slug;
+use anyhow::{bail, Context, Result};
+use mysql::prelude::Queryable;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const SCRIPT: &str = "scan_loop.lua";
+/// The two tables, as INNODB_SYS_TABLES names them.
+const HOT: &str = "sbtest/hot";
+const SCAN: &str = "sbtest/scan";
+
+/// The tablespace ids of the hot and the scanned table.
+#[derive(Debug, Clone, Copy)]
+pub struct Spaces {
+    hot: u64,
+    scan: u64,
+}
+
+impl Spaces {
+    pub fn read(conn: &mut mysql::Conn) -> Result<Spaces> {
+        let rows: Vec<(String, u64)> = conn.query(format!(
+            "SELECT NAME, SPACE FROM information_schema.INNODB_SYS_TABLES \
+             WHERE NAME IN ('{HOT}', '{SCAN}')"
+        ))?;
+        let find = |name: &str| {
+            rows.iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, s)| *s)
+                .with_context(|| format!("no tablespace for {name} in INNODB_SYS_TABLES"))
+        };
+        Ok(Spaces {
+            hot: find(HOT)?,
+            scan: find(SCAN)?,
+        })
+    }
+}
+
+/// One residency sample.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct Sample {
+    /// seconds since the scans started (0: just before)
+    pub t_s: f64,
+    /// pages of the hot table in the pool
+    pub hot_resident: u64,
+    /// of them, in the young sublist
+    pub hot_young: u64,
+    /// pages of the scanned table in the pool
+    pub scan_resident: u64,
+    /// of them, in the young sublist
+    pub scan_young: u64,
+    /// Innodb_buffer_pool_pages_made_young so far
+    pub made_young: u64,
+    /// how long the sample took (it walks the pool under its mutex)
+    pub sample_ms: f64,
+}
+
+/// The server settings the model needs, as the server reported them.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct PoolSettings {
+    pub pool_pages: u64,
+    pub old_blocks_pct: u32,
+    pub old_blocks_time_ms: u32,
+    pub lru_scan_depth: u32,
+}
+
+/// What a scan-loop cell measured beyond `Measured`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ScanLoopOutcome {
+    pub settings: PoolSettings,
+    /// pages of the hot table: those resident after the warm-up's lookups
+    /// (a single read of the whole table does not keep it: its pages enter
+    /// the old sublist, which is shorter than the table)
+    pub hot_pages: u64,
+    /// leaf pages of the hot table's clustered index (innodb_index_stats):
+    /// what `hot_pages` is checked against
+    #[serde(default)]
+    pub hot_leaf_pages: Option<u64>,
+    /// leaf pages of the scanned table's clustered index (innodb_index_stats)
+    pub scan_pages: u64,
+    pub warmup_seconds: u64,
+    pub residency_seconds: u64,
+    pub sample_seconds: u64,
+    /// the residency pass: samples from the scans' start to its end
+    pub samples: Vec<Sample>,
+    /// the residency pass's hot lookups and scan passes, per second
+    pub residency_hot_lookups_per_s: f64,
+    pub residency_scans_per_s: f64,
+    /// the measured pass (no sampling): hot lookups per second
+    pub hot_lookups_per_s: f64,
+    /// the measured pass: full scans per second
+    pub scans_per_s: f64,
+    /// the sample after the measured pass
+    pub end: Sample,
+    /// the LRU model's policy for the variant, recorded by the runner
+    /// (report::scan::model_policy); None: the model has none for it
+    #[serde(default)]
+    pub model_policy: Option<String>,
+}
+
+impl ScanLoopOutcome {
+    /// The hot share resident, averaged over the samples of the second
+    /// half of the residency pass (the model averages the same window).
+    pub fn hot_kept(&self) -> Option<f64> {
+        let w = self.window();
+        if w.is_empty() || self.hot_pages == 0 {
+            return None;
+        }
+        let sum: f64 = w
+            .iter()
+            .map(|s| s.hot_resident as f64 / self.hot_pages as f64)
+            .sum();
+        Some(sum / w.len() as f64)
+    }
+
+    /// Scanned pages in the young sublist, averaged over the same window.
+    pub fn scan_young_avg(&self) -> Option<f64> {
+        let w = self.window();
+        if w.is_empty() {
+            return None;
+        }
+        Some(w.iter().map(|s| s.scan_young as f64).sum::<f64>() / w.len() as f64)
+    }
+
+    /// What the sampling cost: the share of the residency pass spent in
+    /// samples, and the longest sample.
+    pub fn sampling_cost(&self) -> (f64, f64) {
+        let total_ms: f64 = self.samples.iter().map(|s| s.sample_ms).sum();
+        let max_ms = self.samples.iter().map(|s| s.sample_ms).fold(0.0, f64::max);
+        let share = total_ms / 1000.0 / (self.residency_seconds.max(1) as f64);
+        (share, max_ms)
+    }
+
+    fn window(&self) -> Vec<&Sample> {
+        let half = self.residency_seconds as f64 / 2.0;
+        self.samples
+            .iter()
+            .filter(|s| s.t_s > 0.0 && s.t_s >= half)
+            .collect()
+    }
+}
+
+/// Hot lookups and scan passes, from the lines the script prints at the
+/// end of each thread (`scan-loop: role=hot thread=3 events=12345`).
+pub fn parse_events(output: &str) -> Result<(u64, u64)> {
+    let (mut hot, mut scans, mut lines) = (0u64, 0u64, 0usize);
+    for line in output.lines() {
+        let Some(rest) = line.trim().strip_prefix("scan-loop:") else {
+            continue;
+        };
+        let field = |name: &str| {
+            rest.split_whitespace()
+                .find_map(|f| f.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
+        };
+        let events: u64 = field("events")
+            .and_then(|v| v.parse().ok())
+            .with_context(|| format!("no events= in `{line}`"))?;
+        match field("role") {
+            Some("hot") => hot += events,
+            Some("scan") => scans += events,
+            other => bail!("unknown role {other:?} in `{line}`"),
+        }
+        lines += 1;
+    }
+    if lines == 0 {
+        bail!("sysbench printed no `scan-loop:` lines (is workloads/lua/scan_loop.lua ours?)");
+    }
+    Ok((hot, scans))
+}
+
+/// sysbench's arguments for the script; `scan_threads` of the threads scan.
+fn args(
+    w: &Workload,
+    server: &Server,
+    hot_threads: u32,
+    scan_threads: u32,
+    command: &str,
+    seconds: u64,
+) -> Vec<String> {
+    let mut a = vec![
+        lua_dir().join(SCRIPT).display().to_string(),
+        "--db-driver=mysql".into(),
+        format!("--mysql-socket={}", server.dir.socket.display()),
+        "--mysql-user=root".into(),
+        format!("--config-file={}", server.dir.sysbench_options().display()),
+        "--mysql-db=sbtest".into(),
+        "--rand-type=uniform".into(),
+        format!("--hot-rows={}", w.hot_rows),
+        format!("--scan-rows={}", w.scan_rows),
+        format!("--scan-threads={scan_threads}"),
+        format!("--threads={}", hot_threads + scan_threads),
+    ];
+    if w.hot_rate > 0 && command != "prepare" {
+        // sysbench's rate counts every event; a scan is one event a pass
+        a.push(format!("--rate={}", w.hot_rate));
+    }
+    if command != "prepare" {
+        a.push(format!("--time={seconds}"));
+        a.push("--events=0".into());
+        a.push("--report-interval=0".into());
+    }
+    a.push(command.to_string());
+    a
+}
+
+/// Loads both tables; then the hot table is read whole, so that it is
+/// resident before the first cell.
+pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
+    std::fs::create_dir_all(logs)?;
+    let mut phases = Vec::new();
+    let mut conn = server.connect()?;
+    conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
+    phase(&mut phases, "prepare", || {
+        let a = args(w, server, 1, 1, "prepare", 0);
+        let rows = w.hot_rows + w.scan_rows;
+        let limit = Duration::from_secs(120 + rows / 2_000);
+        sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
+    })?;
+    phase(&mut phases, "analyze", || {
+        conn.query_drop("ANALYZE TABLE sbtest.hot, sbtest.scan")
+            .map_err(Into::into)
+    })?;
+    Ok(phases)
+}
+
+fn settings(conn: &mut mysql::Conn) -> Result<PoolSettings> {
+    let row: (u64, u32, u32, u32) = conn
+        .query_first(
+            "SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS \
+             WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_TOTAL'), \
+             @@innodb_old_blocks_pct, @@innodb_old_blocks_time, @@innodb_lru_scan_depth",
+        )?
+        .context("cannot read the buffer pool settings")?;
+    Ok(PoolSettings {
+        pool_pages: row.0,
+        old_blocks_pct: row.1,
+        old_blocks_time_ms: row.2,
+        lru_scan_depth: row.3,
+    })
+}
+
+/// One residency sample at `t_s`: the B-tree pages of both tables.
+pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample> {
+    let start = Instant::now();
+    let rows: Vec<(u64, u8, u64)> = conn
+        .query(format!(
+            "SELECT SPACE, IS_OLD, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE \
+             WHERE SPACE IN ({}, {}) AND PAGE_TYPE = 'INDEX' GROUP BY SPACE, IS_OLD",
+            spaces.hot, spaces.scan
+        ))
+        .context("cannot read information_schema.INNODB_BUFFER_PAGE")?;
+    let sample_ms = start.elapsed().as_secs_f64() * 1000.0;
+    let made_young = idle::status_value(conn, "Innodb_buffer_pool_pages_made_young")?
+        .context("the server shows no Innodb_buffer_pool_pages_made_young")?;
+    let mut s = Sample {
+        t_s,
+        hot_resident: 0,
+        hot_young: 0,
+        scan_resident: 0,
+        scan_young: 0,
+        made_young,
+        sample_ms,
+    };
+    for (space, is_old, n) in rows {
+        let young = is_old == 0;
+        let (resident, young_count) = if space == spaces.hot {
+            (&mut s.hot_resident, &mut s.hot_young)
+        } else {
+            (&mut s.scan_resident, &mut s.scan_young)
+        };
+        *resident += n;
+        if young {
+            *young_count += n;
+        }
+    }
+    Ok(s)
+}
+
+/// Runs one cell: idle wait; warm-up with hot lookups only (the hot table
+/// read whole first, so that it is resident); the residency pass (scans
+/// start, samples every `sample_seconds`); the measured pass (no
+/// sampling); a last sample.
+pub fn execute_cell(
+    w: &Workload,
+    threads: u32,
+    server: &mut Server,
+    logs: &Path,
+) -> Result<Outcome> {
+    std::fs::create_dir_all(logs)?;
+    let log = |phase: &str| logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)));
+    let pid = server.pid;
+    let mut conn = server.connect()?;
+    let mut out = Outcome {
+        kind: Some(super::WorkloadKind::ScanLoop),
+        threads: Some(threads),
+        ..Default::default()
+    };
+    let mut phases = Vec::new();
+    if w.idle_limit_seconds > 0 {
+        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
+            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
+        })?);
+    }
+    let pool = settings(&mut conn)?;
+    let spaces = Spaces::read(&mut conn)?;
+    let leaf_pages = |conn: &mut mysql::Conn, table: &str| -> Result<u64> {
+        conn.query_first(format!(
+            "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name = 'sbtest' \
+             AND table_name = '{table}' AND index_name = 'PRIMARY' AND stat_name = 'n_leaf_pages'"
+        ))?
+        .with_context(|| format!("no n_leaf_pages for sbtest.{table} in mysql.innodb_index_stats"))
+    };
+    let hot_leaf_pages = leaf_pages(&mut conn, "hot")?;
+    let scan_pages = leaf_pages(&mut conn, "scan")?;
+    if u64::from(pool.lru_scan_depth) * 2 > pool.pool_pages {
+        bail!(
+            "workload `{}`: innodb_lru_scan_depth = {} against a pool of {} pages: the page \
+             cleaner would keep most of the pool free and no table resident; set a smaller \
+             innodb_lru_scan_depth in the variant's settings (Mark's my.cnf has 5000)",
+            w.name,
+            pool.lru_scan_depth,
+            pool.pool_pages
+        );
+    }
+    if hot_leaf_pages * 2 > pool.pool_pages {
+        bail!(
+            "workload `{}`: the hot table has {hot_leaf_pages} leaf pages, the pool {} pages; \
+             hot_rows must leave room for the scan (at most half the pool)",
+            w.name,
+            pool.pool_pages
+        );
+    }
+
+    if w.warmup_seconds > 0 {
+        phase(&mut phases, "warm-up", || {
+            let a = args(w, server, threads, 0, "run", w.warmup_seconds);
+            out.sysbench_commands
+                .push(format!("sysbench {}", a.join(" ")));
+            sysbench::run(&a, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
+        })?;
+    }
+
+    // the hot table as the warm-up left it: the denominator of every share
+    let start = sample(&mut conn, spaces, 0.0)?;
+    let hot_pages = start.hot_resident;
+    if hot_pages < hot_leaf_pages {
+        out.not_measured.push(NotMeasured {
+            metric: "hot_pages".into(),
+            reason: format!(
+                "the warm-up left {} of the hot table's {hot_leaf_pages} leaf pages out of the pool: \
+                 shares are of the {hot_pages} resident when the scans started",
+                hot_leaf_pages - hot_pages
+            ),
+        });
+    }
+    let mut samples = vec![start];
+    let (residency_hot, residency_scans) = phase(&mut phases, "residency", || {
+        let a = args(
+            w,
+            server,
+            threads,
+            w.scan_threads,
+            "run",
+            w.residency_seconds,
+        );
+        out.sysbench_commands
+            .push(format!("sysbench {}", a.join(" ")));
+        let done = Arc::new(AtomicBool::new(false));
+        let sampler = {
+            let mut sconn = server.connect()?;
+            let done = done.clone();
+            let every = Duration::from_secs(w.sample_seconds);
+            std::thread::spawn(move || -> Result<Vec<Sample>> {
+                let start = Instant::now();
+                let mut taken = Vec::new();
+                let mut next = every;
+                loop {
+                    while start.elapsed() < next {
+                        if done.load(Ordering::SeqCst) {
+                            return Ok(taken);
+                        }
+                        std::thread::sleep(Duration::from_millis(50));
+                    }
+                    taken.push(sample(&mut sconn, spaces, next.as_secs_f64())?);
+                    next += every;
+                }
+            })
+        };
+        let run = sysbench::run(&a, deadline(w.residency_seconds), &log("residency"));
+        done.store(true, Ordering::SeqCst);
+        let taken = sampler
+            .join()
+            .map_err(|_| anyhow::anyhow!("the residency sampler panicked"))??;
+        let run = run?;
+        // a sample taken after sysbench ended (its last event can run late)
+        samples.extend(
+            taken
+                .into_iter()
+                .filter(|s| s.t_s <= w.residency_seconds as f64),
+        );
+        parse_events(&run.output)
+    })?;
+
+    let (hot, scans) = phase(&mut phases, "measured", || {
+        let a = args(w, server, threads, w.scan_threads, "run", w.measure_seconds);
+        out.sysbench_commands
+            .push(format!("sysbench {}", a.join(" ")));
+        let before = Snapshot::take(&mut conn, pid, false)?;
+        let run = sysbench::run(&a, deadline(w.measure_seconds), &log("measured"))?;
+        let after = Snapshot::take(&mut conn, pid, false)?;
+        let report = metrics::parse_sysbench(&run.output)?;
+        let events = parse_events(&run.output)?;
+        let mut measured = Measured::from(report, &before, &after);
+        measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
+        out.measured = Some(measured);
+        out.measured_output = run.output;
+        Ok(events)
+    })?;
+    let end = sample(
+        &mut conn,
+        spaces,
+        (w.residency_seconds + w.measure_seconds) as f64,
+    )?;
+    if residency_scans == 0 {
+        out.not_measured.push(NotMeasured {
+            metric: "scan_passes".into(),
+            reason: format!(
+                "no scan pass finished within the {} s residency pass",
+                w.residency_seconds
+            ),
+        });
+    }
+    let per_s = |n: u64, s: u64| n as f64 / s.max(1) as f64;
+    out.scan_loop = Some(ScanLoopOutcome {
+        settings: pool,
+        hot_pages,
+        hot_leaf_pages: Some(hot_leaf_pages),
+        scan_pages,
+        warmup_seconds: w.warmup_seconds,
+        residency_seconds: w.residency_seconds,
+        sample_seconds: w.sample_seconds,
+        samples,
+        residency_hot_lookups_per_s: per_s(residency_hot, w.residency_seconds),
+        residency_scans_per_s: per_s(residency_scans, w.residency_seconds),
+        hot_lookups_per_s: per_s(hot, w.measure_seconds),
+        scans_per_s: per_s(scans, w.measure_seconds),
+        end,
+        model_policy: None,
+    });
+    out.phases = phases;
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_by_role_and_bad_lines_named() {
+        let out = "SQL statistics:\nscan-loop: role=scan thread=0 events=7\n\
+                   scan-loop: role=hot thread=1 events=1000\nscan-loop: role=hot thread=2 events=24\n";
+        assert_eq!(parse_events(out).unwrap(), (1024, 7));
+        let e = parse_events("queries: 5\n").unwrap_err().to_string();
+        assert!(e.contains("no `scan-loop:` lines"), "{e}");
+        let e = parse_events("scan-loop: role=cold thread=0 events=1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cold"), "{e}");
+        let e = parse_events("scan-loop: role=hot thread=0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no events="), "{e}");
+    }
+
+    fn s(t_s: f64, hot_resident: u64, scan_young: u64, ms: f64) -> Sample {
+        Sample {
+            t_s,
+            hot_resident,
+            hot_young: 0,
+            scan_resident: 0,
+            scan_young,
+            made_young: 0,
+            sample_ms: ms,
+        }
+    }
+
+    #[test]
+    fn kept_averages_the_second_half_and_sampling_cost_is_a_share() {
+        let o = ScanLoopOutcome {
+            settings: PoolSettings {
+                pool_pages: 4096,
+                old_blocks_pct: 37,
+                old_blocks_time_ms: 1000,
+                lru_scan_depth: 1024,
+            },
+            hot_pages: 100,
+            hot_leaf_pages: Some(99),
+            scan_pages: 10_000,
+            warmup_seconds: 10,
+            residency_seconds: 40,
+            sample_seconds: 10,
+            // t=0 and t=10 are outside the window [20, 40]
+            samples: vec![
+                s(0.0, 100, 0, 100.0),
+                s(10.0, 90, 50, 100.0),
+                s(20.0, 80, 100, 100.0),
+                s(30.0, 60, 200, 100.0),
+                s(40.0, 40, 300, 400.0),
+            ],
+            residency_hot_lookups_per_s: 1.0,
+            residency_scans_per_s: 1.0,
+            hot_lookups_per_s: 1.0,
+            scans_per_s: 1.0,
+            end: s(60.0, 30, 300, 100.0),
+            model_policy: None,
+        };
+        assert!((o.hot_kept().unwrap() - 0.6).abs() < 1e-12);
+        assert!((o.scan_young_avg().unwrap() - 200.0).abs() < 1e-12);
+        let (share, max) = o.sampling_cost();
+        assert!((share - 0.8 / 40.0).abs() < 1e-12);
+        assert_eq!(max, 400.0);
+        let empty = ScanLoopOutcome {
+            samples: vec![s(0.0, 100, 0, 1.0)],
+            ..o
+        };
+        assert_eq!(empty.hot_kept(), None);
+    }
+}
