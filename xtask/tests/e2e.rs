@@ -26,6 +26,39 @@ fn serialized() -> std::sync::MutexGuard<'static, ()> {
     ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// One repetition of `workload` on `variants` of the tree. Pages made
+/// young, mutex acquisitions per query and residency do not depend on what
+/// else the host runs (QPS does, and reports flag busy runs): on a shared
+/// machine every run counts here.
+fn one_repetition(name: &str, variants: &[&str], workload: Workload) -> Matrix {
+    let mut m = Matrix::new(
+        name,
+        vec![TreeEntry {
+            spec: TREE.into(),
+            name: Some("10.11.18".into()),
+            variants: variants.iter().map(|v| v.to_string()).collect(),
+        }],
+        vec![workload],
+    );
+    m.repetitions = 1;
+    m.busy_cpu_bound = 1e6;
+    m
+}
+
+/// Runs `m`, which must succeed in every run (failures are printed with
+/// their error-log tails first); returns the output directory and results.
+fn run_all_successful(m: &Matrix) -> (tempfile::TempDir, Vec<results::RunResult>) {
+    let (out, failed) = run_in_tempdir(m);
+    let results = results::read_results(out.path()).unwrap();
+    for r in &results {
+        if let Some(f) = &r.failure {
+            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
+        }
+    }
+    assert_eq!(failed, 0, "every run must succeed");
+    (out, results)
+}
+
 /// Runs `m` into a fresh output directory; returns it and the failed count.
 fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
     let out = tempfile::tempdir().unwrap();
@@ -43,14 +76,10 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
 #[test]
 fn base_promotes_on_access_and_gate_and_fixed_do_not() {
     let _guard = serialized();
-    let mut m = Matrix::new(
+    let m = one_repetition(
         "e2e",
-        vec![TreeEntry {
-            spec: TREE.into(),
-            name: Some("10.11.18".into()),
-            variants: vec!["base".into(), "gate".into(), "fixed".into()],
-        }],
-        vec![Workload {
+        &["base", "gate", "fixed"],
+        Workload {
             // about 3,000 pages: well above the 512 that the old sublist needs
             tables: 4,
             table_size: 50_000,
@@ -59,21 +88,9 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
             measure_seconds: 8,
             diagnostic_seconds: 5,
             ..Workload::new("points-covered-pk")
-        }],
+        },
     );
-    m.repetitions = 1;
-    // pages made young and mutex acquisitions per query do not depend on
-    // what else the host runs (QPS does, and reports flag busy runs): on a
-    // shared machine every run counts here
-    m.busy_cpu_bound = 1e6;
-    let (out, failed) = run_in_tempdir(&m);
-    let results = results::read_results(out.path()).unwrap();
-    for r in &results {
-        if let Some(f) = &r.failure {
-            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
-        }
-    }
-    assert_eq!(failed, 0, "every run must succeed");
+    let (out, results) = run_all_successful(&m);
 
     // the rows of the summary.json the run wrote
     let summary: report::summary::Summary =
@@ -194,16 +211,7 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     let _guard = serialized();
     let broken: matrix::VariantDef =
         toml::from_str("settings = { innodb_buffer_pool_size = \"1Q\" }").unwrap();
-    let mut m = Matrix::new(
-        "e2e-failure",
-        vec![TreeEntry {
-            spec: TREE.into(),
-            name: Some("10.11.18".into()),
-            variants: vec!["broken".into(), "base".into()],
-        }],
-        vec![small_workload()],
-    );
-    m.repetitions = 1;
+    let mut m = one_repetition("e2e-failure", &["broken", "base"], small_workload());
     m.variants = [("broken".to_string(), broken)].into();
     let (out, failed) = run_in_tempdir(&m);
     assert_eq!(failed, 1);
@@ -338,14 +346,10 @@ fn interrupt_stops_the_server_and_removes_its_datadir() {
 #[test]
 fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
     let _guard = serialized();
-    let mut m = Matrix::new(
+    let mut m = one_repetition(
         "e2e-scan",
-        vec![TreeEntry {
-            spec: TREE.into(),
-            name: Some("10.11.18".into()),
-            variants: vec!["base".into(), "fixed".into()],
-        }],
-        vec![Workload {
+        &["base", "fixed"],
+        Workload {
             threads: 1.into(),
             scan_threads: 1,
             hot_rows: 40_000,
@@ -357,10 +361,8 @@ fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
             measure_seconds: 5,
             diagnostic_seconds: 0,
             ..Workload::new("scan-loop")
-        }],
+        },
     );
-    m.repetitions = 1;
-    m.busy_cpu_bound = 1e6;
     for v in ["base", "fixed"] {
         m.variants.insert(
             v.into(),
@@ -371,14 +373,7 @@ fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
             .unwrap(),
         );
     }
-    let (out, failed) = run_in_tempdir(&m);
-    let results = results::read_results(out.path()).unwrap();
-    for r in &results {
-        if let Some(f) = &r.failure {
-            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
-        }
-    }
-    assert_eq!(failed, 0, "every run must succeed");
+    let (out, results) = run_all_successful(&m);
     assert_eq!(results.len(), 2);
     for r in &results {
         let o = r.outcome.as_ref().unwrap();

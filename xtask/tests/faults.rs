@@ -349,6 +349,23 @@ fn sigkill_of_the_tool_then_the_next_run_cleans_up() {
     assert_nothing_left(&shm);
 }
 
+/// `matrix m --out out` on `cache` while this test holds a lock, to the
+/// end (it is refused before anything runs).
+fn matrix_beside_a_holder(dir: &Path, m: &Path, out: &Path, cache: &Path) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "matrix",
+            m.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .env("INNODB_LAB_CACHE", cache)
+        .env("INNODB_LAB_SHM", dir.join("shm"))
+        .env_remove(xtask::lock::PARENT_ENV)
+        .output()
+        .unwrap()
+}
+
 /// A second matrix while another command holds the cache: refused with the
 /// holder's pid, nothing written.
 #[test]
@@ -359,17 +376,7 @@ fn a_second_matrix_on_the_same_host_is_refused() {
     let _held = xtask::lock::acquire(&cache.join("lock"), "the test").unwrap();
     let m = matrix_file(dir.path(), "fault-second", "\"base\"", 2, "");
     let out = dir.path().join("out");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
-    cmd.args([
-        "matrix",
-        m.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ])
-    .env("INNODB_LAB_CACHE", &cache)
-    .env("INNODB_LAB_SHM", dir.path().join("shm"))
-    .env_remove(xtask::lock::PARENT_ENV);
-    let o = cmd.output().unwrap();
+    let o = matrix_beside_a_holder(dir.path(), &m, &out, &cache);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
@@ -391,18 +398,7 @@ fn a_second_matrix_into_the_same_results_directory_is_refused() {
     std::fs::create_dir_all(&out).unwrap();
     let _held = xtask::lock::results(&out).unwrap();
     let m = matrix_file(dir.path(), "fault-second-out", "\"base\"", 2, "");
-    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args([
-            "matrix",
-            m.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .env("INNODB_LAB_CACHE", &cache)
-        .env("INNODB_LAB_SHM", dir.path().join("shm"))
-        .env_remove(xtask::lock::PARENT_ENV)
-        .output()
-        .unwrap();
+    let o = matrix_beside_a_holder(dir.path(), &m, &out, &cache);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(

@@ -296,9 +296,9 @@ pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample
     Ok(s)
 }
 
-/// Runs one cell: idle wait; warm-up with hot lookups only (the hot table
-/// read whole first, so that it is resident); the residency pass (scans
-/// start, samples every `sample_seconds`); the measured pass (no
+/// Runs one cell: idle wait; warm-up with hot lookups only (it brings the
+/// hot table in: the first sample counts its pages); the residency pass
+/// (scans start, samples every `sample_seconds`); the measured pass (no
 /// sampling); a last sample.
 pub fn execute_cell(
     w: &Workload,
