@@ -175,7 +175,16 @@ pub struct CcacheUse {
     pub misses: u64,
     /// hits / (hits + misses), 0 when nothing was compiled
     pub hit_rate: f64,
+    /// hits found in the remote storage (INNODB_LAB_CCACHE_REMOTE), when
+    /// one is configured: another host compiled them
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remote_hits: Option<u64>,
 }
+
+/// The environment variable naming a ccache remote storage shared by the
+/// hosts of a sharded matrix (ccache's `remote_storage` syntax, e.g.
+/// `file:/mnt/ccache`, `http://cache:8080/ccache`, `redis://cache:6379`).
+pub const CCACHE_REMOTE_ENV: &str = "INNODB_LAB_CCACHE_REMOTE";
 
 /// A finished build, as recorded in `build.json` (written last: its
 /// presence marks the build complete) and in every run result.
@@ -236,6 +245,14 @@ fn ccache_env() -> Vec<(String, String)> {
         ("CCACHE_NOHASHDIR".into(), "1".into()),
         ("CCACHE_MAXSIZE".into(), "10G".into()),
     ]
+    .into_iter()
+    .chain(
+        std::env::var(CCACHE_REMOTE_ENV)
+            .ok()
+            .filter(|r| !r.is_empty())
+            .map(|r| ("CCACHE_REMOTE_STORAGE".to_string(), r)),
+    )
+    .collect()
 }
 
 /// `cmd` with the ccache environment.
@@ -316,6 +333,9 @@ fn ccache_use(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> 
         } else {
             hits as f64 / total as f64
         },
+        remote_hits: std::env::var(CCACHE_REMOTE_ENV)
+            .is_ok_and(|r| !r.is_empty())
+            .then(|| delta("remote_storage_read_hit")),
     }
 }
 

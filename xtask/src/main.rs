@@ -16,6 +16,33 @@ struct Cli {
     command: Command,
 }
 
+/// `report DIR`, or `report merge OUT DIR...`.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+struct ReportArgs {
+    #[command(subcommand)]
+    command: Option<ReportCommand>,
+    /// The results directory whose reports to rewrite.
+    dir: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum ReportCommand {
+    /// Join the results directories of a matrix's shards (run with
+    /// `matrix --shard K/N`, on one host each) into OUT and write its
+    /// report. Refused when they come from different matrix files (by the
+    /// sha256 in matrix.json) or tool revisions, unless --allow-mixed, or
+    /// when a cell is in two of them. Runs keep their host; reports never
+    /// compare runs of different hosts, and say which host ran what.
+    Merge {
+        out: PathBuf,
+        #[arg(required = true, num_args = 2..)]
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        allow_mixed: bool,
+    },
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Build every (tree, variant) of a matrix, run its workloads with
@@ -51,6 +78,12 @@ interrupted, remove the run directories (unless --keep) and exit with
         /// (or no-slower question) is still undecided, up to N repetitions.
         #[arg(long, value_name = "N")]
         until_decided: Option<u32>,
+        /// Run one part of the matrix, for one host of several: whole
+        /// comparison groups (a workload at a thread count, every variant),
+        /// the i-th group in run order to shard i mod N + 1. Join the
+        /// shards' results with `report merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<matrix::Shard>,
     },
     /// Fetch a tree and print what it is.
     Tree { spec: String },
@@ -72,7 +105,7 @@ interrupted, remove the run directories (unless --keep) and exit with
     Mtr(xtask::mtr::MtrArgs),
     /// Rewrite report.md, report.jira, summary.json and the SVG charts from
     /// the run results in a directory.
-    Report { dir: PathBuf },
+    Report(ReportArgs),
     /// Compare the QPS of a candidate with a baseline on every common
     /// (tree, workload, threads) and print the table.
     #[command(after_help = "\
@@ -158,10 +191,17 @@ fn run(cli: Cli) -> Result<()> {
             force,
             dry_run,
             until_decided,
+            shard,
         } => {
             let m = matrix::load(&file)?;
             if dry_run {
-                print!("{}", matrix::plan::describe(&m));
+                match shard {
+                    Some(s) => {
+                        println!("shard {s} of matrix `{}`:", m.name);
+                        print!("{}", matrix::plan::describe(&m.shard(s)?));
+                    }
+                    None => print!("{}", matrix::plan::describe(&m)),
+                }
                 return Ok(());
             }
             let _lock = lock::cache("the tool's cache (builds and servers)")?;
@@ -174,6 +214,7 @@ fn run(cli: Cli) -> Result<()> {
                     force,
                     until_decided,
                     file: Some(file),
+                    shard,
                 },
             )?;
             if failed > 0 {
@@ -197,7 +238,31 @@ fn run(cli: Cli) -> Result<()> {
             println!("{}", serde_json::to_string_pretty(&b)?);
             Ok(())
         }
-        Command::Report { dir } => report::write(&dir),
+        Command::Report(ReportArgs {
+            command:
+                Some(ReportCommand::Merge {
+                    out,
+                    dirs,
+                    allow_mixed,
+                }),
+            ..
+        }) => {
+            let merged = xtask::results::merge::merge(&out, &dirs, allow_mixed)?;
+            for (host, shards) in &merged.hosts {
+                eprintln!("{host}: shard(s) {}", shards.join(", "));
+            }
+            report::write(&out)?;
+            eprintln!(
+                "merged {} runs into {}; report.md rewritten",
+                merged.runs,
+                out.display()
+            );
+            Ok(())
+        }
+        Command::Report(ReportArgs { dir: Some(dir), .. }) => report::write(&dir),
+        Command::Report(_) => {
+            bail!("report: name a results directory, or `report merge OUT DIR...`")
+        }
         Command::Validate { .. } => unreachable!("handled in main"),
         Command::Model { command } => xtask::model::run(command),
         Command::Ffi { command } => {

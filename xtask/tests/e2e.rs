@@ -68,6 +68,7 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
         force: true,
         until_decided: None,
         file: None,
+        shard: None,
     };
     let failed = matrix::run(m, &opts).unwrap();
     (out, failed)

@@ -118,6 +118,87 @@ pub fn load(path: &Path) -> Result<Matrix> {
     Ok(matrix)
 }
 
+/// One part of a matrix for one host (`--shard K/N`). A shard holds whole
+/// comparison groups: a (workload, thread count) with every tree and
+/// variant of the matrix, interleaved as in a whole run, so that
+/// throughput is only ever compared between runs of one host. The groups
+/// are taken in the order a server runs them (`workload::run_order`) and
+/// dealt out in turn: the i-th (from 0) goes to shard `i mod N + 1`. The
+/// split depends on the matrix file alone, so it is the same on every host
+/// and every time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> Result<Shard> {
+        let (k, n) = s
+            .split_once('/')
+            .with_context(|| format!("--shard `{s}`: expected K/N, e.g. 1/2"))?;
+        let k: u32 = k
+            .trim()
+            .parse()
+            .with_context(|| format!("--shard `{s}`: K is not a number"))?;
+        let n: u32 = n
+            .trim()
+            .parse()
+            .with_context(|| format!("--shard `{s}`: N is not a number"))?;
+        if n == 0 || k == 0 || k > n {
+            bail!("--shard `{s}`: K must be 1 to N, and N at least 1");
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+impl Matrix {
+    /// The part of the matrix shard `s` runs: its workloads, each with the
+    /// thread counts of its groups in this shard.
+    pub fn shard(&self, s: Shard) -> Result<Matrix> {
+        let groups = crate::workload::run_order(&self.workloads);
+        let mine: Vec<(usize, u32)> = groups
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| (*i as u32) % s.n + 1 == s.k)
+            .map(|(_, g)| *g)
+            .collect();
+        if mine.is_empty() {
+            bail!(
+                "shard {s} has nothing to run: the matrix has {} comparison group(s) \
+                 (workload and thread count), fewer than {}",
+                groups.len(),
+                s.n
+            );
+        }
+        let mut out = self.clone();
+        out.workloads = self
+            .workloads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, w)| {
+                let threads: Vec<u32> = mine
+                    .iter()
+                    .filter(|(wi, _)| *wi == i)
+                    .map(|(_, t)| *t)
+                    .collect();
+                (!threads.is_empty()).then(|| crate::workload::Workload {
+                    threads: crate::workload::Threads::List(threads),
+                    ..w.clone()
+                })
+            })
+            .collect();
+        Ok(out)
+    }
+}
+
 /// What can be checked without fetching a tree.
 pub fn check(matrix: &Matrix) -> Result<()> {
     if matrix.repetitions == 0 {

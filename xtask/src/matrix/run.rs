@@ -40,6 +40,8 @@ pub struct RunOptions {
     pub until_decided: Option<u32>,
     /// the matrix file, as given (for the report's reproduction block)
     pub file: Option<PathBuf>,
+    /// run only this part of the matrix (`--shard K/N`)
+    pub shard: Option<super::Shard>,
 }
 
 /// A unit of the plan made concrete: its tree, resolved variant and
@@ -63,9 +65,17 @@ struct Shared<'a> {
     revision: String,
 }
 
-/// Runs the whole matrix; returns the number of failed cells.
-pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
-    super::check(matrix)?;
+/// Runs the whole matrix, or its shard; returns the number of failed cells.
+pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
+    super::check(full)?;
+    let sharded;
+    let matrix = match opts.shard {
+        Some(s) => {
+            sharded = full.shard(s)?;
+            &sharded
+        }
+        None => full,
+    };
     fs::create_dir_all(&opts.out)
         .with_context(|| format!("cannot create {}", opts.out.display()))?;
     // one matrix per results directory; held until this function returns
@@ -84,7 +94,8 @@ pub fn run(matrix: &Matrix, opts: &RunOptions) -> Result<usize> {
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
     let mut prepared = prepare(matrix, &plan, &mut timings)?;
-    let manifest = manifest(matrix, &prepared, opts);
+    // the whole matrix's: merged shards share it
+    let manifest = manifest(full, &prepared, opts);
     manifest.write(&opts.out)?;
     build_all(&plan, &mut prepared, &mut timings)?;
     check_option_names(matrix, &prepared)?;
@@ -178,6 +189,12 @@ fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions) -> Manife
         until_decided: opts.until_decided,
         questions: matrix.questions.clone(),
         file: opts.file.as_ref().map(|f| f.display().to_string()),
+        matrix_sha256: opts
+            .file
+            .as_ref()
+            .and_then(|f| fs::read(f).ok())
+            .map(|bytes| crate::util::sha256_hex(&bytes)),
+        shard: opts.shard.map(|s| s.to_string()),
     }
 }
 
@@ -752,6 +769,7 @@ mod tests {
             force: false,
             until_decided: None,
             file: None,
+            shard: None,
         };
         // 2 servers (base, base-again) x 2 thread counts x 2 repetitions
         assert_eq!(run(&m, &opts).unwrap(), 8);
@@ -805,6 +823,7 @@ mod tests {
             force: false,
             until_decided: None,
             file: None,
+            shard: None,
         };
         let err = format!("{:#}", run(&m, &opts).unwrap_err());
         assert!(

@@ -307,9 +307,41 @@ impl<'a> Analysis<'a> {
         self.compare_cells(cell, &cell.with_variant(against), metric)
     }
 
-    /// `cell` against `base` (another variant, or another tree's).
+    /// The hosts whose counted runs make up `cell`, sorted.
+    pub fn hosts(&self, cell: &Cell) -> Vec<String> {
+        let mut h: Vec<String> = self
+            .cell(cell)
+            .map(|c| c.counted.iter().map(|r| r.host.hostname.clone()).collect())
+            .unwrap_or_default();
+        h.sort();
+        h.dedup();
+        h
+    }
+
+    /// `cell` against `base` (another variant, or another tree's); never
+    /// across hosts: throughput is only compared between runs of one host
+    /// (merged shards keep whole comparison groups on one host).
     pub fn compare_cells(&self, cell: &Cell, base: &Cell, metric: Metric) -> Comparison {
         let values = |c: &Cell| self.cell(c).map(|r| r.values(metric)).unwrap_or_default();
+        let (hosts, base_hosts) = (self.hosts(cell), self.hosts(base));
+        let mixed = hosts.len() > 1 || base_hosts.len() > 1;
+        if mixed || (!hosts.is_empty() && !base_hosts.is_empty() && hosts != base_hosts) {
+            let mut c = Comparison::new(
+                &base.variant,
+                metric,
+                &values(base),
+                &values(cell),
+                None,
+                self.manifest.threshold_pct,
+            );
+            c.verdict = Decision::Undecided;
+            c.why = format!(
+                "runs from different hosts ({} against {}): not compared",
+                hosts.join(", "),
+                base_hosts.join(", ")
+            );
+            return c;
+        }
         let is_control_pair = base.tree == cell.tree
             && self
                 .control_labels(&cell.tree)

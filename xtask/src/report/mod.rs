@@ -61,6 +61,65 @@ pub fn verdicts(a: &Analysis) -> Vec<Verdict> {
         .collect()
 }
 
+/// Which host ran which comparison groups, when more than one did (merged
+/// shards): comparisons stay within one host.
+fn hosts(a: &Analysis, b: &mut Vec<Block>) {
+    type Builds = std::collections::BTreeMap<String, crate::build::CcacheUse>;
+    let mut by_host: std::collections::BTreeMap<String, (Vec<String>, Builds)> = Default::default();
+    for c in &a.cells {
+        for r in c.all() {
+            let group = format!("{} {}t", c.cell.workload, c.cell.threads);
+            let (groups, builds) = by_host.entry(r.host.hostname.clone()).or_default();
+            if !groups.contains(&group) {
+                groups.push(group);
+            }
+            // the builds this host compiled (not found made)
+            if let Some(b) = r.build.as_ref().filter(|b| !b.reused) {
+                builds.insert(b.key_hash.clone(), b.ccache.clone());
+            }
+        }
+    }
+    if by_host.len() < 2 {
+        return;
+    }
+    b.push(Block::Heading(2, "Hosts".into()));
+    b.push(Block::Para(
+        "These results were run on several hosts (shards of the matrix, merged with `report \
+         merge`). Each comparison group (a workload at a thread count, every variant) ran on \
+         one host; runs of different hosts are never compared."
+            .into(),
+    ));
+    let ccache = |builds: &Builds| {
+        if builds.is_empty() {
+            return "none (all found made)".to_string();
+        }
+        let (hits, misses, remote) = builds.values().fold((0, 0, None), |acc, u| {
+            let remote = match (acc.2, u.remote_hits) {
+                (None, r) => r,
+                (Some(x), r) => Some(x + r.unwrap_or(0)),
+            };
+            (acc.0 + u.hits, acc.1 + u.misses, remote)
+        });
+        let rate = 100.0 * hits as f64 / (hits + misses).max(1) as f64;
+        format!(
+            "{}: ccache {hits} hits, {misses} misses ({rate:.1}%){}",
+            builds.len(),
+            remote
+                .map(|r| format!(", {r} from the remote storage"))
+                .unwrap_or_default()
+        )
+    };
+    b.push(Block::Table {
+        header: ["host", "groups", "builds made here"]
+            .map(String::from)
+            .to_vec(),
+        rows: by_host
+            .into_iter()
+            .map(|(h, (g, builds))| vec![format!("`{h}`"), g.join(", "), ccache(&builds)])
+            .collect(),
+    });
+}
+
 /// What a host of `cores` can show: on a few cores the contention on
 /// buf_pool.mutex that MDEV-33966 removes stays small, so QPS changes are
 /// bounded by noise and the counters are the evidence.
@@ -143,6 +202,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         ));
     }
     b.push(Block::Bullets(facts));
+    hosts(a, &mut b);
 
     if !verdicts.is_empty() {
         b.push(Block::Heading(2, "Answers".into()));

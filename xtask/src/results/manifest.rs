@@ -40,6 +40,12 @@ pub struct Manifest {
     /// the matrix file the run was started with
     #[serde(default)]
     pub file: Option<String>,
+    /// sha256 of that file's bytes: merged shards must come from one matrix
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matrix_sha256: Option<String>,
+    /// `K/N` when the run was one shard of the matrix (`--shard`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
 impl Manifest {
@@ -63,6 +69,8 @@ impl Manifest {
             until_decided: None,
             questions: Vec::new(),
             file: None,
+            matrix_sha256: None,
+            shard: None,
         };
         for r in results {
             push_new(&mut m.trees, &r.key.tree);

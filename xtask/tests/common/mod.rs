@@ -175,6 +175,8 @@ pub fn write_mdev_mini(out: &Path) {
         busy_cpu_bound: 0.25,
         until_decided: None,
         file: Some("matrix/mdev-mini.toml".into()),
+        matrix_sha256: None,
+        shard: None,
         questions: vec![
             Question {
                 value: Some(0.001),
