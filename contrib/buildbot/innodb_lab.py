@@ -107,8 +107,10 @@ def add_innodb_lab(
     out = util.Interpolate(f"{scratch}/{name}-shard-%(prop:shard_k)s")
 
     shard_schedulers = []
+    # one lock object per host: Buildbot refuses two locks of one name
+    host_locks = {h: util.MasterLock(f"{name}-host-{h}") for h in set(workers.values())}
     for worker, host in workers.items():
-        host_lock = util.MasterLock(f"{name}-host-{host}")
+        host_lock = host_locks[host]
         f = util.BuildFactory()
         for s in _checkout_steps(checkout):
             f.addStep(s)
@@ -209,6 +211,9 @@ def add_innodb_lab(
             ],
             workdir=workdir,
             decodeRC={0: SUCCESS, 1: FAILURE, 2: WARNINGS},
+            # a step's warnings mark the build only when asked to
+            warnOnWarnings=True,
+            flunkOnFailure=True,
         )
     )
     coordinator_worker = next(iter(workers))

@@ -17,7 +17,10 @@ const BUILDBOT: &str = "4.3.0";
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
 }
 
 fn run(program: &Path, args: &[&str], dir: Option<&Path>) {
@@ -45,7 +48,11 @@ fn venv() -> PathBuf {
     let venv = dir.join(format!("venv-{BUILDBOT}"));
     if !venv.join("bin/buildbot").exists() {
         std::fs::create_dir_all(&dir).unwrap();
-        run(Path::new("python3"), &["-m", "venv", venv.to_str().unwrap()], None);
+        run(
+            Path::new("python3"),
+            &["-m", "venv", venv.to_str().unwrap()],
+            None,
+        );
         let start = Instant::now();
         run(
             &venv.join("bin/pip"),
@@ -104,7 +111,10 @@ impl Drop for Buildbot {
 impl Buildbot {
     fn get(&self, path: &str) -> Value {
         let out = Command::new("curl")
-            .args(["-sf", &format!("http://127.0.0.1:{}/api/v2/{path}", self.www)])
+            .args([
+                "-sf",
+                &format!("http://127.0.0.1:{}/api/v2/{path}", self.www),
+            ])
             .output()
             .unwrap();
         assert!(out.status.success(), "GET {path}: {}", out.status);
@@ -164,7 +174,11 @@ fn a_two_shard_matrix_runs_on_buildbot_and_its_merged_report_holds_both() {
     let results = root.join("results");
     let scratch = root.join("scratch");
     std::fs::create_dir_all(&scratch).unwrap();
-    run(&venv.join("bin/buildbot"), &["create-master", master.to_str().unwrap()], None);
+    run(
+        &venv.join("bin/buildbot"),
+        &["create-master", master.to_str().unwrap()],
+        None,
+    );
     std::fs::write(
         master.join("master.cfg"),
         format!(
@@ -209,7 +223,15 @@ add_innodb_lab(
         workers: Vec::new(),
         www,
     };
-    run(&venv.join("bin/buildbot"), &["start", master.to_str().unwrap()], None);
+    let started = Command::new(venv.join("bin/buildbot"))
+        .args(["start", master.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        started.status.success(),
+        "the master did not start; twistd.log:\n{}",
+        xtask::util::tail_lines(&master.join("twistd.log"), 30)
+    );
     for (name, pw) in [("w1", "pw1"), ("w2", "pw2")] {
         let dir = root.join(name);
         run(
@@ -223,7 +245,11 @@ add_innodb_lab(
             ],
             None,
         );
-        run(&venv.join("bin/buildbot-worker"), &["start", dir.to_str().unwrap()], None);
+        run(
+            &venv.join("bin/buildbot-worker"),
+            &["start", dir.to_str().unwrap()],
+            None,
+        );
         bb.workers.push(dir);
     }
     bb.wait("both workers connected", Duration::from_secs(60), |bb| {
@@ -269,8 +295,14 @@ add_innodb_lab(
     assert_eq!(cells, ["base 1", "base 2", "gate 1", "gate 2"], "{build}");
     assert!(runs.iter().all(|r| r.ok()), "every run succeeded");
     let md = std::fs::read_to_string(merged.join("report.md")).unwrap();
-    assert!(md.contains("| 10.11.18 | points-covered-pk | 1 | gate |"), "{md}");
-    assert!(md.contains("| 10.11.18 | points-covered-pk | 2 | gate |"), "{md}");
+    assert!(
+        md.contains("| 10.11.18 | points-covered-pk | 1 | gate |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 10.11.18 | points-covered-pk | 2 | gate |"),
+        "{md}"
+    );
     // the build's result is validate's verdict on the merged results:
     // 0 -> success (0), 1 -> failure (2), 2 -> warnings (1)
     let code = xtask::validate::run(
@@ -284,14 +316,22 @@ add_innodb_lab(
         1 => 2,
         _ => 1,
     };
-    assert_eq!(build["results"].as_i64(), Some(expected), "validate exit {code}: {build}");
+    assert_eq!(
+        build["results"].as_i64(),
+        Some(expected),
+        "validate exit {code}: {build}"
+    );
     drop(bb);
     // nothing of Buildbot is left
     for dir in [&master, &root.join("w1"), &root.join("w2")] {
         if let Ok(pid) = std::fs::read_to_string(dir.join("twistd.pid")) {
             let pid: i32 = pid.trim().parse().unwrap();
             // SAFETY: signal 0 only asks whether the process exists
-            assert!(unsafe { libc::kill(pid, 0) } != 0, "{} still runs", dir.display());
+            assert!(
+                unsafe { libc::kill(pid, 0) } != 0,
+                "{} still runs",
+                dir.display()
+            );
         }
     }
 }

@@ -230,3 +230,32 @@ fn until_decided_asks_for_the_undecided_cells_and_their_baselines() {
         "3 runs against 3 decide nothing"
     );
 }
+
+/// The committed scan-resistance evidence: its report files are exactly
+/// what its runs render to today (the model beside each cell included), so
+/// a change of the scan section or of the model shows as a diff here.
+#[test]
+fn the_committed_scan_resistance_report_is_a_function_of_its_runs() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/scan-resistance-10.11.18");
+    let files = render(&dir);
+    check_snapshots(&files, &dir);
+    let get = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;
+    check_jira_structure(get("report.jira"));
+    let md = get("report.md");
+    assert!(
+        md.contains("## Scan resistance: measured and modelled"),
+        "{md}"
+    );
+    // base loses the hot set, fixed keeps it; the model says the same
+    assert!(
+        md.contains("| 10.11.18 | base | pool 4056 pages, lru_scan_depth 1024, old_blocks_time 1000 ms | 2 | 5.9 | 11.5 | +5.6 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 10.11.18 | fixed | pool 4056 pages, lru_scan_depth 1024, old_blocks_time 1000 ms | 2 | 99.9 | 94.5 | -5.4 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("![Hot set kept while the scans run (median of the runs)](scan-hot-kept.svg)")
+    );
+}

@@ -477,6 +477,30 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
     for name in &a.manifest.workloads {
         if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
             let w = &r.workload_def;
+            if w.kind()
+                .is_ok_and(|k| k == crate::workload::WorkloadKind::ScanLoop)
+            {
+                workloads.push(format!(
+                    "workload `{}` (scan-loop): hot table {} rows, scanned table {} rows, {} hot \
+                     lookup thread(s) and {} scanning, {}; warm-up {} s, \
+                     residency pass {} s sampled every {} s, measured {} s (not sampled)",
+                    w.name,
+                    w.hot_rows,
+                    w.scan_rows,
+                    w.threads,
+                    w.scan_threads,
+                    if w.hot_rate == 0 {
+                        "events as fast as they go".to_string()
+                    } else {
+                        format!("at most {} events a second", w.hot_rate)
+                    },
+                    w.warmup_seconds,
+                    w.residency_seconds,
+                    w.sample_seconds,
+                    w.measure_seconds
+                ));
+                continue;
+            }
             workloads.push(format!(
                 "workload `{}` ({}): {} tables x {} rows, threads {}, {} ids per IN-list, range size {}; \
                  arming {} s, warm-up {} s (not measured), measured {} s, diagnostic pass {} s",

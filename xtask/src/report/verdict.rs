@@ -62,7 +62,7 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
     let targets: Vec<&CellRuns> = a
         .cells
         .iter()
-        .filter(|c| names(&c.cell.variant, &q.variant))
+        .filter(|c| names(a, &c.cell, &q.variant))
         .filter(|c| q.trees.is_empty() || q.trees.contains(&c.cell.tree))
         .filter(|c| q.workloads.is_empty() || q.workloads.contains(&c.cell.workload))
         .collect();
@@ -93,8 +93,12 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
 
 /// `base` in a question names each tree's baseline (`fixed` on a tree
 /// with the fix).
-fn names(label: &str, asked: &str) -> bool {
-    label == asked || (asked == "base" && is_baseline(label))
+fn names(a: &Analysis, cell: &Cell, asked: &str) -> bool {
+    cell.variant == asked
+        || (asked == "base"
+            && is_baseline(&cell.variant)
+            // `fixed` is the baseline only where no `base` ran
+            && a.baseline_of(cell).is_some_and(|b| b.cell == *cell))
 }
 
 /// The cell a question holds `cell` against: `against` (the baseline for

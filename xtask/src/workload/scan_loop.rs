@@ -223,8 +223,8 @@ fn args(
     a
 }
 
-/// Loads both tables; then the hot table is read whole, so that it is
-/// resident before the first cell.
+/// Loads both tables (once per server, like `prepare_data`) and analyzes
+/// them, so that innodb_index_stats gives their leaf pages.
 pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
     std::fs::create_dir_all(logs)?;
     let mut phases = Vec::new();
