@@ -322,6 +322,35 @@ add_innodb_lab(
         "validate exit {code}: {build}"
     );
     drop(bb);
+
+    // the same matrix unsharded: the merged report has the same cells,
+    // row for row (tree, workload, threads, variant, runs), apart from the
+    // measured values and the hosts
+    let unsharded = root.join("unsharded");
+    let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args([
+            "matrix",
+            matrix.to_str().unwrap(),
+            "--out",
+            unsharded.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let cells = |md: &str| -> Vec<String> {
+        md.lines()
+            .skip_while(|l| !l.starts_with("## Results"))
+            .filter(|l| l.starts_with("| 10.11.18 |"))
+            .map(|l| l.split('|').take(6).collect::<Vec<_>>().join("|"))
+            .collect()
+    };
+    let whole = std::fs::read_to_string(unsharded.join("report.md")).unwrap();
+    assert_eq!(
+        cells(&md),
+        cells(&whole),
+        "merged:\n{md}\nunsharded:\n{whole}"
+    );
+    assert_eq!(cells(&md).len(), 4);
     // nothing of Buildbot is left
     for dir in [&master, &root.join("w1"), &root.join("w2")] {
         if let Ok(pid) = std::fs::read_to_string(dir.join("twistd.pid")) {
