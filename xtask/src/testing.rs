@@ -50,6 +50,8 @@ pub fn run_all() -> Result<()> {
             "--workspace",
             "--exclude",
             "ffi",
+            // every test binary runs, whichever fails first
+            "--no-fail-fast",
             "--",
             "--nocapture",
         ]

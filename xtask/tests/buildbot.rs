@@ -340,6 +340,8 @@ add_innodb_lab(
     let cells = |md: &str| -> Vec<String> {
         md.lines()
             .skip_while(|l| !l.starts_with("## Results"))
+            .skip(1)
+            .take_while(|l| !l.starts_with("## "))
             .filter(|l| l.starts_with("| 10.11.18 |"))
             .map(|l| l.split('|').take(6).collect::<Vec<_>>().join("|"))
             .collect()
