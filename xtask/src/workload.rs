@@ -686,6 +686,37 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
     Ok(phases)
 }
 
+/// The start of every cell: its log directory, a connection, an outcome
+/// for `kind` at `threads`, and the wait for an idle server when the
+/// workload asks for one (the cell's first phase).
+fn begin_cell(
+    w: &Workload,
+    kind: WorkloadKind,
+    threads: u32,
+    server: &Server,
+    logs: &Path,
+) -> Result<(mysql::Conn, Outcome, Vec<Phase>)> {
+    std::fs::create_dir_all(logs)?;
+    let mut conn = server.connect()?;
+    let mut out = Outcome {
+        kind: Some(kind),
+        threads: Some(threads),
+        ..Default::default()
+    };
+    let mut phases = Vec::new();
+    if w.idle_limit_seconds > 0 {
+        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
+            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
+        })?);
+    }
+    Ok((conn, out, phases))
+}
+
+/// The log file of one phase of a cell of `w` at `threads`.
+fn cell_log(logs: &Path, w: &Workload, threads: u32, phase: &str) -> PathBuf {
+    logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)))
+}
+
 /// Runs one cell of `w` at `threads` on a server that `prepare_data` has
 /// loaded: idle wait, warm-up (not measured), the measured run, the
 /// diagnostic pass, and for a write test the post-write flush.
@@ -699,23 +730,10 @@ pub fn execute_cell(
     if kind == WorkloadKind::ScanLoop {
         return scan_loop::execute_cell(w, threads, server, logs);
     }
-    std::fs::create_dir_all(logs)?;
-    let mut out = Outcome {
-        kind: Some(kind),
-        threads: Some(threads),
-        ..Default::default()
-    };
+    let (mut conn, mut out, mut phases) = begin_cell(w, kind, threads, server, logs)?;
     let script = lua_dir().join(kind.script()).display().to_string();
-    let log = |phase: &str| logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)));
+    let log = |phase: &str| cell_log(logs, w, threads, phase);
     let pid = server.pid;
-    let mut conn = server.connect()?;
-    let mut phases = Vec::new();
-
-    if w.idle_limit_seconds > 0 {
-        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
-            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
-        })?);
-    }
 
     if w.warmup_seconds > 0 {
         phase(&mut phases, "warm-up", || {

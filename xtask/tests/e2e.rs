@@ -11,6 +11,8 @@
 //! path either; its pages are made young only by sweeps, which move each
 //! flagged old block about once, so far fewer than one per query.
 
+mod common;
+
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
 use xtask::report;
 use xtask::results;
@@ -325,16 +327,10 @@ fn interrupt_stops_the_server_and_removes_its_datadir() {
         Some(130),
         "the tool exits with 130 after Ctrl-C"
     );
-    let alive = std::fs::read_to_string(format!("/proc/{server_pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false);
-    assert!(!alive, "mariadbd {server_pid} outlived the tool");
+    assert!(
+        !common::alive_pid(server_pid),
+        "mariadbd {server_pid} outlived the tool"
+    );
     let left: Vec<_> = std::fs::read_dir(&shm).unwrap().collect();
     assert!(left.is_empty(), "run files left on shm: {left:?}");
 }

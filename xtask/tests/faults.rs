@@ -6,6 +6,8 @@
 //! are sent after a line the tool prints when it has reached the point
 //! the fault is about, never after a sleep.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -471,20 +473,8 @@ fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
     assert!(md.contains("## Not measured"), "{md}");
     // SIGKILL reached the stopped server
-    assert!(!alive_pid(pid), "the hung server {pid} was killed");
+    assert!(!common::alive_pid(pid), "the hung server {pid} was killed");
     assert_nothing_left(&shm);
-}
-
-fn alive_pid(pid: i32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| {
-            !s.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .starts_with('Z')
-        })
-        .unwrap_or(false)
 }
 
 /// The server killed with SIGKILL mid-run: its cell fails with the error

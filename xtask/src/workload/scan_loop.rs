@@ -16,7 +16,6 @@
 use super::{deadline, idle, lua_dir, phase, sysbench, NotMeasured, Outcome, Phase, Workload};
 use crate::metrics::{self, Measured, OtherCpu, Snapshot};
 use crate::server::Server;
-use crate::util::slug;
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
@@ -306,21 +305,10 @@ pub fn execute_cell(
     server: &mut Server,
     logs: &Path,
 ) -> Result<Outcome> {
-    std::fs::create_dir_all(logs)?;
-    let log = |phase: &str| logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)));
+    let (mut conn, mut out, mut phases) =
+        super::begin_cell(w, super::WorkloadKind::ScanLoop, threads, server, logs)?;
+    let log = |phase: &str| super::cell_log(logs, w, threads, phase);
     let pid = server.pid;
-    let mut conn = server.connect()?;
-    let mut out = Outcome {
-        kind: Some(super::WorkloadKind::ScanLoop),
-        threads: Some(threads),
-        ..Default::default()
-    };
-    let mut phases = Vec::new();
-    if w.idle_limit_seconds > 0 {
-        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
-            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
-        })?);
-    }
     let pool = settings(&mut conn)?;
     let spaces = Spaces::read(&mut conn)?;
     let leaf_pages = |conn: &mut mysql::Conn, table: &str| -> Result<u64> {

@@ -302,3 +302,17 @@ pub fn write_mdev_mini(out: &Path) {
         0.0,
     );
 }
+
+/// Whether process `pid` exists and is not a zombie (an exited child its
+/// parent has not reaped yet).
+pub fn alive_pid(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
