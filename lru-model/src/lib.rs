@@ -18,6 +18,7 @@ pub mod layout;
 pub mod policy;
 pub mod pool;
 pub mod rng;
+pub mod series;
 pub mod sim;
 pub mod trace;
 

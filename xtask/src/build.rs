@@ -8,8 +8,11 @@
 //! relative paths in every variant and files the patch does not touch are
 //! cache hits.
 
-use crate::patch::{self, Patch};
-use crate::tree::{self, Tree};
+use crate::patch;
+use crate::record::Patch;
+use crate::record::Tree;
+use crate::record::{Build, BuildKey, BuildType, CcacheUse, CherryPick, WholeBuild};
+use crate::tree;
 use crate::util::{cache_root, sha256_hex, write_json, Command, Stage};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -60,82 +63,10 @@ const CMAKE_TOOLING: &[&str] = &[
 /// `mariadb-install-db --srcdir` uses to bootstrap a datadir.
 const MAKE_TARGETS: &[&str] = &["mariadbd", "my_print_defaults", "resolveip"];
 
-/// cmake's build type. The default is release with debug info (what Mark's
-/// `rel_withdbg` builds and Debian use); `Debug` compiles every `ut_ad()`
-/// assertion (among them the LRU and flush list validations) and is what
-/// mtr's debug-only tests need.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum BuildType {
-    #[default]
-    RelWithDebInfo,
-    Release,
-    Debug,
-}
-
-impl BuildType {
-    pub const ALL: [BuildType; 3] = [
-        BuildType::RelWithDebInfo,
-        BuildType::Release,
-        BuildType::Debug,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BuildType::RelWithDebInfo => "RelWithDebInfo",
-            BuildType::Release => "Release",
-            BuildType::Debug => "Debug",
-        }
-    }
-
-    /// The cmake option that selects it.
-    pub fn cmake_option(self) -> String {
-        format!("-DCMAKE_BUILD_TYPE={}", self.as_str())
-    }
-}
-
-impl std::fmt::Display for BuildType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for BuildType {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> Result<BuildType> {
-        BuildType::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "unknown build type `{s}` (known: {})",
-                    BuildType::ALL.map(BuildType::as_str).join(", ")
-                )
-            })
-    }
-}
-
-/// What identifies a build. Equal keys mean an identical binary can be
-/// reused. The build type is the first of `cmake_options`, so a
-/// RelWithDebInfo key is the same as before build types were selectable.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct BuildKey {
-    pub tree_id: String,
-    pub patch_sha256: Option<String>,
-    pub cmake_options: Vec<String>,
-    pub compiler: String,
-}
-
 impl BuildKey {
     pub fn hash(&self) -> String {
         sha256_hex(&serde_json::to_vec(self).expect("a key serializes"))[..16].to_string()
     }
-}
-
-/// Upstream commits picked onto a tree, e.g. the MDEV-33966 fix.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
-pub struct CherryPick {
-    pub remote: String,
-    pub commits: Vec<String>,
 }
 
 /// What a variant changes in the tree's source before it is built.
@@ -168,51 +99,10 @@ impl SourceChange {
     }
 }
 
-/// ccache counters over one build.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct CcacheUse {
-    pub hits: u64,
-    pub misses: u64,
-    /// hits / (hits + misses), 0 when nothing was compiled
-    pub hit_rate: f64,
-    /// hits found in the remote storage (INNODB_LAB_CCACHE_REMOTE), when
-    /// one is configured: another host compiled them
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub remote_hits: Option<u64>,
-}
-
 /// The environment variable naming a ccache remote storage shared by the
 /// hosts of a sharded matrix (ccache's `remote_storage` syntax, e.g.
 /// `file:/mnt/ccache`, `http://cache:8080/ccache`, `redis://cache:6379`).
 pub const CCACHE_REMOTE_ENV: &str = "INNODB_LAB_CCACHE_REMOTE";
-
-/// A finished build, as recorded in `build.json` (written last: its
-/// presence marks the build complete) and in every run result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Build {
-    pub key: BuildKey,
-    pub key_hash: String,
-    pub tree_spec: String,
-    pub tree_version: String,
-    pub variant: String,
-    pub patch: Option<Patch>,
-    #[serde(default)]
-    pub cherry_pick: Option<CherryPick>,
-    pub src: PathBuf,
-    pub build: PathBuf,
-    pub mariadbd: PathBuf,
-    /// cmake's build type (absent in records made before it was selectable:
-    /// those were RelWithDebInfo)
-    #[serde(default)]
-    pub build_type: BuildType,
-    pub checkout_seconds: f64,
-    pub configure_seconds: f64,
-    pub make_seconds: f64,
-    pub ccache: CcacheUse,
-    /// true when this invocation found the build already made
-    #[serde(default)]
-    pub reused: bool,
-}
 
 /// The options that decide what is compiled: the build type, then the
 /// project's fixed set.
@@ -448,20 +338,6 @@ pub fn build(
     };
     write_json(&record, &done)?;
     Ok(done)
-}
-
-/// A build made whole: every target of the build directory (the client
-/// tools, `my_safe_process`, `perror`, the engines' utilities), which is
-/// what mtr checks for before it runs a single test. Recorded in
-/// `<build key>/make-all.json`, written last.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WholeBuild {
-    pub key_hash: String,
-    pub make_seconds: f64,
-    pub ccache: CcacheUse,
-    /// true when this invocation found it already made
-    #[serde(default)]
-    pub reused: bool,
 }
 
 /// Runs a plain `make -jN` in `b`'s build directory, unless its record says

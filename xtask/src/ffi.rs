@@ -61,7 +61,7 @@ fn check(spec: &str, variant: &str) -> Result<()> {
     // the generation is detected again by the ffi crate on the same headers;
     // this line says what the patch made of the tree
     let header = configured.src.join("storage/innobase/include/buf0buf.h");
-    let fixed = crate::tree::carries_upstream_fix(
+    let fixed = crate::dims::carries_upstream_fix(
         &std::fs::read_to_string(&header)
             .with_context(|| format!("cannot read {}", header.display()))?,
     );

@@ -9,6 +9,7 @@
 pub mod build;
 pub mod charts;
 pub mod children;
+pub mod dims;
 pub mod ffi;
 pub mod host;
 pub mod lock;
@@ -19,6 +20,7 @@ pub mod mtr;
 pub mod patch;
 pub mod patch_check;
 pub mod preflight;
+pub mod record;
 pub mod report;
 pub mod results;
 pub mod server;

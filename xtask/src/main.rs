@@ -97,7 +97,7 @@ interrupted, remove the run directories (unless --keep) and exit with
         variant: String,
         /// cmake build type: RelWithDebInfo, Release or Debug.
         #[arg(long, default_value = "RelWithDebInfo")]
-        build_type: build::BuildType,
+        build_type: xtask::record::BuildType,
     },
     /// Run MariaDB's own tests (mysql-test-run) on one variant's build, with
     /// our tests from mtr/suite/ copied in; `mtr report DIR` rewrites the

@@ -2,9 +2,9 @@
 //! the measured interval, and what they come to per query; and the CPU the
 //! rest of the host used meanwhile (a busy host makes a run doubtful).
 
+use crate::record::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 
@@ -26,41 +26,6 @@ pub const OPTIONAL_COUNTERS: &[&str] = &["Handler_write", "Handler_update", "Han
 
 /// performance_schema's name for buf_pool.mutex.
 pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
-
-/// Counters of the server process, summed over all its threads.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct ProcCounters {
-    /// utime + stime of the whole process (exited threads included), in ticks
-    pub cpu_ticks: u64,
-    /// voluntary + involuntary context switches of the threads alive now
-    pub context_switches: u64,
-    pub threads: u64,
-}
-
-/// The whole host's CPU time from the first line of /proc/stat, in ticks.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
-pub struct HostCpu {
-    /// user + nice + system + irq + softirq + steal (guest time is
-    /// already inside user)
-    pub busy_ticks: u64,
-    /// busy + idle + iowait: the host's capacity over the same time
-    pub total_ticks: u64,
-}
-
-/// One snapshot of everything read around an interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Snapshot {
-    pub status: BTreeMap<String, u64>,
-    pub process: ProcCounters,
-    /// (COUNT_STAR, SUM_TIMER_WAIT in ps) of buf_pool.mutex, when read
-    pub buf_pool_mutex: Option<(u64, u64)>,
-    /// /proc/stat, when it could be read
-    #[serde(default)]
-    pub host_cpu: Option<HostCpu>,
-    /// CLOCK_MONOTONIC seconds at the snapshot
-    #[serde(default)]
-    pub monotonic_seconds: f64,
-}
 
 impl Snapshot {
     pub fn take(conn: &mut mysql::Conn, pid: u32, with_mutex: bool) -> Result<Snapshot> {
@@ -149,21 +114,6 @@ fn parse_proc_stat(stat: &str) -> Option<HostCpu> {
         busy_ticks: busy,
         total_ticks: busy + field(3)? + field(4)?,
     })
-}
-
-/// CPU used on the host during an interval by everything except the
-/// server (all its threads) and sysbench: other tenants, other jobs, the
-/// tool itself. A busy host makes QPS doubtful.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct OtherCpu {
-    /// other CPU seconds / wall seconds
-    pub cores_busy: f64,
-    /// other CPU time / the host's CPU capacity over the interval
-    pub share: f64,
-    pub wall_seconds: f64,
-    pub host_busy_seconds: f64,
-    pub server_cpu_seconds: f64,
-    pub sysbench_cpu_seconds: f64,
 }
 
 impl OtherCpu {
@@ -298,19 +248,6 @@ fn clock_ticks_per_second() -> f64 {
     }
 }
 
-/// What sysbench itself reported for an interval.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct SysbenchReport {
-    pub queries: u64,
-    pub qps: f64,
-    pub transactions: u64,
-    pub tps: f64,
-    pub p95_ms: f64,
-    pub avg_ms: f64,
-    pub seconds: f64,
-    pub ignored_errors: u64,
-}
-
 /// Parses the closing statistics of `sysbench ... run`. A missing line is
 /// an error that names it.
 pub fn parse_sysbench(output: &str) -> Result<SysbenchReport> {
@@ -353,38 +290,6 @@ pub fn parse_sysbench(output: &str) -> Result<SysbenchReport> {
         seconds: number("total time:")?,
         ignored_errors,
     })
-}
-
-/// The measured interval: sysbench's figures and the counter deltas, with
-/// the per-query ratios the report shows.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Measured {
-    pub sysbench: SysbenchReport,
-    pub pages_made_young: u64,
-    pub pages_made_not_young: u64,
-    pub read_requests: u64,
-    pub reads: u64,
-    pub context_switches: u64,
-    pub cpu_seconds: f64,
-    pub pages_made_young_per_query: f64,
-    pub pages_made_not_young_per_query: f64,
-    pub read_requests_per_query: f64,
-    pub cs_per_query: f64,
-    pub cpu_ms_per_query: f64,
-    /// only from a diagnostic pass (see `Diagnostic`)
-    pub buf_pool_mutex_per_query: Option<f64>,
-    pub buf_pool_mutex_wait_us_per_query: Option<f64>,
-    /// rows inserted, updated, deleted (Handler_write, Handler_update,
-    /// Handler_delete), when the server counts them
-    #[serde(default)]
-    pub rows_inserted: Option<u64>,
-    #[serde(default)]
-    pub rows_updated: Option<u64>,
-    #[serde(default)]
-    pub rows_deleted: Option<u64>,
-    /// CPU the rest of the host used meanwhile
-    #[serde(default)]
-    pub other_cpu: Option<OtherCpu>,
 }
 
 impl Measured {

@@ -3,23 +3,14 @@
 //! The table `patches/patches.toml` says which file serves which series;
 //! nothing looks for patch files by path convention.
 
-use crate::tree::Tree;
+use crate::dims::Series;
+use crate::record::{Patch, Tree};
 use crate::util::{repo_root, sha256_hex};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::fs;
 use std::path::{Path, PathBuf};
-
-/// A patch file and the hash that keys builds made with it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Patch {
-    /// Relative to the repository root, e.g. `patches/10.11/gate.patch`.
-    pub file: PathBuf,
-    pub sha256: String,
-    #[serde(skip)]
-    pub bytes: Vec<u8>,
-}
 
 impl Patch {
     pub fn load(relative: &Path) -> Result<Patch> {
@@ -47,7 +38,7 @@ pub const UPSTREAM_FIX: &str = "MDEV-33966";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Entry {
     pub variant: String,
-    pub series: Vec<String>,
+    pub series: Vec<Series>,
     /// Relative to the repository root.
     pub file: PathBuf,
     pub description: String,
@@ -80,7 +71,7 @@ impl Entry {
         format!(
             "{} {} -> {} ({TABLE} line {})",
             self.variant,
-            self.series.join("+"),
+            series_list(&self.series),
             self.file.display(),
             self.line
         )
@@ -110,6 +101,16 @@ struct RawEntry {
     file: toml::Spanned<PathBuf>,
     description: String,
     refuse_on: Option<toml::Spanned<String>>,
+}
+
+/// `10.11+11.8`: the series an entry serves, as reports and directory
+/// names write them.
+pub fn series_list(series: &[Series]) -> String {
+    series
+        .iter()
+        .map(Series::to_string)
+        .collect::<Vec<_>>()
+        .join("+")
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -178,7 +179,14 @@ impl Table {
                 }
             }
             let line = line_of(text, r.variant.span().start);
-            for s in r.series.get_ref() {
+            let series = r
+                .series
+                .get_ref()
+                .iter()
+                .map(|s| s.parse::<Series>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| anyhow::anyhow!("{}: {e}", at(r.series.span())))?;
+            for s in &series {
                 if let Some(prev) = entries
                     .iter()
                     .find(|e| &e.variant == r.variant.get_ref() && e.series.contains(s))
@@ -193,7 +201,7 @@ impl Table {
             }
             entries.push(Entry {
                 variant: r.variant.into_inner(),
-                series: r.series.into_inner(),
+                series,
                 file: r.file.into_inner(),
                 description: r.description,
                 refuse_on: r.refuse_on.map(|f| f.into_inner()),
@@ -204,16 +212,16 @@ impl Table {
     }
 
     /// The entry for `variant` on a tree of `series`.
-    pub fn find(&self, series: &str, variant: &str) -> Option<&Entry> {
+    pub fn find(&self, series: Series, variant: &str) -> Option<&Entry> {
         self.entries
             .iter()
-            .find(|e| e.variant == variant && e.series.iter().any(|s| s == series))
+            .find(|e| e.variant == variant && e.series.contains(&series))
     }
 }
 
 /// The patch file for `variant` on a tree of `series`, as the table
 /// `patches/patches.toml` names it.
-pub fn for_variant(series: &str, variant: &str) -> Result<Patch> {
+pub fn for_variant(series: Series, variant: &str) -> Result<Patch> {
     let table = Table::load()?;
     match table.find(series, variant) {
         Some(entry) => entry.load(),
@@ -236,7 +244,7 @@ pub fn for_tree(tree: &Tree, variant: &str) -> Result<Patch> {
     // a fixed tree of a series without an entry (11.8) is refused too: the
     // reason is the fix, not the missing file
     let entry = table
-        .find(&tree.series, variant)
+        .find(tree.series, variant)
         .or_else(|| table.entries.iter().find(|e| e.variant == variant));
     if let Some(entry) = entry {
         if let Some(reason) = entry.refusal(tree) {
@@ -248,7 +256,7 @@ pub fn for_tree(tree: &Tree, variant: &str) -> Result<Patch> {
             );
         }
     }
-    for_variant(&tree.series, variant)
+    for_variant(tree.series, variant)
 }
 
 /// The files a patch changes, relative to the tree (new names; the old
@@ -314,6 +322,10 @@ pub fn apply(repo: &git2::Repository, patch: &Patch) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
+    /// A series from its text, for the tests.
+    fn sr(s: &str) -> crate::dims::Series {
+        s.parse().unwrap()
+    }
     use super::*;
 
     fn repo_with(file: &str, text: &str) -> (tempfile::TempDir, git2::Repository) {
@@ -371,7 +383,7 @@ diff --git a/src/a.c b/src/a.c
     fn the_repository_patches_are_valid_diffs() {
         for series in ["10.11", "10.5"] {
             for variant in ["gate", "clock"] {
-                let p = for_variant(series, variant).unwrap();
+                let p = for_variant(sr(series), variant).unwrap();
                 git2::Diff::from_buffer(&p.bytes).unwrap();
                 assert_eq!(p.sha256.len(), 64);
                 assert_eq!(
@@ -380,14 +392,16 @@ diff --git a/src/a.c b/src/a.c
                 );
             }
         }
-        let err = for_variant("10.11", "nonesuch").unwrap_err().to_string();
+        let err = for_variant(sr("10.11"), "nonesuch")
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("nonesuch")
                 && err.contains("patches/patches.toml")
                 && err.contains("10.11/gate.patch"),
             "{err}"
         );
-        let err = for_variant("11.4", "gate").unwrap_err().to_string();
+        let err = for_variant(sr("11.4"), "gate").unwrap_err().to_string();
         assert!(err.contains("series 11.4") && err.contains("line"), "{err}");
     }
 
@@ -411,7 +425,7 @@ diff --git a/src/a.c b/src/a.c
             ("10.5", "clock", "patches/10.5/clock.patch"),
         ] {
             assert_eq!(
-                table.find(series, variant).unwrap().file,
+                table.find(sr(series), variant).unwrap().file,
                 PathBuf::from(file)
             );
         }
@@ -443,7 +457,7 @@ diff --git a/src/a.c b/src/a.c
     #[test]
     fn changed_files_of_the_repository_patches() {
         let files = |series: &str, variant: &str| {
-            changed_files(&for_variant(series, variant).unwrap()).unwrap()
+            changed_files(&for_variant(sr(series), variant).unwrap()).unwrap()
         };
         assert_eq!(
             files("10.11", "gate"),
@@ -486,11 +500,11 @@ refuse_on = \"MDEV-33966\"
         let e = &t.entries[0];
         assert_eq!(e.line, 4);
         assert_eq!(
-            t.find("11.4", "gate").unwrap().file,
+            t.find(sr("11.4"), "gate").unwrap().file,
             PathBuf::from("a.patch")
         );
-        assert!(t.find("10.5", "gate").is_none());
-        assert!(t.find("10.11", "clock").is_none());
+        assert!(t.find(sr("10.5"), "gate").is_none());
+        assert!(t.find(sr("10.11"), "clock").is_none());
     }
 
     #[test]
@@ -539,7 +553,7 @@ refuse_on = \"MDEV-33966\"
     fn a_fixed_tree_refuses_the_entry() {
         let root = fixture_root();
         let t = Table::parse(GOOD, root.path()).unwrap();
-        let e = t.find("11.4", "gate").unwrap();
+        let e = t.find(sr("11.4"), "gate").unwrap();
         assert_eq!(e.refusal_given(false), None);
         assert_eq!(e.refusal_given(true).unwrap(), "tree carries MDEV-33966");
     }

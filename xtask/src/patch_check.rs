@@ -18,8 +18,11 @@
 //! through one header (buf0buf.inl: the buf/*.cc that include buf0buf.h).
 
 use crate::build;
-use crate::patch::{self, Entry, Patch, Table};
-use crate::tree::{self, Tree};
+use crate::dims::Series;
+use crate::patch::{self, Entry, Table};
+use crate::record::Patch;
+use crate::record::Tree;
+use crate::tree;
 use crate::util::{cache_root, write_json, Stage};
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -143,7 +146,7 @@ impl Outcome {
 pub struct Check {
     pub variant: String,
     /// The series the patch is made for.
-    pub series: Vec<String>,
+    pub series: Vec<Series>,
     pub file: PathBuf,
     pub patch_sha256: String,
     /// The patch is made for the tree's own series: failing fails the check.
@@ -158,7 +161,7 @@ pub struct Check {
 pub struct TreeChecks {
     pub spec: String,
     pub version: Option<String>,
-    pub series: Option<String>,
+    pub series: Option<Series>,
     pub id: Option<String>,
     pub has_upstream_fix: Option<bool>,
     pub error: Option<String>,
@@ -253,7 +256,7 @@ fn check_tree(t: &Tree, table: &Table) -> Result<TreeChecks> {
         eprintln!(
             "    {} ({}) on {}: {}",
             entry.variant,
-            entry.series.join("+"),
+            crate::patch::series_list(&entry.series),
             t.version,
             outcome.summary()
         );
@@ -275,7 +278,7 @@ fn check_tree(t: &Tree, table: &Table) -> Result<TreeChecks> {
     Ok(TreeChecks {
         spec: t.spec.clone(),
         version: Some(t.version.clone()),
-        series: Some(t.series.clone()),
+        series: Some(t.series),
         id: Some(t.id.clone()),
         has_upstream_fix: Some(t.has_upstream_fix),
         error: None,
@@ -289,7 +292,11 @@ fn scratch_dir(t: &Tree, entry: &Entry) -> PathBuf {
     cache_root()
         .join("patch-check")
         .join(&t.id[..12.min(t.id.len())])
-        .join(format!("{}-{}", entry.variant, entry.series.join("+")))
+        .join(format!(
+            "{}-{}",
+            entry.variant,
+            crate::patch::series_list(&entry.series)
+        ))
 }
 
 /// Errors here are the machinery's (a checkout that cannot be written);
@@ -767,7 +774,7 @@ pub fn table(report: &Report) -> String {
                 c.file.display().to_string(),
                 format!(
                     "{}{}",
-                    c.series.join("+"),
+                    crate::patch::series_list(&c.series),
                     if c.own_series { " (own)" } else { "" }
                 ),
                 c.outcome.summary(),
@@ -814,6 +821,10 @@ pub fn table(report: &Report) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A series from its text, for the tests.
+    fn sr(s: &str) -> crate::dims::Series {
+        s.parse().unwrap()
+    }
     use super::*;
 
     #[test]
@@ -1095,7 +1106,7 @@ mod tests {
     fn own_series_failures_fail_and_foreign_ones_do_not() {
         let cell = |own: bool, outcome: Outcome| Check {
             variant: "gate".into(),
-            series: vec!["10.5".into()],
+            series: vec![Series::V10_5],
             file: "patches/10.5/gate.patch".into(),
             patch_sha256: String::new(),
             own_series: own,
@@ -1109,7 +1120,7 @@ mod tests {
             trees: vec![TreeChecks {
                 spec: "debian:x".into(),
                 version: Some("10.5.23".into()),
-                series: Some("10.5".into()),
+                series: Some(Series::V10_5),
                 id: Some("0".repeat(40)),
                 has_upstream_fix: Some(false),
                 error: None,
@@ -1210,7 +1221,7 @@ mod tests {
         let mut configured = Configured::NotYet;
         let mut run = |e: &Entry| check_one(&t, e, &e.load().unwrap(), &mut configured).unwrap();
 
-        let gate = table.find("10.11", "gate").unwrap();
+        let gate = table.find(sr("10.11"), "gate").unwrap();
         match run(gate) {
             Outcome::Compiled { units } => {
                 for u in ["buf0buf.cc", "buf0lru.cc", "buf0flu.cc"] {
@@ -1223,7 +1234,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
 
-        match run(table.find("10.5", "clock").unwrap()) {
+        match run(table.find(sr("10.5"), "clock").unwrap()) {
             Outcome::DoesNotApply { error } => assert!(
                 error.contains("storage/innobase/buf/buf0lru.cc") && error.contains("hunk"),
                 "{error}"
@@ -1244,7 +1255,7 @@ mod tests {
         fs::write(&broken, text).unwrap();
         let entry = Entry {
             variant: "broken".into(),
-            series: vec!["10.11".into()],
+            series: vec![Series::V10_11],
             file: broken,
             description: "does not compile".into(),
             refuse_on: None,

@@ -201,7 +201,7 @@ fn human(bytes: u64) -> String {
 mod tests {
     use super::*;
     use crate::matrix::TreeEntry;
-    use crate::workload::Workload;
+    use crate::record::Workload;
 
     fn matrix(tables: u32, table_size: u64) -> Matrix {
         Matrix::new(

@@ -5,9 +5,10 @@
 //! so that each variant can be checked out into its own work tree without
 //! touching the tree itself.
 
+use crate::dims::{carries_upstream_fix, Series, TreeVersion};
+use crate::record::Tree;
 use crate::util::{cache_root, slug, Command, Stage};
 use anyhow::{anyhow, bail, Context, Result};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -92,28 +93,6 @@ impl fmt::Display for TreeSpec {
     }
 }
 
-/// A resolved tree: a local git repository at a known commit.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Tree {
-    /// What the user asked for, e.g. `debian:mariadb=1:10.11.18-0+deb12u1`.
-    pub spec: String,
-    /// The commit id of the tree's content.
-    pub id: String,
-    /// The local repository whose work tree holds the source.
-    pub src: PathBuf,
-    /// From the VERSION file, e.g. `10.11.18`.
-    pub version: String,
-    /// Major.minor, e.g. `10.11`: selects patches and my.cnf settings.
-    pub series: String,
-    /// The tree already carries the MDEV-33966 fix (touch()/access_clock
-    /// instead of freed_page_clock).
-    pub has_upstream_fix: bool,
-    /// For `pkg:` trees: the packaged server binary (`src` is then its
-    /// install prefix and `id` the binary's sha256).
-    #[serde(default)]
-    pub package: Option<PathBuf>,
-}
-
 /// Fetches (if needed) and opens the tree named by `spec`.
 pub fn resolve(spec: &str) -> Result<Tree> {
     resolve_in(spec, &cache_root())
@@ -165,7 +144,7 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
             );
         }
     }
-    let (version, series) = read_version(src)?;
+    let TreeVersion { version, series } = read_version(src)?;
     let buf0buf = src.join("storage/innobase/include/buf0buf.h");
     let header = fs::read_to_string(&buf0buf)
         .with_context(|| format!("tree `{spec}`: no InnoDB header {}", buf0buf.display()))?;
@@ -178,13 +157,6 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
         has_upstream_fix: carries_upstream_fix(&header),
         package: None,
     })
-}
-
-/// Whether the text of a tree's `storage/innobase/include/buf0buf.h`
-/// carries the MDEV-33966 fix (touch()/access_clock instead of
-/// freed_page_clock). Also asked of patched checkouts.
-pub fn carries_upstream_fix(buf0buf_h: &str) -> bool {
-    buf0buf_h.contains("touch_no_stamp") || buf0buf_h.contains("access_clock")
 }
 
 /// A packaged server: its version is read from the binary itself. Whether
@@ -203,7 +175,8 @@ fn package_tree(spec: &str, mariadbd: &Path) -> Result<Tree> {
         .read()?;
     let version = parse_binary_version(&out)
         .with_context(|| format!("tree `{spec}`: cannot read a version from `{}`", out.trim()))?;
-    let series = version.splitn(3, '.').take(2).collect::<Vec<_>>().join(".");
+    let series = Series::of_version(&version)
+        .with_context(|| format!("tree `{spec}`: no series in version `{version}`"))?;
     let bytes = fs::read(mariadbd)?;
     let prefix = mariadbd
         .parent()
@@ -235,35 +208,12 @@ fn parse_binary_version(out: &str) -> Option<String> {
     (version.split('.').count() == 3).then_some(version)
 }
 
-/// Reads MYSQL_VERSION_{MAJOR,MINOR,PATCH} from the tree's VERSION file.
-pub fn read_version(src: &Path) -> Result<(String, String)> {
+/// What the tree's VERSION file says.
+pub fn read_version(src: &Path) -> Result<TreeVersion> {
     let path = src.join("VERSION");
     let text =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_version(&text).with_context(|| format!("in {}", path.display()))
-}
-
-fn parse_version(text: &str) -> Result<(String, String)> {
-    let field = |name: &str| -> Result<String> {
-        text.lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix(name)?
-                    .strip_prefix('=')
-                    .map(str::trim)
-            })
-            .map(str::to_string)
-            .ok_or_else(|| anyhow!("no {name}= line"))
-    };
-    let (major, minor, patch) = (
-        field("MYSQL_VERSION_MAJOR")?,
-        field("MYSQL_VERSION_MINOR")?,
-        field("MYSQL_VERSION_PATCH")?,
-    );
-    Ok((
-        format!("{major}.{minor}.{patch}"),
-        format!("{major}.{minor}"),
-    ))
+    TreeVersion::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
 }
 
 /// The private apt configuration: deb-src entries for Debian's suites, with
@@ -653,19 +603,6 @@ mod tests {
     }
 
     #[test]
-    fn version_file() {
-        let text = "MYSQL_VERSION_MAJOR=10\nMYSQL_VERSION_MINOR=11\nMYSQL_VERSION_PATCH=18\nSERVER_MATURITY=stable\n";
-        assert_eq!(
-            parse_version(text).unwrap(),
-            ("10.11.18".into(), "10.11".into())
-        );
-        assert!(parse_version("MYSQL_VERSION_MAJOR=10\n")
-            .unwrap_err()
-            .to_string()
-            .contains("MINOR"));
-    }
-
-    #[test]
     fn git_and_path_trees_from_a_local_repository() {
         // a tiny "server" tree: enough for resolve() to read its version and header
         let dir = tempfile::tempdir().unwrap();
@@ -674,8 +611,8 @@ mod tests {
 
         let tree = resolve_in(&format!("path:{}", src.display()), &cache).unwrap();
         assert_eq!(
-            (tree.id.as_str(), tree.series.as_str()),
-            (id.to_string().as_str(), "11.8")
+            (tree.id.as_str(), tree.series),
+            (id.to_string().as_str(), Series::V11_8)
         );
         assert!(tree.has_upstream_fix);
 

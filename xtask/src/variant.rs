@@ -7,9 +7,12 @@
 //! looked up in the patch table (`patches/patches.toml`) for the tree's
 //! series, which also refuses gate and clock on a tree with the fix.
 
-use crate::build::{BuildType, CherryPick, SourceChange};
-use crate::patch::{self, Patch};
-use crate::tree::Tree;
+use crate::build::SourceChange;
+use crate::dims::Series;
+use crate::patch;
+use crate::record::Patch;
+use crate::record::Tree;
+use crate::record::{BuildType, CherryPick};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -114,7 +117,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
     }
     // a built-in name keeps its patch when the matrix gives it settings
     let table = patch::Table::load()?;
-    let builtin = name == "fixed" || table.find(&tree.series, name).is_some();
+    let builtin = name == "fixed" || table.find(tree.series, name).is_some();
     let change = if let Some(file) = &def.patch {
         SourceChange::Patch(Patch::load(file)?)
     } else if !def.cherry_pick.is_empty() {
@@ -127,7 +130,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         })
     } else if name == "base" || (settings_only && !builtin) {
         SourceChange::None
-    } else if name == "fixed" && table.find(&tree.series, "fixed").is_some() {
+    } else if name == "fixed" && table.find(tree.series, "fixed").is_some() {
         // our own lazy-promotion patch for the series (patches/patches.toml)
         SourceChange::Patch(patch::for_tree(tree, "fixed")?)
     } else if name == "fixed" {
@@ -154,7 +157,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
 /// without fetching the tree: for `matrix --dry-run`.
 pub fn describe_unfetched(
     defs: &BTreeMap<String, VariantDef>,
-    series: Option<&str>,
+    series: Option<Series>,
     name: &str,
 ) -> String {
     let def = defs.get(name).cloned().unwrap_or_default();
@@ -189,7 +192,7 @@ pub fn describe_unfetched(
     with_settings(match (table_entry, series) {
         (Some(file), _) => format!(
             "patch {file} (patch table, series {})",
-            series.unwrap_or("?")
+            series.map_or("?".to_string(), |s| s.to_string())
         ),
         (None, Some(s)) => format!(
             "no patch for series {s} in {}: would be refused unless the tree carries the fix",
@@ -210,7 +213,7 @@ mod tests {
             id: "0".into(),
             src: "/x".into(),
             version: "11.8.10".into(),
-            series: "10.11".into(),
+            series: Series::V10_11,
             has_upstream_fix: fixed,
             package: None,
         }
@@ -269,7 +272,7 @@ mod tests {
             };
             assert_eq!(p.file, PathBuf::from("patches/10.11").join(file));
             assert_eq!(r.settings["innodb_lru_scan_depth"], "128");
-            assert!(describe_unfetched(&with, Some("10.11"), name).contains(file));
+            assert!(describe_unfetched(&with, "10.11".parse().ok(), name).contains(file));
         }
         let err = resolve(&m, &tree(true), "gate").unwrap_err().to_string();
         assert!(
@@ -294,7 +297,7 @@ mod tests {
         assert_eq!(p.file, PathBuf::from("patches/10.11/fixed.patch"));
         // a series without our patch needs upstream commits to pick
         let mut t105 = tree(false);
-        t105.series = "10.5".into();
+        t105.series = Series::V10_5;
         let err = resolve(&m, &t105, "fixed").unwrap_err().to_string();
         assert!(err.contains("cherry_pick"), "{err}");
         let def = VariantDef {
@@ -322,11 +325,13 @@ mod tests {
     fn unfetched_variants_are_described_from_the_table() {
         let m = defs("[variant.workaround]\nsettings = { innodb_old_blocks_time = 2147483647 }\n");
         assert_eq!(
-            describe_unfetched(&m, Some("10.11"), "gate"),
+            describe_unfetched(&m, "10.11".parse().ok(), "gate"),
             "patch patches/10.11/gate.patch (patch table, series 10.11)"
         );
-        assert!(describe_unfetched(&m, Some("10.11"), "workaround")
+        assert!(describe_unfetched(&m, "10.11".parse().ok(), "workaround")
             .ends_with("my.cnf innodb_old_blocks_time=2147483647"));
-        assert!(describe_unfetched(&m, Some("9.9"), "gate").contains("no patch for series 9.9"));
+        assert!(
+            describe_unfetched(&m, "9.9".parse().ok(), "gate").contains("no patch for series 9.9")
+        );
     }
 }

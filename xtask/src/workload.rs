@@ -10,103 +10,22 @@ mod idle;
 pub mod scan_loop;
 mod sysbench;
 
-pub use idle::{IdleBounds, IdleSample, IdleWait};
-pub use scan_loop::ScanLoopOutcome;
+pub use idle::IdleSample;
 
-use crate::metrics::{self, Measured, OtherCpu, Snapshot};
+use crate::dims::WorkloadKind;
+use crate::dims::{AtStep, Step};
+use crate::metrics;
+use crate::record::IdleWait;
+use crate::record::{Diagnostic, NotMeasured, Outcome, Phase, Threads, Workload};
+use crate::record::{Measured, OtherCpu, Snapshot};
 use crate::server::Server;
 use crate::util::{human_duration, repo_root, slug};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
-use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// One of Mark's sysbench tests (shared/research/mark-setup.md, section
-/// 2.3). Declared in Mark's run order (section 2.4, reads before writes as
-/// in his `.pre` tests): `run_order` sorts by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WorkloadKind {
-    /// oltp_read_only: BEGIN, 10 point selects, four range queries of
-    /// `range_size` rows, COMMIT
-    ReadOnly,
-    /// `SELECT c ... WHERE id IN (random_points ids)`
-    RandomPoints,
-    /// the same IN-list, always the same adjacent ids in the middle
-    HotPoints,
-    /// `SELECT id ... WHERE id IN (100 ids)`
-    PointsCoveredPk,
-    /// `SELECT id, c ... WHERE id IN (...)`
-    PointsNotcoveredPk,
-    /// `SELECT id ... WHERE id BETWEEN x AND x+100`
-    RangeCoveredPk,
-    /// `SELECT k ... WHERE k IN (100 values)`
-    PointsCoveredSi,
-    /// `SELECT k, c ... WHERE k IN (...)`
-    PointsNotcoveredSi,
-    /// `SELECT k, c ... WHERE k BETWEEN x AND x+100`
-    RangeNotcoveredSi,
-    /// `UPDATE ... SET k=k+1 WHERE id=?`
-    UpdateIndex,
-    /// `UPDATE ... SET c=? WHERE id=?`
-    UpdateNonindex,
-    /// oltp_read_write: the read-only body plus two updates, a delete and
-    /// an insert, in one transaction
-    ReadWrite,
-    /// Not Mark's: seed 001's scan resistance. Point lookups on a hot
-    /// table while `scan_threads` connections scan a table larger than the
-    /// pool in a loop; residency sampled from INNODB_BUFFER_PAGE_LRU. Its
-    /// own tables (`hot_rows`, `scan_rows`), no arming phase.
-    ScanLoop,
-}
-
 impl WorkloadKind {
-    /// Every kind, in Mark's run order (scan-loop, not his, last).
-    pub const ALL: [WorkloadKind; 13] = [
-        WorkloadKind::ReadOnly,
-        WorkloadKind::RandomPoints,
-        WorkloadKind::HotPoints,
-        WorkloadKind::PointsCoveredPk,
-        WorkloadKind::PointsNotcoveredPk,
-        WorkloadKind::RangeCoveredPk,
-        WorkloadKind::PointsCoveredSi,
-        WorkloadKind::PointsNotcoveredSi,
-        WorkloadKind::RangeNotcoveredSi,
-        WorkloadKind::UpdateIndex,
-        WorkloadKind::UpdateNonindex,
-        WorkloadKind::ReadWrite,
-        WorkloadKind::ScanLoop,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            WorkloadKind::PointsCoveredPk => "points-covered-pk",
-            WorkloadKind::PointsNotcoveredPk => "points-notcovered-pk",
-            WorkloadKind::PointsCoveredSi => "points-covered-si",
-            WorkloadKind::PointsNotcoveredSi => "points-notcovered-si",
-            WorkloadKind::RandomPoints => "random-points",
-            WorkloadKind::HotPoints => "hot-points",
-            WorkloadKind::RangeCoveredPk => "range-covered-pk",
-            WorkloadKind::RangeNotcoveredSi => "range-notcovered-si",
-            WorkloadKind::ReadOnly => "read-only",
-            WorkloadKind::UpdateIndex => "update-index",
-            WorkloadKind::UpdateNonindex => "update-nonindex",
-            WorkloadKind::ReadWrite => "read-write",
-            WorkloadKind::ScanLoop => "scan-loop",
-        }
-    }
-
-    /// Whether the test changes rows (then the post-write step follows).
-    pub fn is_write(self) -> bool {
-        matches!(
-            self,
-            WorkloadKind::UpdateIndex | WorkloadKind::UpdateNonindex | WorkloadKind::ReadWrite
-        )
-    }
-
     /// Our Lua script for the test, a file name under workloads/lua/.
     pub fn script(self) -> &'static str {
         match self {
@@ -151,204 +70,9 @@ impl WorkloadKind {
         };
         opts.into_iter().map(String::from).collect()
     }
-
-    fn known_names() -> String {
-        WorkloadKind::ALL.map(WorkloadKind::name).join(", ")
-    }
-}
-
-impl fmt::Display for WorkloadKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for WorkloadKind {
-    type Err = anyhow::Error;
-    fn from_str(s: &str) -> Result<WorkloadKind> {
-        WorkloadKind::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .with_context(|| {
-                format!(
-                    "unknown workload `{s}` (known: {})",
-                    WorkloadKind::known_names()
-                )
-            })
-    }
-}
-
-/// Client threads of a workload: one count (`threads = 2`) or a list
-/// (`threads = [1, 2, 4]`), each a cell of its own.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    untagged,
-    expecting = "`threads`: a thread count or a list of them, e.g. 2 or [1, 2, 4]"
-)]
-pub enum Threads {
-    One(u32),
-    List(Vec<u32>),
-}
-
-impl From<u32> for Threads {
-    fn from(n: u32) -> Threads {
-        Threads::One(n)
-    }
-}
-
-impl fmt::Display for Threads {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Threads::One(n) => write!(f, "{n}"),
-            Threads::List(v) => {
-                let s: Vec<String> = v.iter().map(u32::to_string).collect();
-                f.write_str(&s.join(", "))
-            }
-        }
-    }
-}
-
-/// A workload as a matrix describes it (one `[[workload]]` entry).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct Workload {
-    /// The label in reports; also the kind when `kind` is absent.
-    pub name: String,
-    /// Which of Mark's tests; absent: the one `name` names.
-    #[serde(default)]
-    pub kind: Option<WorkloadKind>,
-    #[serde(default = "defaults::tables")]
-    pub tables: u32,
-    #[serde(default = "defaults::table_size")]
-    pub table_size: u64,
-    #[serde(default = "defaults::threads")]
-    pub threads: Threads,
-    /// Ids per IN-list (points-*, random-points: 10, 100 or 1000,
-    /// hot-points), rows per range (range-*).
-    #[serde(default = "defaults::random_points")]
-    pub random_points: u32,
-    /// Rows per range query of read-only (10, 100 or 10000) and
-    /// read-write (10 or 100).
-    #[serde(default = "defaults::range_size")]
-    pub range_size: u32,
-    /// oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1 after the
-    /// load, as Mark's write tests and load do: it starts freed_page_clock.
-    /// 0 skips it.
-    #[serde(default = "defaults::arm_seconds")]
-    pub arm_seconds: u64,
-    #[serde(default = "defaults::warmup_seconds")]
-    pub warmup_seconds: u64,
-    #[serde(default = "defaults::measure_seconds")]
-    pub measure_seconds: u64,
-    /// A separate pass with the buf_pool.mutex instrument on (it changes
-    /// the timing, so it is never the measured run). 0 skips it.
-    #[serde(default = "defaults::diagnostic_seconds")]
-    pub diagnostic_seconds: u64,
-    /// Longest wait for an idle server before each cell; 0 skips the wait.
-    #[serde(default = "defaults::idle_limit_seconds")]
-    pub idle_limit_seconds: u64,
-    /// Longest post-write flush after a write test; absent: Mark's 60 s +
-    /// 1 s per million rows, at most 1200 s.
-    #[serde(default)]
-    pub post_write_limit_seconds: Option<u64>,
-    /// scan-loop: rows of the hot table (about 70 a page)
-    #[serde(default = "defaults::hot_rows")]
-    pub hot_rows: u64,
-    /// scan-loop: rows of the scanned table, larger than the pool
-    #[serde(default = "defaults::scan_rows")]
-    pub scan_rows: u64,
-    /// scan-loop: connections that scan; `threads` look up hot rows
-    #[serde(default = "defaults::scan_threads")]
-    pub scan_threads: u32,
-    /// scan-loop: length of the residency pass (sampled; before the
-    /// measured pass, which is not)
-    #[serde(default = "defaults::residency_seconds")]
-    pub residency_seconds: u64,
-    /// scan-loop: seconds between two residency samples
-    #[serde(default = "defaults::sample_seconds")]
-    pub sample_seconds: u64,
-    /// scan-loop: events per second over all threads (sysbench --rate; a
-    /// scan pass is one event), so that a hot page's reuse gap is set,
-    /// not the CPU's speed; 0: as fast as they go
-    #[serde(default)]
-    pub hot_rate: u64,
-}
-
-mod defaults {
-    use super::Threads;
-    pub fn tables() -> u32 {
-        8
-    }
-    pub fn table_size() -> u64 {
-        100_000
-    }
-    pub fn threads() -> Threads {
-        Threads::One(2)
-    }
-    pub fn random_points() -> u32 {
-        100
-    }
-    pub fn range_size() -> u32 {
-        100
-    }
-    pub fn arm_seconds() -> u64 {
-        10
-    }
-    pub fn warmup_seconds() -> u64 {
-        5
-    }
-    pub fn measure_seconds() -> u64 {
-        20
-    }
-    pub fn diagnostic_seconds() -> u64 {
-        10
-    }
-    pub fn idle_limit_seconds() -> u64 {
-        60
-    }
-    pub fn hot_rows() -> u64 {
-        60_000
-    }
-    pub fn scan_rows() -> u64 {
-        800_000
-    }
-    pub fn scan_threads() -> u32 {
-        1
-    }
-    pub fn residency_seconds() -> u64 {
-        40
-    }
-    pub fn sample_seconds() -> u64 {
-        5
-    }
 }
 
 impl Workload {
-    /// A workload with every parameter at its default.
-    pub fn new(name: &str) -> Workload {
-        Workload {
-            name: name.to_string(),
-            kind: None,
-            tables: defaults::tables(),
-            table_size: defaults::table_size(),
-            threads: defaults::threads(),
-            random_points: defaults::random_points(),
-            range_size: defaults::range_size(),
-            arm_seconds: defaults::arm_seconds(),
-            warmup_seconds: defaults::warmup_seconds(),
-            measure_seconds: defaults::measure_seconds(),
-            diagnostic_seconds: defaults::diagnostic_seconds(),
-            idle_limit_seconds: defaults::idle_limit_seconds(),
-            post_write_limit_seconds: None,
-            hot_rows: defaults::hot_rows(),
-            scan_rows: defaults::scan_rows(),
-            scan_threads: defaults::scan_threads(),
-            residency_seconds: defaults::residency_seconds(),
-            sample_seconds: defaults::sample_seconds(),
-            hot_rate: 0,
-        }
-    }
-
     /// The test: `kind`, or the one `name` names.
     pub fn kind(&self) -> Result<WorkloadKind> {
         match self.kind {
@@ -499,58 +223,6 @@ pub fn run_order(workloads: &[Workload]) -> Vec<(usize, u32)> {
         .collect()
 }
 
-/// Wall time of one phase of a run.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Phase {
-    pub name: String,
-    pub seconds: f64,
-}
-
-/// The diagnostic pass: same workload, instrument on.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Diagnostic {
-    pub measured: Measured,
-    /// None when the instrument could not be read (`Outcome::not_measured`
-    /// says why)
-    pub buf_pool_mutex_acquisitions: Option<u64>,
-    pub buf_pool_mutex_wait_ms: Option<f64>,
-}
-
-/// A metric a cell could not measure, and why: its value is absent from
-/// the result (never 0) and reports print "not measured".
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct NotMeasured {
-    pub metric: String,
-    pub reason: String,
-}
-
-/// Everything one cell (a workload at one thread count) produced.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Outcome {
-    #[serde(default)]
-    pub kind: Option<WorkloadKind>,
-    #[serde(default)]
-    pub threads: Option<u32>,
-    pub sysbench_commands: Vec<String>,
-    pub phases: Vec<Phase>,
-    /// the wait for an idle server before the cell; None when skipped
-    #[serde(default)]
-    pub idle_wait: Option<IdleWait>,
-    pub measured: Option<Measured>,
-    pub diagnostic: Option<Diagnostic>,
-    /// write tests: the flush with innodb_max_dirty_pages_pct=1 afterwards
-    #[serde(default)]
-    pub post_write: Option<IdleWait>,
-    /// sysbench's full output of the measured run
-    pub measured_output: String,
-    /// metrics this cell could not measure, with the reason
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub not_measured: Vec<NotMeasured>,
-    /// scan-loop: residency over time and the hot and scan rates
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub scan_loop: Option<ScanLoopOutcome>,
-}
-
 fn lua_dir() -> PathBuf {
     repo_root().join("workloads/lua")
 }
@@ -606,11 +278,25 @@ fn sysbench_args(
     args
 }
 
-/// Runs `f` as a named phase: logs its start and end, records its time.
-fn phase<T>(phases: &mut Vec<Phase>, name: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+/// Runs `f` as the phase of `step`: logs its start and end, records its
+/// time under the step's name, and carries the step in its error.
+fn phase<T>(phases: &mut Vec<Phase>, step: Step, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    named_phase(phases, step, step.word(), f)
+}
+
+/// `phase` with a name of its own (scan-loop's `analyze` is part of its
+/// prepare step).
+pub(crate) fn named_phase<T>(
+    phases: &mut Vec<Phase>,
+    step: Step,
+    name: &str,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
     let start = Instant::now();
     eprintln!("    {name} ...");
-    let value = f().with_context(|| format!("phase `{name}`"))?;
+    let value = AtStep::injected(step)
+        .and_then(|()| f())
+        .context(AtStep(step))?;
     let seconds = start.elapsed().as_secs_f64();
     eprintln!("    {name} done ({})", human_duration(seconds));
     phases.push(Phase {
@@ -662,12 +348,12 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
     // prepare loads tables in parallel, one thread per table at most
     let max_threads = w.thread_counts().into_iter().max().unwrap_or(1);
     let loaders = w.tables.min(max_threads.max(2));
-    phase(&mut phases, "prepare", || {
+    phase(&mut phases, Step::Prepare, || {
         let args = sysbench_args(w, server, &script, None, loaders, "prepare", 0);
         sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
-        phase(&mut phases, "arm", || {
+        phase(&mut phases, Step::Arm, || {
             let args = sysbench_args(
                 w,
                 server,
@@ -705,7 +391,7 @@ fn begin_cell(
     };
     let mut phases = Vec::new();
     if w.idle_limit_seconds > 0 {
-        out.idle_wait = Some(phase(&mut phases, "idle wait", || {
+        out.idle_wait = Some(phase(&mut phases, Step::IdleWait, || {
             idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
         })?);
     }
@@ -736,7 +422,7 @@ pub fn execute_cell(
     let pid = server.pid;
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, "warm-up", || {
+        phase(&mut phases, Step::WarmUp, || {
             let args = sysbench_args(
                 w,
                 server,
@@ -752,7 +438,7 @@ pub fn execute_cell(
         })?;
     }
 
-    phase(&mut phases, "measured", || {
+    phase(&mut phases, Step::Measured, || {
         let args = sysbench_args(
             w,
             server,
@@ -779,7 +465,7 @@ pub fn execute_cell(
     })?;
 
     if w.diagnostic_seconds > 0 {
-        phase(&mut phases, "diagnostic", || {
+        phase(&mut phases, Step::Diagnostic, || {
             // without the instrument (performance_schema off, or a server
             // that lacks it) the pass still runs; the mutex figures are
             // absent and the outcome says why, never 0
@@ -827,7 +513,7 @@ pub fn execute_cell(
     }
 
     if kind.is_write() {
-        out.post_write = Some(phase(&mut phases, "post-write", || {
+        out.post_write = Some(phase(&mut phases, Step::PostWrite, || {
             post_write(&mut conn, w)
         })?);
     }

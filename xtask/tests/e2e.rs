@@ -13,10 +13,11 @@
 
 mod common;
 
+use xtask::dims::ModelPolicy;
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
+use xtask::record::Workload;
 use xtask::report;
 use xtask::results;
-use xtask::workload::Workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
@@ -49,7 +50,7 @@ fn one_repetition(name: &str, variants: &[&str], workload: Workload) -> Matrix {
 
 /// Runs `m`, which must succeed in every run (failures are printed with
 /// their error-log tails first); returns the output directory and results.
-fn run_all_successful(m: &Matrix) -> (tempfile::TempDir, Vec<results::RunResult>) {
+fn run_all_successful(m: &Matrix) -> (tempfile::TempDir, Vec<xtask::record::RunResult>) {
     let (out, failed) = run_in_tempdir(m);
     let results = results::read_results(out.path()).unwrap();
     for r in &results {
@@ -225,7 +226,7 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     assert!(
         matches!(
             failure.step,
-            results::Step::Bootstrap | results::Step::Start
+            xtask::dims::Step::Bootstrap | xtask::dims::Step::Start
         ),
         "{failure}"
     );
@@ -418,11 +419,11 @@ fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
         );
         assert!(sl.hot_lookups_per_s > 100.0, "{sl:?}");
         let policy = if r.key.variant == "base" {
-            "eager"
+            ModelPolicy::Eager
         } else {
-            "lazy-10.11-port"
+            ModelPolicy::LazyPort
         };
-        assert_eq!(sl.model_policy.as_deref(), Some(policy));
+        assert_eq!(sl.model_policy, Some(policy));
     }
     let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(

@@ -185,7 +185,7 @@ fn server_pid(shm: &Path) -> i32 {
         .unwrap()
 }
 
-fn out_results(out: &Path) -> Vec<results::RunResult> {
+fn out_results(out: &Path) -> Vec<xtask::record::RunResult> {
     results::read_results(out).unwrap()
 }
 

@@ -7,8 +7,8 @@
 use std::fs;
 use std::path::Path;
 use std::time::Duration;
-use xtask::build::BuildType;
 use xtask::mtr::{self, parse::Status, Options};
+use xtask::record::BuildType;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 

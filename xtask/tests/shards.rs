@@ -6,9 +6,10 @@
 
 use std::path::{Path, PathBuf};
 use xtask::matrix::{Matrix, Shard, TreeEntry};
+use xtask::record::RunResult;
+use xtask::record::{Threads, Workload};
 use xtask::report::{self, analysis::Analysis};
-use xtask::results::{self, merge, Manifest, RunResult};
-use xtask::workload::{Threads, Workload};
+use xtask::results::{self, merge, Manifest};
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mdev-mini")

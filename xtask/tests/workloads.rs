@@ -7,9 +7,12 @@
 //! other CPU was measured. Never a time.
 
 use xtask::build::{self, SourceChange};
+use xtask::dims::WorkloadKind;
 use xtask::host::Host;
-use xtask::server::{self, MyCnf, Server, ServerBinaries};
-use xtask::workload::{self, Threads, Workload, WorkloadKind};
+use xtask::record::MyCnf;
+use xtask::record::{Threads, Workload};
+use xtask::server::{self, Server, ServerBinaries};
+use xtask::workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
@@ -39,13 +42,13 @@ fn every_kind_runs_on_one_server_in_marks_order() {
         &tree,
         "base",
         &SourceChange::None,
-        build::BuildType::default(),
+        xtask::record::BuildType::default(),
     )
     .unwrap();
     let binaries = ServerBinaries::from_build(&built).unwrap();
     let host = Host::detect();
     let cnf = MyCnf::for_series(
-        &tree.series,
+        tree.series,
         &host,
         server::is_tmpfs(std::path::Path::new("/dev/shm")),
     );

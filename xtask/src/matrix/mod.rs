@@ -12,9 +12,9 @@ pub mod run;
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
 pub use run::{run, RunOptions};
 
+use crate::record::Workload;
 use crate::results::Question;
 use crate::tree;
-use crate::workload::Workload;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -189,8 +189,8 @@ impl Matrix {
                     .filter(|(wi, _)| *wi == i)
                     .map(|(_, t)| *t)
                     .collect();
-                (!threads.is_empty()).then(|| crate::workload::Workload {
-                    threads: crate::workload::Threads::List(threads),
+                (!threads.is_empty()).then(|| crate::record::Workload {
+                    threads: crate::record::Threads::List(threads),
                     ..w.clone()
                 })
             })
@@ -361,7 +361,7 @@ mod tests {
         let m = load(&p).unwrap();
         assert_eq!(
             m.variants["base"].build_type().unwrap(),
-            crate::build::BuildType::Debug
+            crate::record::BuildType::Debug
         );
     }
 

@@ -4,7 +4,8 @@
 //! it for any matrix without fetching or building anything.
 
 use super::Matrix;
-use crate::results::CellKey;
+use crate::dims::Series;
+use crate::record::CellKey;
 use crate::tree::TreeSpec;
 use crate::variant::{self, CONTROL_SUFFIX};
 use std::fmt::Write;
@@ -111,12 +112,6 @@ pub fn version_in_spec(spec: &str) -> Option<String> {
     (parts.len() == 3 && parts.iter().all(|p| !p.is_empty())).then(|| parts.join("."))
 }
 
-/// `10.11` of `10.11.18`.
-pub fn series_of(version: &str) -> Option<String> {
-    let mut it = version.split('.');
-    Some(format!("{}.{}", it.next()?, it.next()?))
-}
-
 /// Everything a run of `matrix` would build and run, without fetching or
 /// building: the `--dry-run` listing.
 pub fn describe(matrix: &Matrix) -> String {
@@ -142,7 +137,7 @@ pub fn describe(matrix: &Matrix) -> String {
     let mut builds = 0;
     for entry in &matrix.trees {
         let version = version_in_spec(&entry.spec);
-        let series = version.as_deref().and_then(series_of);
+        let series = version.as_deref().and_then(Series::of_version);
         let _ = writeln!(
             s,
             "  tree `{}`: {}{}",
@@ -158,7 +153,7 @@ pub fn describe(matrix: &Matrix) -> String {
             let _ = writeln!(
                 s,
                 "    {v}: {}",
-                variant::describe_unfetched(&matrix.variants, series.as_deref(), v)
+                variant::describe_unfetched(&matrix.variants, series, v)
             );
         }
     }
@@ -273,7 +268,7 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
 mod tests {
     use super::*;
     use crate::matrix::TreeEntry;
-    use crate::workload::Workload;
+    use crate::record::Workload;
 
     #[test]
     fn every_shipped_matrix_dry_runs() {
@@ -328,7 +323,6 @@ mod tests {
             None
         );
         assert_eq!(version_in_spec("path:/src/10.11.1"), None);
-        assert_eq!(series_of("11.8.10").as_deref(), Some("11.8"));
     }
 
     #[test]

@@ -8,16 +8,22 @@
 use super::plan::{run_label, tree_label, Plan};
 use super::progress::Progress;
 use super::Matrix;
-use crate::build::{self, Build, SourceChange};
+use crate::build::{self, SourceChange};
 use crate::children;
+use crate::dims::ModelPolicy;
+use crate::dims::Step;
 use crate::host::Host;
+use crate::record::Build;
+use crate::record::MyCnf;
+use crate::record::Tree;
+use crate::record::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
 use crate::report::analysis::{Analysis, Decision};
 use crate::results::manifest::{baseline_first, is_baseline};
 use crate::results::question::Kind;
 use crate::results::store::Inputs;
-use crate::results::{store, Cell, CellKey, Failure, Manifest, RunResult, Step, SCHEMA_VERSION};
-use crate::server::{self, Lost, MyCnf, Server, ServerBinaries};
-use crate::tree::{self, Tree};
+use crate::results::{store, Manifest};
+use crate::server::{self, Lost, Server, ServerBinaries};
+use crate::tree;
 use crate::util::{human_duration, repo_root, slug, Stage};
 use crate::variant::{self, Resolved};
 use crate::workload;
@@ -511,7 +517,7 @@ fn run_server(
     let server_label = format!("{} {} rep {rep}", p.tree_label, p.label);
     eprintln!("==> server {server_label}: {} cell(s)", todo.len());
     let shm = Path::new("/dev/shm");
-    let mut cnf = MyCnf::for_series(&tree.series, &ctx.host, server::is_tmpfs(shm));
+    let mut cnf = MyCnf::for_series(tree.series, &ctx.host, server::is_tmpfs(shm));
     for (k, v) in &settings {
         cnf.set(k, v);
     }
@@ -519,15 +525,8 @@ fn run_server(
     let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
         Ok(s) => s,
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),
-        Err(e) => {
-            let bootstrap = e.chain().any(|c| c.to_string() == "bootstrap failed");
-            let step = if bootstrap {
-                Step::Bootstrap
-            } else {
-                Step::Start
-            };
-            return fail_all(Failure::from_error(&e, step), progress);
-        }
+        // the bootstrap carries its own step; anything else is the start
+        Err(e) => return fail_all(Failure::from_error(&e, Step::Start), progress),
     };
     let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
     let logs = ctx.opts.out.join("logs").join(&name);
@@ -577,7 +576,7 @@ fn run_server(
                 Ok(mut o) => {
                     if let (Some(sl), Some(t), Some(res)) = (&mut o.scan_loop, &p.tree, &p.resolved)
                     {
-                        sl.model_policy = model_policy(t, &res.change).map(String::from);
+                        sl.model_policy = model_policy(t, &res.change);
                     }
                     r.outcome = Some(o)
                 }
@@ -707,13 +706,13 @@ fn unix_now() -> u64 {
 /// it): the tree as it is follows its series' rule, our fixed patch the
 /// lazy policy with its rule for a short LRU; other patches (gate, clock)
 /// change rules the model does not have.
-fn model_policy(t: &Tree, change: &SourceChange) -> Option<&'static str> {
+fn model_policy(t: &Tree, change: &SourceChange) -> Option<ModelPolicy> {
     match change {
-        _ if t.has_upstream_fix => Some("lazy"),
-        SourceChange::None if server::parse_series(&t.series) < (10, 5) => Some("classic"),
-        SourceChange::None => Some("eager"),
+        _ if t.has_upstream_fix => Some(ModelPolicy::Lazy),
+        SourceChange::None if !t.series.has_eager_promotion() => Some(ModelPolicy::Classic),
+        SourceChange::None => Some(ModelPolicy::Eager),
         SourceChange::Patch(p) if p.file.file_name().is_some_and(|f| f == "fixed.patch") => {
-            Some("lazy-10.11-port")
+            Some(ModelPolicy::LazyPort)
         }
         _ => None,
     }
@@ -723,7 +722,7 @@ fn model_policy(t: &Tree, change: &SourceChange) -> Option<&'static str> {
 mod tests {
     use super::*;
     use crate::matrix::TreeEntry;
-    use crate::workload::Workload;
+    use crate::record::Workload;
 
     /// A packaged "server" whose install script fails: every cell of every
     /// server fails in the bootstrap step with the script's output as its
@@ -750,7 +749,7 @@ mod tests {
             fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
         }
         let mut w = Workload::new("points-covered-pk");
-        w.threads = crate::workload::Threads::List(vec![1, 2]);
+        w.threads = crate::record::Threads::List(vec![1, 2]);
         let mut m = Matrix::new(
             "x",
             vec![TreeEntry {

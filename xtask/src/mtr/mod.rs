@@ -9,10 +9,12 @@
 pub mod parse;
 pub mod report;
 
-use crate::build::{self, Build, BuildType, WholeBuild};
+use crate::build;
 use crate::host::Host;
+use crate::record::Tree;
+use crate::record::{Build, BuildType, WholeBuild};
 use crate::server::shm_root;
-use crate::tree::{self, Tree};
+use crate::tree;
 use crate::util::{human_duration, repo_root, sha256_hex, slug, write_json, Command, Stage};
 use crate::variant;
 use anyhow::{bail, Context, Result};

@@ -3,7 +3,7 @@
 
 use super::parse::{Status, TestResult};
 use super::{skip_reasons, MtrRun};
-use crate::build::BuildType;
+use crate::record::BuildType;
 use crate::util::{human_duration, write_atomic};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;

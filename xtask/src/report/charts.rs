@@ -4,7 +4,8 @@
 
 use super::analysis::{Analysis, LEVEL};
 use crate::charts::{self, Bar, BarGroup, Line};
-use crate::results::{Cell, Metric};
+use crate::record::Cell;
+use crate::results::Metric;
 use anyhow::Result;
 
 pub struct Chart {

@@ -10,7 +10,8 @@ pub mod scan;
 pub mod summary;
 pub mod verdict;
 
-use crate::results::{self, Manifest, Metric, RunResult};
+use crate::record::RunResult;
+use crate::results::{self, Manifest, Metric};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
 use anyhow::{bail, Result};
@@ -64,7 +65,7 @@ pub fn verdicts(a: &Analysis) -> Vec<Verdict> {
 /// Which host ran which comparison groups, when more than one did (merged
 /// shards): comparisons stay within one host.
 fn hosts(a: &Analysis, b: &mut Vec<Block>) {
-    type Builds = std::collections::BTreeMap<String, crate::build::CcacheUse>;
+    type Builds = std::collections::BTreeMap<String, crate::record::CcacheUse>;
     let mut by_host: std::collections::BTreeMap<String, (Vec<String>, Builds)> = Default::default();
     for c in &a.cells {
         for r in c.all() {
@@ -356,7 +357,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         b.push(Block::Bullets(not_measured));
     }
 
-    let failures: Vec<(&RunResult, &results::Failure)> = a
+    let failures: Vec<(&RunResult, &crate::record::Failure)> = a
         .cells
         .iter()
         .flat_map(|c| c.failed.iter())
@@ -478,7 +479,7 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
         if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
             let w = &r.workload_def;
             if w.kind()
-                .is_ok_and(|k| k == crate::workload::WorkloadKind::ScanLoop)
+                .is_ok_and(|k| k == crate::dims::WorkloadKind::ScanLoop)
             {
                 workloads.push(format!(
                     "workload `{}` (scan-loop): hot table {} rows, scanned table {} rows, {} hot \

@@ -10,11 +10,12 @@ use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::num;
 use crate::charts::{self, Line};
-use crate::results::{Cell, Metric};
-use crate::workload::ScanLoopOutcome;
+use crate::record::Cell;
+use crate::record::ScanLoopOutcome;
+use crate::results::Metric;
 use anyhow::Result;
 use lru_model::sim::{self, ScanLoopParams, ScanLoopResult};
-use lru_model::{Config, PolicyKind, ShortLru};
+use lru_model::{Config, ShortLru};
 
 /// A difference between the model and a measurement worth explaining, in
 /// percentage points of the hot set.
@@ -31,19 +32,6 @@ const SIMPLIFICATIONS: &[&str] = &[
      also flushes and is woken early when the free list runs low",
     "rates are the averages of the residency pass; on the server they fall as hot pages come from disk",
 ];
-
-/// The model's policy for a run, as the runner recorded it (`lazy`,
-/// `lazy-10.11-port`, `eager`, `classic`); None: no model of the variant
-/// (gate, clock and other patches change rules the model does not have).
-pub fn model_policy(name: &str) -> Option<(PolicyKind, ShortLru)> {
-    match name {
-        "classic" => Some((PolicyKind::Classic, ShortLru::Upstream)),
-        "eager" => Some((PolicyKind::Eager, ShortLru::Upstream)),
-        "lazy" => Some((PolicyKind::Lazy, ShortLru::Upstream)),
-        "lazy-10.11-port" => Some((PolicyKind::Lazy, ShortLru::FlagEveryAccess)),
-        _ => None,
-    }
-}
 
 /// The model's scan-loop scenario with the parameters of one run.
 pub fn model_params(o: &ScanLoopOutcome, short_lru: ShortLru) -> ScanLoopParams {
@@ -107,7 +95,7 @@ fn model_runs(c: &CellRuns) -> Vec<ScanLoopResult> {
         .iter()
         .filter_map(|r| {
             let o = r.outcome.as_ref()?.scan_loop.as_ref()?;
-            let (policy, short) = model_policy(o.model_policy.as_deref()?)?;
+            let (policy, short) = o.model_policy?.model();
             sim::scan_loop(policy, &model_params(o, short)).ok()
         })
         .collect()

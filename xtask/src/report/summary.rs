@@ -5,7 +5,8 @@
 
 use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
 use super::verdict::Verdict;
-use crate::results::{Manifest, Metric, RunResult};
+use crate::record::RunResult;
+use crate::results::{Manifest, Metric};
 use crate::stats::{self, Interval, Spread};
 use serde::{Deserialize, Serialize};
 
@@ -110,7 +111,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
     let first = &a.results[0];
     let (counted, busy, failed) = a.counts();
     Summary {
-        schema_version: crate::results::SCHEMA_VERSION,
+        schema_version: crate::record::SCHEMA_VERSION,
         matrix: m.name.clone(),
         description: m.description.clone(),
         host: format!("{} ({})", first.host.hostname, first.host.label()),

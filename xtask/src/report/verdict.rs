@@ -2,9 +2,9 @@
 //! decided it.
 
 use super::analysis::{Analysis, CellRuns, ALPHA};
+use crate::record::Cell;
 use crate::results::manifest::is_baseline;
 use crate::results::question::{Kind, Question};
-use crate::results::Cell;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,33 +2,9 @@
 //! count and repetition a result belongs to. Every place that groups,
 //! orders, names or finds results uses this type, never loose strings.
 
-use serde::{Deserialize, Serialize};
+use crate::record::{Cell, CellKey};
 use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// One repetition of one cell. Ordered field by field (tree, variant,
-/// workload, threads, repetition); reports impose the matrix's own order
-/// on top of this one.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct CellKey {
-    /// The tree's label (`name` in the matrix, else its version).
-    pub tree: String,
-    /// The variant's label: `fixed` for base on a tree with the fix,
-    /// `base-again` for the control.
-    pub variant: String,
-    pub workload: String,
-    pub threads: u32,
-    pub repetition: u32,
-}
-
-/// A cell without its repetition: what statistics are taken over.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub struct Cell {
-    pub tree: String,
-    pub variant: String,
-    pub workload: String,
-    pub threads: u32,
-}
 
 impl CellKey {
     pub fn new(tree: &str, variant: &str, workload: &str, threads: u32, repetition: u32) -> Self {

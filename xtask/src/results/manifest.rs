@@ -5,7 +5,7 @@
 //! runs for directories written before it existed.
 
 use super::question::Question;
-use super::RunResult;
+use crate::record::RunResult;
 use crate::util::write_json;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};

@@ -5,7 +5,8 @@
 //! directories is refused too. Each run keeps its host: reports never
 //! compare runs of different hosts (`report::analysis`).
 
-use super::{read_results, Manifest, RunResult};
+use super::{read_results, Manifest};
+use crate::record::RunResult;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

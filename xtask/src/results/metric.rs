@@ -1,7 +1,7 @@
 //! The metrics a cell reports, by name: what questions, comparisons and
 //! reports refer to. A metric a run did not measure is None, never 0.
 
-use super::RunResult;
+use crate::record::RunResult;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -11,12 +11,10 @@ pub mod metric;
 pub mod question;
 pub mod store;
 
-pub use failure::{Failure, Step};
-pub use key::{Cell, CellKey};
 pub use manifest::Manifest;
 pub use metric::Metric;
 pub use question::Question;
-pub use store::{read_results, RunResult, SCHEMA_VERSION};
+pub use store::read_results;
 
 #[cfg(test)]
 mod tests {

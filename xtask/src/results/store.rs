@@ -4,61 +4,17 @@
 //! typed failure; schema 1 files (before thread counts and typed
 //! failures) are read and converted on the way in.
 
-use super::failure::Failure;
-use super::key::CellKey;
-use crate::build::Build;
-use crate::host::Host;
-use crate::metrics::Measured;
-use crate::server::MyCnf;
-use crate::tree::Tree;
+use crate::record::CellKey;
+use crate::record::Failure;
+use crate::record::Workload;
+use crate::record::{RunResult, SCHEMA_VERSION};
 use crate::util::write_json;
-use crate::workload::{Outcome, Phase, Workload};
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Version of the run-result JSON layout this tool writes.
-pub const SCHEMA_VERSION: u32 = 2;
-
-/// One result file: one repetition of one cell.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunResult {
-    pub schema_version: u32,
-    pub matrix: String,
-    #[serde(flatten)]
-    pub key: CellKey,
-    /// None when the cell produced its measurements
-    pub failure: Option<Failure>,
-    pub tree_info: Option<Tree>,
-    pub build: Option<Build>,
-    pub variant_settings: BTreeMap<String, String>,
-    pub my_cnf: Option<MyCnf>,
-    pub my_cnf_text: Option<String>,
-    pub workload_def: Workload,
-    pub host: Host,
-    pub tool_revision: String,
-    pub started_unix: u64,
-    pub wall_seconds: f64,
-    /// loading the data on this cell's server (shared by every cell the
-    /// server ran; recorded with each)
-    #[serde(default)]
-    pub data_phases: Vec<Phase>,
-    pub outcome: Option<Outcome>,
-    pub clean_shutdown: Option<bool>,
-}
-
 impl RunResult {
-    pub fn ok(&self) -> bool {
-        self.failure.is_none()
-    }
-
-    /// The measured interval, when the cell got that far.
-    pub fn measured(&self) -> Option<&Measured> {
-        self.outcome.as_ref()?.measured.as_ref()
-    }
-
     /// Writes the result to its place under `out`, atomically.
     pub fn write(&self, out: &Path) -> Result<PathBuf> {
         let path = self.key.path(out);
@@ -164,7 +120,7 @@ fn collect_json(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::failure::Step;
+    use crate::dims::Step;
     use crate::util::repo_root;
 
     #[test]

@@ -5,9 +5,11 @@
 
 pub mod user;
 
-use crate::build::Build;
 use crate::children;
+use crate::dims::{AtStep, CnfFamily, ErrorLogTail, Series, Step};
 use crate::host::Host;
+use crate::record::Build;
+use crate::record::{MyCnf, Scaled};
 use crate::util::{tail_lines, Command};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -16,24 +18,6 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 use user::ServerUser;
-
-/// The server's error-log tail, attached to an error as a typed cause so
-/// that results keep it as a field of its own (`results::Failure`).
-#[derive(Debug, Clone)]
-pub struct ErrorLogTail(pub String);
-
-impl ErrorLogTail {
-    /// How its Display starts (and how schema 1 results carried it).
-    pub const PREFIX: &'static str = "error log tail:\n";
-}
-
-impl std::fmt::Display for ErrorLogTail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}{}", Self::PREFIX, self.0)
-    }
-}
-
-impl std::error::Error for ErrorLogTail {}
 
 /// How to bootstrap and start one server binary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -92,34 +76,16 @@ impl ServerBinaries {
     }
 }
 
-/// A setting whose value here differs from Mark's, and why.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Scaled {
-    pub name: String,
-    pub mark: String,
-    pub here: String,
-    pub why: String,
-}
-
-/// The server settings of a run, before the run's own paths are added.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct MyCnf {
-    /// `[mariadbd]` settings in file order; a name starting with `loose_`
-    /// is ignored by series that do not know it.
-    pub settings: Vec<(String, String)>,
-    pub scaled: Vec<Scaled>,
-}
-
 const GIB: u64 = 1 << 30;
 
 impl MyCnf {
     /// Mark Callaghan's z12a/z12b settings (shared/research/mark-setup.md,
     /// section 1) for `series`, scaled to `host`. `tmpfs_datadir` is true
     /// for the usual /dev/shm datadir, which cannot do O_DIRECT.
-    pub fn for_series(series: &str, host: &Host, tmpfs_datadir: bool) -> MyCnf {
-        let (major, minor) = parse_series(series);
-        let family_old = (major, minor) < (10, 5);
-        let family_11 = major >= 11;
+    pub fn for_series(series: Series, host: &Host, tmpfs_datadir: bool) -> MyCnf {
+        let family = series.cnf_family();
+        let family_old = family == CnfFamily::Classic;
+        let family_11 = family == CnfFamily::Eleven;
         let mut cnf = MyCnf {
             settings: Vec::new(),
             scaled: Vec::new(),
@@ -230,7 +196,7 @@ impl MyCnf {
                 "tmpfs has no O_DIRECT",
             );
             cnf.set("innodb_data_file_write_through", "0");
-            if (major, minor) >= (11, 8) {
+            if series >= Series::V11_8 {
                 cnf.set("innodb_snapshot_isolation", "0");
             }
         } else {
@@ -323,12 +289,6 @@ impl MyCnf {
         }
         out
     }
-}
-
-/// `10.11` as (10, 11); a part that is not a number reads as 0.
-pub fn parse_series(series: &str) -> (u32, u32) {
-    let mut parts = series.split('.').map(|p| p.parse().unwrap_or(0));
-    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
 }
 
 /// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
@@ -535,7 +495,9 @@ impl Server {
             if !keep {
                 let _ = fs::remove_dir_all(&dir.root);
             }
-            return Err(e.context(ErrorLogTail(tail)).context("bootstrap failed"));
+            return Err(e
+                .context(ErrorLogTail(tail))
+                .context(AtStep(Step::Bootstrap)));
         }
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
@@ -735,7 +697,7 @@ mod tests {
 
     #[test]
     fn scales_marks_settings_to_a_small_host() {
-        let cnf = MyCnf::for_series("10.11", &host(2, 24), true);
+        let cnf = MyCnf::for_series(Series::V10_11, &host(2, 24), true);
         assert_eq!(cnf.get("innodb_buffer_pool_size"), Some("6G"));
         assert_eq!(cnf.get("innodb_purge_threads"), Some("1"));
         assert_eq!(cnf.get("innodb_log_file_size"), Some("1G"));
@@ -754,7 +716,7 @@ mod tests {
 
     #[test]
     fn a_big_host_gets_marks_values() {
-        let cnf = MyCnf::for_series("10.11", &host(48, 400), false);
+        let cnf = MyCnf::for_series(Series::V10_11, &host(48, 400), false);
         assert_eq!(cnf.get("innodb_purge_threads"), Some("8"));
         assert_eq!(cnf.get("innodb_flush_method"), Some("O_DIRECT_NO_FSYNC"));
         assert!(!cnf.scaled.iter().any(|s| s.name == "innodb_purge_threads"));
@@ -762,9 +724,9 @@ mod tests {
 
     #[test]
     fn series_families() {
-        let old = MyCnf::for_series("10.4", &host(8, 32), true);
+        let old = MyCnf::for_series(Series::V10_4, &host(8, 32), true);
         assert_eq!(old.get("innodb_buffer_pool_instances"), Some("8"));
-        let new = MyCnf::for_series("11.8", &host(8, 32), true);
+        let new = MyCnf::for_series(Series::V11_8, &host(8, 32), true);
         assert_eq!(new.get("innodb_snapshot_isolation"), Some("0"));
         assert_eq!(new.get("loose_innodb_change_buffering"), Some("none"));
         assert_eq!(new.get("innodb_flush_method"), None);
@@ -772,7 +734,7 @@ mod tests {
 
     #[test]
     fn rendered_file_is_socket_only() {
-        let cnf = MyCnf::for_series("10.11", &host(2, 24), true);
+        let cnf = MyCnf::for_series(Series::V10_11, &host(2, 24), true);
         let dir = RunDir {
             root: "/r".into(),
             data: "/r/data".into(),

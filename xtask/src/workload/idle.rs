@@ -4,19 +4,11 @@
 //! the two counters instead, so a measured run starts from the same state
 //! whatever ran before it on the same server.
 
+use crate::record::{IdleBounds, IdleWait};
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
-
-/// When the server counts as idle.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct IdleBounds {
-    /// at most this many dirty pages in the buffer pool
-    pub dirty_pages: u64,
-    /// at most this many undo logs waiting for purge
-    pub history_length: u64,
-}
 
 impl IdleBounds {
     /// Dirty pages at most 1% of the pages holding data (at least 10, so
@@ -44,19 +36,6 @@ impl IdleSample {
         matches!(self.dirty_pages, Some(d) if d <= bounds.dirty_pages)
             && matches!(self.history_length, Some(h) if h <= bounds.history_length)
     }
-}
-
-/// How a wait ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct IdleWait {
-    pub seconds: f64,
-    /// false: the time limit came first
-    pub reached: bool,
-    pub bounds: IdleBounds,
-    pub limit_seconds: f64,
-    /// the last values read
-    pub dirty_pages: Option<u64>,
-    pub history_length: Option<u64>,
 }
 
 /// Takes samples from `next` (elapsed seconds and a reading) until one is

@@ -13,12 +13,16 @@
 //! (`residency`): the throughput figures come from the `measured` pass
 //! after it, which samples nothing. Each sample's cost is recorded.
 
-use super::{deadline, idle, lua_dir, phase, sysbench, NotMeasured, Outcome, Phase, Workload};
-use crate::metrics::{self, Measured, OtherCpu, Snapshot};
+use super::{deadline, idle, lua_dir, named_phase, phase, sysbench};
+use crate::dims::Step;
+use crate::metrics;
+use crate::record::{
+    Measured, NotMeasured, OtherCpu, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome,
+    Snapshot, Workload,
+};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -53,68 +57,6 @@ impl Spaces {
             scan: find(SCAN)?,
         })
     }
-}
-
-/// One residency sample.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct Sample {
-    /// seconds since the scans started (0: just before)
-    pub t_s: f64,
-    /// pages of the hot table in the pool
-    pub hot_resident: u64,
-    /// of them, in the young sublist
-    pub hot_young: u64,
-    /// pages of the scanned table in the pool
-    pub scan_resident: u64,
-    /// of them, in the young sublist
-    pub scan_young: u64,
-    /// Innodb_buffer_pool_pages_made_young so far
-    pub made_young: u64,
-    /// how long the sample took (it walks the pool under its mutex)
-    pub sample_ms: f64,
-}
-
-/// The server settings the model needs, as the server reported them.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
-pub struct PoolSettings {
-    pub pool_pages: u64,
-    pub old_blocks_pct: u32,
-    pub old_blocks_time_ms: u32,
-    pub lru_scan_depth: u32,
-}
-
-/// What a scan-loop cell measured beyond `Measured`.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct ScanLoopOutcome {
-    pub settings: PoolSettings,
-    /// pages of the hot table: those resident after the warm-up's lookups
-    /// (a single read of the whole table does not keep it: its pages enter
-    /// the old sublist, which is shorter than the table)
-    pub hot_pages: u64,
-    /// leaf pages of the hot table's clustered index (innodb_index_stats):
-    /// what `hot_pages` is checked against
-    #[serde(default)]
-    pub hot_leaf_pages: Option<u64>,
-    /// leaf pages of the scanned table's clustered index (innodb_index_stats)
-    pub scan_pages: u64,
-    pub warmup_seconds: u64,
-    pub residency_seconds: u64,
-    pub sample_seconds: u64,
-    /// the residency pass: samples from the scans' start to its end
-    pub samples: Vec<Sample>,
-    /// the residency pass's hot lookups and scan passes, per second
-    pub residency_hot_lookups_per_s: f64,
-    pub residency_scans_per_s: f64,
-    /// the measured pass (no sampling): hot lookups per second
-    pub hot_lookups_per_s: f64,
-    /// the measured pass: full scans per second
-    pub scans_per_s: f64,
-    /// the sample after the measured pass
-    pub end: Sample,
-    /// the LRU model's policy for the variant, recorded by the runner
-    /// (report::scan::model_policy); None: the model has none for it
-    #[serde(default)]
-    pub model_policy: Option<String>,
 }
 
 impl ScanLoopOutcome {
@@ -229,13 +171,13 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
     let mut phases = Vec::new();
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
-    phase(&mut phases, "prepare", || {
+    phase(&mut phases, Step::Prepare, || {
         let a = args(w, server, 1, 1, "prepare", 0);
         let rows = w.hot_rows + w.scan_rows;
         let limit = Duration::from_secs(120 + rows / 2_000);
         sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
     })?;
-    phase(&mut phases, "analyze", || {
+    named_phase(&mut phases, Step::Prepare, "analyze", || {
         conn.query_drop("ANALYZE TABLE sbtest.hot, sbtest.scan")
             .map_err(Into::into)
     })?;
@@ -340,7 +282,7 @@ pub fn execute_cell(
     }
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, "warm-up", || {
+        phase(&mut phases, Step::WarmUp, || {
             let a = args(w, server, threads, 0, "run", w.warmup_seconds);
             out.sysbench_commands
                 .push(format!("sysbench {}", a.join(" ")));
@@ -362,7 +304,7 @@ pub fn execute_cell(
         });
     }
     let mut samples = vec![start];
-    let (residency_hot, residency_scans) = phase(&mut phases, "residency", || {
+    let (residency_hot, residency_scans) = phase(&mut phases, Step::Residency, || {
         let a = args(
             w,
             server,
@@ -409,7 +351,7 @@ pub fn execute_cell(
         parse_events(&run.output)
     })?;
 
-    let (hot, scans) = phase(&mut phases, "measured", || {
+    let (hot, scans) = phase(&mut phases, Step::Measured, || {
         let a = args(w, server, threads, w.scan_threads, "run", w.measure_seconds);
         out.sysbench_commands
             .push(format!("sysbench {}", a.join(" ")));

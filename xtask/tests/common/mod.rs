@@ -2,11 +2,12 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+use xtask::dims::Step;
 use xtask::host::Host;
-use xtask::metrics::{Measured, OtherCpu, SysbenchReport};
-use xtask::results::{CellKey, Failure, RunResult, Step, SCHEMA_VERSION};
-use xtask::tree::Tree;
-use xtask::workload::{Diagnostic, Outcome, Workload};
+use xtask::record::Tree;
+use xtask::record::{CellKey, Failure, RunResult, SCHEMA_VERSION};
+use xtask::record::{Diagnostic, Outcome, Workload};
+use xtask::record::{Measured, OtherCpu, SysbenchReport};
 
 pub fn host() -> Host {
     Host {
@@ -65,7 +66,7 @@ pub fn run(
     };
     let mut workload = Workload::new(&key.workload);
     if key.workload == "points-covered-pk" {
-        workload.threads = xtask::workload::Threads::List(vec![1, 2]);
+        workload.threads = xtask::record::Threads::List(vec![1, 2]);
     }
     RunResult {
         schema_version: SCHEMA_VERSION,
@@ -76,7 +77,7 @@ pub fn run(
             id: "6aafdb3a4c234d00002d04681d92ef4a742df440".into(),
             src: "/cache/trees/x".into(),
             version: "10.11.18".into(),
-            series: "10.11".into(),
+            series: xtask::dims::Series::V10_11,
             has_upstream_fix: false,
             package: None,
         }),

@@ -1,0 +1,21 @@
+//! A run's server settings as results record them.
+
+use serde::{Deserialize, Serialize};
+
+/// A setting whose value here differs from Mark's, and why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Scaled {
+    pub name: String,
+    pub mark: String,
+    pub here: String,
+    pub why: String,
+}
+
+/// The server settings of a run, before the run's own paths are added.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MyCnf {
+    /// `[mariadbd]` settings in file order; a name starting with `loose_`
+    /// is ignored by series that do not know it.
+    pub settings: Vec<(String, String)>,
+    pub scaled: Vec<Scaled>,
+}

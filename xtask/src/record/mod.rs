@@ -1,0 +1,24 @@
+//! The records: plain data, the schema of every file the tool writes for
+//! others to read (result files, `build.json`, the mtr and summary files'
+//! shared parts). Stages fill these types; results, reports and `validate`
+//! read them; nothing here does I/O. A change to any field changes the
+//! schema: the snapshot test in `schema.rs` names the field, and
+//! `SCHEMA_VERSION` must move with it (old files are upgraded on reading,
+//! `results::store::parse`).
+
+mod build;
+mod cnf;
+mod measured;
+mod run;
+mod tree;
+mod workload;
+
+pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};
+pub use cnf::{MyCnf, Scaled};
+pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
+pub use run::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
+pub use tree::Tree;
+pub use workload::{
+    Diagnostic, IdleBounds, IdleWait, NotMeasured, Outcome, Phase, PoolSettings, Sample,
+    ScanLoopOutcome, Threads, Workload,
+};
