@@ -9,10 +9,9 @@
 //! cache hits.
 
 use crate::patch;
-use crate::record::Patch;
-use crate::record::Tree;
-use crate::record::{Build, BuildKey, BuildType, CcacheUse, CherryPick, WholeBuild};
+use crate::record::{Build, BuildKey, BuildType, CcacheUse, Patch, Tree, WholeBuild};
 use crate::tree;
+use crate::variant::SourceChange;
 use crate::util::{cache_root, sha256_hex, write_json, Command, Stage};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -66,36 +65,6 @@ const MAKE_TARGETS: &[&str] = &["mariadbd", "my_print_defaults", "resolveip"];
 impl BuildKey {
     pub fn hash(&self) -> String {
         sha256_hex(&serde_json::to_vec(self).expect("a key serializes"))[..16].to_string()
-    }
-}
-
-/// What a variant changes in the tree's source before it is built.
-#[derive(Debug, Clone)]
-pub enum SourceChange {
-    None,
-    Patch(Patch),
-    CherryPick(CherryPick),
-}
-
-impl SourceChange {
-    /// The part of the build key that identifies the change: the patch's
-    /// hash, or a hash of the remote and commits picked.
-    fn key(&self) -> Option<String> {
-        match self {
-            SourceChange::None => None,
-            SourceChange::Patch(p) => Some(p.sha256.clone()),
-            SourceChange::CherryPick(c) => Some(sha256_hex(
-                format!("cherry-pick\n{}\n{}", c.remote, c.commits.join("\n")).as_bytes(),
-            )),
-        }
-    }
-
-    fn apply(&self, repo: &git2::Repository) -> Result<()> {
-        match self {
-            SourceChange::None => Ok(()),
-            SourceChange::Patch(p) => patch::apply(repo, p),
-            SourceChange::CherryPick(c) => tree::cherry_pick(repo, &c.remote, &c.commits),
-        }
     }
 }
 

@@ -9,7 +9,7 @@
 //! must agree with `lru_model::decide` on seeded random inputs. The tests
 //! print the layouts and the number of cases they checked.
 
-use crate::build::SourceChange;
+use crate::variant::SourceChange;
 use anyhow::{bail, Context, Result};
 
 /// `cargo xtask ffi ...`

@@ -19,7 +19,7 @@ pub mod model;
 pub mod mtr;
 pub mod patch;
 pub mod patch_check;
-pub mod preflight;
+pub mod provenance;
 pub mod record;
 pub mod report;
 pub mod results;

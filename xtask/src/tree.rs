@@ -133,11 +133,7 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
     })?;
     let head = repo.head()?.peel_to_commit()?;
     if spec.starts_with("path:") {
-        let dirty = repo
-            .statuses(Some(git2::StatusOptions::new().include_untracked(false)))?
-            .iter()
-            .any(|s| s.status() != git2::Status::CURRENT);
-        if dirty {
+        if crate::provenance::has_local_changes(&repo) {
             eprintln!(
                 "warning: tree `{spec}` has uncommitted changes; builds use its HEAD {} only",
                 head.id()

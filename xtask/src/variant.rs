@@ -7,12 +7,11 @@
 //! looked up in the patch table (`patches/patches.toml`) for the tree's
 //! series, which also refuses gate and clock on a tree with the fix.
 
-use crate::build::SourceChange;
 use crate::dims::Series;
 use crate::patch;
-use crate::record::Patch;
-use crate::record::Tree;
-use crate::record::{BuildType, CherryPick};
+use crate::record::{BuildType, CherryPick, Patch, Tree};
+use crate::tree;
+use crate::util::sha256_hex;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -42,11 +41,6 @@ pub struct VariantDef {
 
 /// Where `cherry_pick` commits come from unless a variant names a remote.
 pub const DEFAULT_REMOTE: &str = "https://github.com/MariaDB/server";
-
-/// The variant a control runs: the baseline built once, run as a second
-/// cell under this name so that reports show the noise between two runs
-/// of the same build.
-pub const CONTROL_SUFFIX: &str = "-again";
 
 /// A variant made concrete for a tree.
 #[derive(Debug, Clone)]
@@ -200,6 +194,36 @@ pub fn describe_unfetched(
         ),
         (None, None) => format!("patch from {} for the tree's series", patch::TABLE),
     })
+}
+
+/// What a variant changes in the tree's source before it is built.
+#[derive(Debug, Clone)]
+pub enum SourceChange {
+    None,
+    Patch(Patch),
+    CherryPick(CherryPick),
+}
+
+impl SourceChange {
+    /// The part of the build key that identifies the change: the patch's
+    /// hash, or a hash of the remote and commits picked.
+    pub(crate) fn key(&self) -> Option<String> {
+        match self {
+            SourceChange::None => None,
+            SourceChange::Patch(p) => Some(p.sha256.clone()),
+            SourceChange::CherryPick(c) => Some(sha256_hex(
+                format!("cherry-pick\n{}\n{}", c.remote, c.commits.join("\n")).as_bytes(),
+            )),
+        }
+    }
+
+    pub(crate) fn apply(&self, repo: &git2::Repository) -> Result<()> {
+        match self {
+            SourceChange::None => Ok(()),
+            SourceChange::Patch(p) => patch::apply(repo, p),
+            SourceChange::CherryPick(c) => tree::cherry_pick(repo, &c.remote, &c.commits),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@
 //! idle server and the post-write flush end idle, and that the host's
 //! other CPU was measured. Never a time.
 
-use xtask::build::{self, SourceChange};
+use xtask::build;
+use xtask::variant::SourceChange;
 use xtask::dims::WorkloadKind;
 use xtask::host::Host;
 use xtask::record::MyCnf;

@@ -9,3 +9,8 @@ pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion
 pub use model_policy::ModelPolicy;
 pub use step::{AtStep, ErrorLogTail, Step, FAIL_STEP_ENV};
 pub use workload_kind::WorkloadKind;
+
+/// The variant a control runs: the baseline built once, run as a second
+/// cell under this name so that reports show the noise between two runs
+/// of the same build.
+pub const CONTROL_SUFFIX: &str = "-again";

@@ -6,6 +6,7 @@
 //! says what runs and how long the rest will take.
 
 pub mod plan;
+pub mod preflight;
 pub mod progress;
 pub mod run;
 
@@ -222,11 +223,11 @@ pub fn check(matrix: &Matrix) -> Result<()> {
             bail!("tree `{}` lists no variants", t.spec);
         }
         for v in &t.variants {
-            if v.ends_with(crate::variant::CONTROL_SUFFIX) {
+            if v.ends_with(crate::dims::CONTROL_SUFFIX) {
                 bail!(
                     "tree `{}`: variant `{v}`: names ending in `{}` are the control's second run",
                     t.spec,
-                    crate::variant::CONTROL_SUFFIX
+                    crate::dims::CONTROL_SUFFIX
                 );
             }
         }
@@ -281,7 +282,7 @@ pub fn check(matrix: &Matrix) -> Result<()> {
         .collect();
     variants.push("fixed".into());
     if let Some(c) = &matrix.control {
-        variants.push(format!("{c}{}", crate::variant::CONTROL_SUFFIX));
+        variants.push(format!("{c}{}", crate::dims::CONTROL_SUFFIX));
     }
     let trees: Vec<String> = matrix.trees.iter().map(plan::tree_label).collect();
     for q in &matrix.questions {

@@ -7,7 +7,8 @@ use super::Matrix;
 use crate::dims::Series;
 use crate::record::CellKey;
 use crate::tree::TreeSpec;
-use crate::variant::{self, CONTROL_SUFFIX};
+use crate::dims::CONTROL_SUFFIX;
+use crate::variant;
 use std::fmt::Write;
 
 /// One server's worth of work per repetition: a variant of a tree.

@@ -5,10 +5,12 @@
 //! written as soon as it ends; a failure is recorded with its step and the
 //! rest of the matrix goes on.
 
+use crate::provenance;
 use super::plan::{run_label, tree_label, Plan};
 use super::progress::Progress;
 use super::Matrix;
-use crate::build::{self, SourceChange};
+use crate::build;
+use crate::variant::SourceChange;
 use crate::children;
 use crate::dims::ModelPolicy;
 use crate::dims::Step;
@@ -24,14 +26,14 @@ use crate::results::store::Inputs;
 use crate::results::{store, Manifest};
 use crate::server::{self, Lost, Server, ServerBinaries};
 use crate::tree;
-use crate::util::{human_duration, repo_root, slug, Stage};
+use crate::util::{human_duration, slug, Stage};
 use crate::variant::{self, Resolved};
 use crate::workload;
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::Instant;
 
 /// Options of `cargo xtask matrix`.
 #[derive(Debug, Clone)]
@@ -89,13 +91,13 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     // run directories and servers a dead tool left behind
     crate::stale::clean(&server::shm_root());
     // sysbench, compilers and space: before anything is fetched or built
-    crate::preflight::check(matrix, opts.keep)?;
+    super::preflight::check(matrix, opts.keep)?;
     let plan = Plan::of(matrix);
     let ctx = Shared {
         matrix,
         opts,
         host: Host::detect(),
-        revision: tool_revision(),
+        revision: provenance::tool_revision(),
     };
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
@@ -488,7 +490,7 @@ fn run_server(
         workload_def: matrix.workloads[w].clone(),
         host: ctx.host.clone(),
         tool_revision: ctx.revision.clone(),
-        started_unix: unix_now(),
+        started_unix: provenance::unix_now(),
         wall_seconds: 0.0,
         data_phases: Vec::new(),
         outcome: None,
@@ -671,35 +673,6 @@ fn run_server(
         r.write(&ctx.opts.out)?;
     }
     Ok(failed)
-}
-
-/// The commit of this repository that ran, `+dirty` with local changes.
-pub fn tool_revision() -> String {
-    let Ok(repo) = git2::Repository::open(repo_root()) else {
-        return "unknown".into();
-    };
-    let head = repo
-        .head()
-        .ok()
-        .and_then(|h| h.target())
-        .map(|o| o.to_string())
-        .unwrap_or_else(|| "none".into());
-    let dirty = repo
-        .statuses(Some(git2::StatusOptions::new().include_untracked(false)))
-        .map(|s| s.iter().any(|e| e.status() != git2::Status::CURRENT))
-        .unwrap_or(false);
-    if dirty {
-        format!("{head}+dirty")
-    } else {
-        head
-    }
-}
-
-fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
 
 /// The LRU model's policy for a variant of a tree (report::scan reads

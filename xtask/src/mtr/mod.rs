@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 /// Version of the mtr result JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -324,10 +324,7 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
     }
     args.extend(opts.tests.iter().cloned());
 
-    let started_unix = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let started_unix = crate::provenance::unix_now();
     let stage = Stage::start(format!(
         "mtr on {} {} (MTR_BUILD_THREAD {}, --parallel={parallel})",
         t.version,
@@ -362,7 +359,7 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
         build_thread,
         parallel,
         host: Host::detect(),
-        tool_revision: crate::matrix::run::tool_revision(),
+        tool_revision: crate::provenance::tool_revision(),
         started_unix,
         wall_seconds,
         exit_code,

@@ -289,7 +289,7 @@ impl<'a> Analysis<'a> {
     /// `fixed` on a tree that carries the fix.
     pub fn control_labels(&self, tree: &str) -> Option<(String, String)> {
         let control = self.manifest.control.as_ref()?;
-        let suffix = crate::variant::CONTROL_SUFFIX;
+        let suffix = crate::dims::CONTROL_SUFFIX;
         let mut names = vec![control.clone()];
         if control == "base" {
             names.push("fixed".into());

@@ -199,7 +199,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         facts.push(format!(
             "control: `{c}` runs twice per repetition (`{c}` and `{c}{}`, one build); the change between \
              the two is the noise floor of each workload",
-            crate::variant::CONTROL_SUFFIX
+            crate::dims::CONTROL_SUFFIX
         ));
     }
     b.push(Block::Bullets(facts));
