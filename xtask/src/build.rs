@@ -11,8 +11,8 @@
 use crate::patch;
 use crate::record::{Build, BuildKey, BuildType, CcacheUse, Patch, Tree, WholeBuild};
 use crate::tree;
-use crate::variant::SourceChange;
 use crate::util::{cache_root, sha256_hex, write_json, Command, Stage};
+use crate::variant::SourceChange;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

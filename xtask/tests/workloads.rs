@@ -7,12 +7,12 @@
 //! other CPU was measured. Never a time.
 
 use xtask::build;
-use xtask::variant::SourceChange;
 use xtask::dims::WorkloadKind;
 use xtask::host::Host;
 use xtask::record::MyCnf;
 use xtask::record::{Threads, Workload};
 use xtask::server::{self, Server, ServerBinaries};
+use xtask::variant::SourceChange;
 use xtask::workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";

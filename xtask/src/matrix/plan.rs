@@ -5,9 +5,9 @@
 
 use super::Matrix;
 use crate::dims::Series;
+use crate::dims::CONTROL_SUFFIX;
 use crate::record::CellKey;
 use crate::tree::TreeSpec;
-use crate::dims::CONTROL_SUFFIX;
 use crate::variant;
 use std::fmt::Write;
 

@@ -5,16 +5,15 @@
 //! written as soon as it ends; a failure is recorded with its step and the
 //! rest of the matrix goes on.
 
-use crate::provenance;
 use super::plan::{run_label, tree_label, Plan};
 use super::progress::Progress;
 use super::Matrix;
 use crate::build;
-use crate::variant::SourceChange;
 use crate::children;
 use crate::dims::ModelPolicy;
 use crate::dims::Step;
 use crate::host::Host;
+use crate::provenance;
 use crate::record::Build;
 use crate::record::MyCnf;
 use crate::record::Tree;
@@ -27,6 +26,7 @@ use crate::results::{store, Manifest};
 use crate::server::{self, Lost, Server, ServerBinaries};
 use crate::tree;
 use crate::util::{human_duration, slug, Stage};
+use crate::variant::SourceChange;
 use crate::variant::{self, Resolved};
 use crate::workload;
 use anyhow::{bail, Context, Result};

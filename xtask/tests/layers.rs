@@ -1,0 +1,343 @@
+//! The house drawn from the imports: every `crate::` (and `super::`) path
+//! in xtask/src, resolved to the top-level module it names, checked against
+//! a table of layers. Data flows one way: tasks -> runner -> {stages,
+//! results, report}; stages never import the runner, the results or the
+//! reports; reports read results and records only. A new back-arrow, or a
+//! module the table does not place, fails this test with the file and line.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Layers from the bottom up. A module may import modules of lower layers;
+/// within a layer, `Within::Any` allows every arrow and `Within::Earlier`
+/// only arrows to modules listed before it (the stages' pipeline order).
+const LAYERS: &[(&str, Within, &[&str])] = &[
+    (
+        "foundation",
+        Within::Any,
+        &[
+            "children",
+            "util",
+            "lock",
+            "stale",
+            "host",
+            "provenance",
+            "stats",
+            "charts",
+        ],
+    ),
+    ("dims", Within::Any, &["dims"]),
+    ("record", Within::Any, &["record"]),
+    (
+        "stages",
+        Within::Earlier,
+        &[
+            "tree", "patch", "variant", "build", "settings", "server", "metrics", "workload",
+        ],
+    ),
+    ("results", Within::Any, &["results"]),
+    ("report", Within::Any, &["report"]),
+    ("runner", Within::Any, &["matrix"]),
+    (
+        "tasks",
+        Within::Earlier,
+        &["model", "ffi", "patch_check", "mtr", "validate", "testing"],
+    ),
+];
+
+/// Layers that may not import some lower layers: results and reports are
+/// functions of records, whatever stage made them.
+const NEVER: &[(&str, &[&str])] = &[("results", &["stages"]), ("report", &["stages"])];
+
+#[derive(Clone, Copy, PartialEq)]
+enum Within {
+    Any,
+    Earlier,
+}
+
+struct Place {
+    layer: usize,
+    index: usize,
+}
+
+fn places() -> BTreeMap<&'static str, Place> {
+    let mut map = BTreeMap::new();
+    for (layer, (_, _, modules)) in LAYERS.iter().enumerate() {
+        for (index, m) in modules.iter().enumerate() {
+            assert!(
+                map.insert(*m, Place { layer, index }).is_none(),
+                "{m} is in two layers"
+            );
+        }
+    }
+    map
+}
+
+/// One import: the file and line it is on, and the module it names.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Arrow {
+    from: String,
+    to: String,
+    file: PathBuf,
+    line: usize,
+}
+
+fn rust_files(dir: &Path, into: &mut Vec<PathBuf>) {
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, into);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            into.push(p);
+        }
+    }
+}
+
+/// `xtask/src/report/scan.rs` -> ["report", "scan"]; `mod.rs` is its folder.
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).unwrap().with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a line without its `//` comment and string literals (a path
+/// in a message is not an import).
+fn code_of(line: &str) -> String {
+    let mut out = String::new();
+    let mut in_str = false;
+    let mut prev = ' ';
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_str {
+            if c == '"' && prev != '\\' {
+                in_str = false;
+            }
+            prev = if prev == '\\' && c == '\\' { ' ' } else { c };
+            continue;
+        }
+        if c == '"' {
+            in_str = true;
+            prev = c;
+            continue;
+        }
+        if c == '/' && chars.peek() == Some(&'/') {
+            break;
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
+/// The top-level modules named by `crate::` and `super::` paths in `code`,
+/// `use` groups included (`use crate::{a, b::c}`), for a file at `at`.
+fn targets(code: &str, at: &[String]) -> Vec<String> {
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    while i < code.len() {
+        let rest = &code[i..];
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if boundary && rest.starts_with("crate::") {
+            let after = &rest["crate::".len()..];
+            found.extend(first_segments(after));
+            i += "crate::".len();
+            continue;
+        }
+        if boundary && rest.starts_with("super::") {
+            // each `super::` climbs one level from the file's own module
+            let mut depth = at.len();
+            let mut after = rest;
+            while let Some(r) = after.strip_prefix("super::") {
+                depth = depth.saturating_sub(1);
+                after = r;
+            }
+            if depth == 0 {
+                found.extend(first_segments(after));
+            } else {
+                found.push(at[0].clone());
+            }
+            i += rest.len() - after.len();
+            continue;
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    found
+}
+
+/// `a::b` -> [a]; `{a, b::c, d}` -> [a, b, d].
+fn first_segments(path: &str) -> Vec<String> {
+    if let Some(group) = path.strip_prefix('{') {
+        let end = group.find('}').unwrap_or(group.len());
+        return group[..end]
+            .split(',')
+            .filter_map(|p| ident(p.trim()))
+            .collect();
+    }
+    ident(path).into_iter().collect()
+}
+
+fn ident(s: &str) -> Option<String> {
+    let id: String = s
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
+    (!id.is_empty() && id.chars().next().is_some_and(|c| c.is_ascii_lowercase())).then_some(id)
+}
+
+fn arrows(src: &Path) -> Vec<Arrow> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = BTreeSet::new();
+    for file in files {
+        let at = module_path(src, &file);
+        if at.len() == 1 && (at[0] == "lib" || at[0] == "main") {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        // an inline module (`mod tests {`, at a file's end) is one level
+        // deeper: its `super::` is the file's own module
+        let mut here = at.clone();
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            let t = code.trim_start();
+            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
+                here.push("(inline)".into());
+            }
+            for to in targets(&code, &here) {
+                if to != at[0] {
+                    out.insert(Arrow {
+                        from: at[0].clone(),
+                        to,
+                        file: file.clone(),
+                        line: n + 1,
+                    });
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Why `a` is not allowed, if it is not.
+fn refusal(a: &Arrow, places: &BTreeMap<&str, Place>) -> Option<String> {
+    let Some(from) = places.get(a.from.as_str()) else {
+        return Some(format!("module `{}` has no layer in LAYERS", a.from));
+    };
+    // names that are not modules of the crate (e.g. `crate::SOME_CONST`)
+    // cannot appear: lib.rs declares modules only
+    let Some(to) = places.get(a.to.as_str()) else {
+        return Some(format!("module `{}` has no layer in LAYERS", a.to));
+    };
+    let (from_layer, within, _) = LAYERS[from.layer];
+    let to_layer = LAYERS[to.layer].0;
+    if let Some((_, banned)) = NEVER.iter().find(|(l, _)| *l == from_layer) {
+        if banned.contains(&to_layer) {
+            return Some(format!("{from_layer} may not import {to_layer}"));
+        }
+    }
+    if to.layer > from.layer {
+        return Some(format!("{from_layer} imports the higher layer {to_layer}"));
+    }
+    if to.layer == from.layer && within == Within::Earlier && to.index > from.index {
+        return Some(format!(
+            "{from_layer}: `{}` comes before `{}` in LAYERS and may not import it",
+            a.from, a.to
+        ));
+    }
+    None
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+#[test]
+fn imports_follow_the_layers() {
+    let places = places();
+    let bad: Vec<String> = arrows(&src())
+        .iter()
+        .filter_map(|a| {
+            refusal(a, &places).map(|why| {
+                format!(
+                    "{}:{}: {} -> {}: {why}",
+                    a.file.display(),
+                    a.line,
+                    a.from,
+                    a.to
+                )
+            })
+        })
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "arrows against the layers:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn every_module_of_lib_rs_has_a_layer() {
+    let lib = fs::read_to_string(src().join("lib.rs")).unwrap();
+    let places = places();
+    let declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';'))
+        .collect();
+    assert!(declared.len() > 10, "{declared:?}");
+    for m in &declared {
+        assert!(
+            places.contains_key(m),
+            "lib.rs declares `{m}`, which has no layer"
+        );
+    }
+    for m in places.keys() {
+        assert!(
+            declared.contains(m),
+            "LAYERS places `{m}`, which lib.rs does not declare"
+        );
+    }
+}
+
+#[test]
+fn the_reader_finds_every_form_of_import_and_the_check_refuses_back_arrows() {
+    let at = vec!["report".to_string(), "scan".to_string()];
+    let code = code_of(
+        "use crate::{record::X, dims}; let y = super::super::workload::f(); // crate::matrix",
+    );
+    assert_eq!(targets(&code, &at), ["record", "dims", "workload"]);
+    assert_eq!(
+        targets(&code_of("let s = \"crate::matrix\";"), &at),
+        Vec::<String>::new()
+    );
+    assert_eq!(targets("use super::doc;", &at), ["report"]);
+    let in_tests = vec!["ffi".to_string(), "(inline)".to_string()];
+    assert_eq!(targets("use super::summary_line;", &in_tests), ["ffi"]);
+    let places = places();
+    let arrow = |from: &str, to: &str| Arrow {
+        from: from.into(),
+        to: to.into(),
+        file: "x.rs".into(),
+        line: 1,
+    };
+    assert!(refusal(&arrow("report", "workload"), &places).is_some());
+    assert!(refusal(&arrow("results", "tree"), &places).is_some());
+    assert!(refusal(&arrow("tree", "matrix"), &places).is_some());
+    assert!(
+        refusal(&arrow("tree", "build"), &places).is_some(),
+        "a stage imports a later one"
+    );
+    assert!(refusal(&arrow("build", "tree"), &places).is_none());
+    assert!(refusal(&arrow("matrix", "report"), &places).is_none());
+    assert!(refusal(&arrow("record", "dims"), &places).is_none());
+    assert!(refusal(&arrow("dims", "record"), &places).is_some());
+    assert!(refusal(&arrow("newthing", "util"), &places).is_some());
+}
