@@ -27,6 +27,7 @@ pub mod server;
 pub mod settings;
 pub mod stale;
 pub mod stats;
+pub mod tasks;
 pub mod testing;
 pub mod tree;
 pub mod util;

@@ -42,7 +42,15 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
     (
         "tasks",
         Within::Earlier,
-        &["model", "ffi", "patch_check", "mtr", "validate", "testing"],
+        &[
+            "model",
+            "ffi",
+            "patch_check",
+            "mtr",
+            "validate",
+            "testing",
+            "tasks",
+        ],
     ),
 ];
 

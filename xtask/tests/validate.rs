@@ -129,3 +129,13 @@ fn too_few_runs_exit_2() {
     let (code, text) = validate(&b, &dir(t.path(), "nothing"), &[]);
     assert_eq!(code, 3, "{text}");
 }
+
+#[test]
+fn a_usage_error_exits_3_not_undecided() {
+    // clap's own status would be 2, which a script reads as "undecided"
+    let (code, text) = validate("a", "b", &["--no-such-flag"]);
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("--no-such-flag"), "{text}");
+    let (code, text) = validate("a", "b", &["--threshold", "five"]);
+    assert_eq!(code, 3, "{text}");
+}

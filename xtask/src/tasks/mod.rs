@@ -1,0 +1,40 @@
+//! The subcommands: one struct per command with its flags, the lock it
+//! needs and one `run`. `main.rs` parses, takes the lock and dispatches;
+//! the work is in the stages, the runner and the reports.
+
+mod build;
+mod matrix;
+mod report;
+mod test;
+mod tree;
+mod validate;
+
+pub use build::Build;
+pub use matrix::Matrix;
+pub use report::Report;
+pub use test::Test;
+pub use tree::Tree;
+pub use validate::Validate;
+
+/// The locks a command needs before it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// reads only: results, the repository, a tree already fetched
+    Nothing,
+    /// builds or runs servers: one such command at a time per cache
+    Cache,
+}
+
+impl Needs {
+    /// Takes what is needed; the returned guard holds it until dropped.
+    pub fn acquire(self) -> anyhow::Result<Option<crate::lock::Lock>> {
+        match self {
+            Needs::Nothing => Ok(None),
+            Needs::Cache => crate::lock::cache("the tool's cache (builds and servers)").map(Some),
+        }
+    }
+}
+
+/// The exit status of a command that answers with one (`validate`);
+/// every other command exits 0, or 1 on error.
+pub type ExitCode = i32;
