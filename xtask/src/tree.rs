@@ -132,14 +132,13 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
         )
     })?;
     let head = repo.head()?.peel_to_commit()?;
-    if spec.starts_with("path:") {
-        if crate::provenance::has_local_changes(&repo) {
-            eprintln!(
-                "warning: tree `{spec}` has uncommitted changes; builds use its HEAD {} only",
-                head.id()
-            );
-        }
+    if spec.starts_with("path:") && crate::provenance::has_local_changes(&repo) {
+        eprintln!(
+            "warning: tree `{spec}` has uncommitted changes; builds use its HEAD {} only",
+            head.id()
+        );
     }
+
     let TreeVersion { version, series } = read_version(src)?;
     let buf0buf = src.join("storage/innobase/include/buf0buf.h");
     let header = fs::read_to_string(&buf0buf)

@@ -209,7 +209,7 @@ fn a_matrix_with_control_busy_run_failure_and_questions() {
 /// needs: both sides of it.
 #[test]
 fn until_decided_asks_for_the_undecided_cells_and_their_baselines() {
-    use xtask::matrix::run::undecided_cells;
+    use xtask::matrix::undecided_cells;
     let dir = fixtures().join("mdev-mini");
     let results = results::read_results(&dir).unwrap();
     let manifest = Manifest::read_or_derive(&dir, &results).unwrap();

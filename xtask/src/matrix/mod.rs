@@ -5,10 +5,17 @@
 //! every cell's result through `results` as soon as it ends; `progress`
 //! says what runs and how long the rest will take.
 
+mod cell;
+mod manifest;
 pub mod plan;
 pub mod preflight;
+mod prepare;
 pub mod progress;
+mod resume;
 pub mod run;
+mod server_run;
+
+pub use resume::undecided_cells;
 
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
 pub use run::{run, RunOptions};

@@ -1,0 +1,145 @@
+//! One server of a repetition: start it, load the data once, run its cells
+//! in order, stop it. A server that cannot start fails all its cells with
+//! the same reason; one lost mid-way fails the cells left.
+
+use super::cell::{self, After};
+use super::progress::Progress;
+use super::resume::cells_to_run;
+use super::run::{Prepared, Shared};
+use crate::children;
+use crate::dims::Step;
+use crate::record::{CellKey, Failure, MyCnf, RunResult};
+use crate::server::{self, Server};
+use crate::util::slug;
+use crate::workload;
+use anyhow::Result;
+use std::fs;
+use std::path::Path;
+
+/// Runs `cells` of repetition `rep` of `p` on one server; returns the
+/// number of failed cells.
+pub(super) fn run_server(
+    ctx: &Shared,
+    p: &Prepared,
+    rep: u32,
+    cells: &[(usize, u32)],
+    progress: &mut Progress,
+) -> Result<usize> {
+    let matrix = ctx.matrix;
+    let settings = p
+        .resolved
+        .as_ref()
+        .map(|r| r.settings.clone())
+        .unwrap_or_default();
+    let todo = cells_to_run(ctx, p, rep, &settings, cells, progress);
+    if todo.is_empty() {
+        return Ok(0);
+    }
+    let blank = |w: usize, key: &CellKey| cell::blank_record(ctx, p, &settings, w, key);
+    // every cell of a server that cannot run fails with the same reason
+    let fail_all = |failure: Failure, progress: &mut Progress| -> Result<usize> {
+        for (w, _, key) in &todo {
+            eprintln!("error: {} {key}: {failure}", progress.counter());
+            let mut r = blank(*w, key);
+            r.failure = Some(failure.clone());
+            r.write(&ctx.opts.out)?;
+            progress.finished();
+        }
+        Ok(todo.len())
+    };
+    let (Some(tree), Some(binaries), None) = (&p.tree, &p.binaries, &p.failure) else {
+        let failure = p
+            .failure
+            .clone()
+            .unwrap_or_else(|| Failure::new(Step::Build, "not built"));
+        return fail_all(failure, progress);
+    };
+
+    progress.restart_clock();
+    let server_label = format!("{} {} rep {rep}", p.tree_label, p.label);
+    eprintln!("==> server {server_label}: {} cell(s)", todo.len());
+    let shm = Path::new("/dev/shm");
+    let mut cnf = MyCnf::for_series(tree.series, &ctx.host, server::is_tmpfs(shm));
+    for (k, v) in &settings {
+        cnf.set(k, v);
+    }
+    let name = slug(&format!("{}-{}-rep{rep}", p.tree_label, p.label));
+    let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
+        Ok(s) => s,
+        Err(e) if children::interruption_in(&e).is_some() => return Err(e),
+        // the bootstrap carries its own step; anything else is the start
+        Err(e) => return fail_all(Failure::from_error(&e, Step::Start), progress),
+    };
+    let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
+    let logs = ctx.opts.out.join("logs").join(&name);
+    // every workload of a matrix has the same tables (checked on load)
+    let first_workload = &matrix.workloads[todo[0].0];
+    let data_phases = match workload::prepare_data(first_workload, &mut server, &logs) {
+        Ok(phases) => phases,
+        Err(e) if children::interruption_in(&e).is_some() => return Err(e),
+        Err(e) => {
+            let mut f = Failure::from_error(&e, Step::Prepare);
+            f.error_log_tail = Some(server.error_log_tail());
+            if let Some(what) = cell::lost(&mut server) {
+                f.message = format!("{what}: {}", f.message);
+            }
+            if ctx.opts.keep {
+                server.keep_files();
+            }
+            return fail_all(f, progress);
+        }
+    };
+
+    let mut written: Vec<RunResult> = Vec::new();
+    let mut failed = 0;
+    // after the server was lost, the cells left fail with this
+    let mut lost: Option<Failure> = None;
+    for (w, threads, key) in &todo {
+        let mut r = blank(*w, key);
+        r.my_cnf = Some(cnf.clone());
+        r.my_cnf_text = cnf_text.clone();
+        r.data_phases = data_phases.clone();
+        if let Some(f) = &lost {
+            r.failure = Some(f.clone());
+        } else {
+            eprintln!("==> {} {key}", progress.counter());
+            match cell::run_cell(ctx, p, &mut server, (*w, *threads), &logs, &mut r) {
+                Ok(After::GoOn) => {}
+                Ok(After::ServerLost(f)) => lost = Some(f),
+                Err(e) => {
+                    if ctx.opts.keep {
+                        server.keep_files();
+                    }
+                    drop(server);
+                    return Err(e);
+                }
+            }
+        }
+        if r.failure.is_some() {
+            failed += 1;
+        }
+        cell::print_end(&r, matrix.busy_cpu_bound);
+        r.write(&ctx.opts.out)?;
+        written.push(r);
+        progress.finished();
+        eprintln!("    {}", progress.status());
+    }
+
+    if ctx.opts.keep {
+        server.keep_files();
+    }
+    let clean = if lost.is_some() {
+        Some(false)
+    } else {
+        server.stop().ok()
+    };
+    if clean == Some(false) {
+        eprintln!("warning: {server_label}: the server did not shut down cleanly");
+    }
+    // the shutdown is part of every cell's record: rewrite them with it
+    for mut r in written {
+        r.clean_shutdown = clean;
+        r.write(&ctx.opts.out)?;
+    }
+    Ok(failed)
+}
