@@ -7,11 +7,12 @@
 //! 0 no regression, 1 a regression beyond the threshold, 2 undecided,
 //! 3 error.
 
+use crate::dims::Metric;
 use crate::record::RunResult;
 use crate::report::analysis::{Analysis, Comparison, Decision};
 use crate::report::doc::{self, Block};
 use crate::report::num;
-use crate::results::{self, Manifest, Metric};
+use crate::results::{self, Manifest};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -13,7 +13,7 @@
 
 mod common;
 
-use xtask::dims::ModelPolicy;
+use xtask::dims::{Metric, ModelPolicy};
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
 use xtask::record::Workload;
 use xtask::report;
@@ -126,7 +126,7 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
     );
 
     // base: most touches of an old page promote it (about 30 per query here)
-    let base_young = base.pages_made_young_per_query.expect("measured");
+    let base_young = base.get(Metric::PagesMadeYoungPerQuery).expect("measured");
     assert!(
         base_young > 5.0,
         "base made only {base_young} pages young per query"
@@ -142,10 +142,14 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
         fixed_young * 100 < fixed_queries,
         "fixed made {fixed_young} pages young in {fixed_queries} queries"
     );
-    let base_mutex = base.buf_pool_mutex_per_query.expect("base diagnostic pass");
-    let gate_mutex = gate.buf_pool_mutex_per_query.expect("gate diagnostic pass");
+    let base_mutex = base
+        .get(Metric::BufPoolMutexPerQuery)
+        .expect("base diagnostic pass");
+    let gate_mutex = gate
+        .get(Metric::BufPoolMutexPerQuery)
+        .expect("gate diagnostic pass");
     let fixed_mutex = fixed
-        .buf_pool_mutex_per_query
+        .get(Metric::BufPoolMutexPerQuery)
         .expect("fixed diagnostic pass");
     assert!(
         base_mutex > 5.0,

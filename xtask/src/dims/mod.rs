@@ -1,11 +1,13 @@
 //! Small closed types every layer shares: one owner for each concept.
 //! A series, a workload kind, a cell's steps, the LRU model's policies.
 
+mod metric;
 mod model_policy;
 mod step;
 mod workload_kind;
 
 pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion};
+pub use metric::{Metric, MetricInfo, METRICS};
 pub use model_policy::ModelPolicy;
 pub use step::{AtStep, ErrorLogTail, Step, FAIL_STEP_ENV};
 pub use workload_kind::WorkloadKind;

@@ -4,9 +4,10 @@
 //! Mann-Whitney p and the smallest p the repetitions allow, the noise
 //! floor where a control measured it, and what all that decides.
 
+use crate::dims::Metric;
 use crate::record::{Cell, RunResult};
 use crate::results::manifest::is_baseline;
-use crate::results::metric::{self, Metric};
+use crate::results::metric;
 use crate::results::Manifest;
 use crate::stats::{self, Interval, MannWhitney};
 use serde::{Deserialize, Serialize};

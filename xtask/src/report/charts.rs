@@ -4,8 +4,8 @@
 
 use super::analysis::{Analysis, LEVEL};
 use crate::charts::{self, Bar, BarGroup, Line};
+use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
-use crate::results::Metric;
 use anyhow::Result;
 
 pub struct Chart {
@@ -62,30 +62,22 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             }
             Ok(())
         };
-    bars(
-        "qps.svg",
-        format!(
-            "QPS per workload and variant (median, {:.0}% interval)",
-            LEVEL * 100.0
-        ),
-        "queries per second",
-        Metric::Qps,
-        true,
-    )?;
-    bars(
-        "pages-made-young.svg",
-        "Pages made young per query (median)".into(),
-        "pages made young / query",
-        Metric::PagesMadeYoungPerQuery,
-        false,
-    )?;
-    bars(
-        "buf-pool-mutex.svg",
-        "buf_pool.mutex acquisitions per query (diagnostic pass, median)".into(),
-        "acquisitions / query",
-        Metric::BufPoolMutexPerQuery,
-        false,
-    )?;
+    // one bar chart per metric the table gives a chart
+    for info in METRICS.iter() {
+        let Some(chart) = info.chart else { continue };
+        let title = if chart.interval {
+            format!("{} (median, {:.0}% interval)", chart.title, LEVEL * 100.0)
+        } else {
+            chart.title.to_string()
+        };
+        bars(
+            chart.file,
+            title,
+            chart.y_label,
+            info.metric,
+            chart.interval,
+        )?;
+    }
     if let Some((file, title, svg)) = super::scan::chart(a)? {
         out.push(Chart { file, title, svg });
     }

@@ -10,8 +10,9 @@ pub mod scan;
 pub mod summary;
 pub mod verdict;
 
+use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
-use crate::results::{self, Manifest, Metric};
+use crate::results::{self, Manifest};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
 use anyhow::{bail, Result};
@@ -415,14 +416,15 @@ fn results_table(a: &Analysis) -> Block {
                 num(c.median(Metric::Qps), 0),
                 interval,
                 range,
-                num(c.median(Metric::P95Ms), 2),
-                num(c.median(Metric::PagesMadeYoungPerQuery), 4),
-                num(c.median(Metric::PagesMadeNotYoungPerQuery), 3),
-                num(c.median(Metric::CsPerQuery), 2),
-                num(c.median(Metric::CpuMsPerQuery), 3),
-                num(c.median(Metric::BufPoolMutexPerQuery), 2),
-                num(c.median(Metric::BufPoolMutexWaitUsPerQuery), 2),
             ]
+            .into_iter()
+            .chain(
+                METRICS
+                    .iter()
+                    .filter_map(|i| Some((i.metric, i.column?.1)))
+                    .map(|(m, decimals)| num(c.median(m), decimals)),
+            )
+            .collect()
         })
         .collect();
     Block::Table {
@@ -435,16 +437,11 @@ fn results_table(a: &Analysis) -> Block {
             "QPS",
             "QPS interval (coverage)",
             "QPS min-max",
-            "p95 (ms)",
-            "pages made young / query",
-            "made not young / query",
-            "cs / query",
-            "CPU ms / query",
-            "buf_pool.mutex / query",
-            "mutex wait µs / query",
         ]
+        .into_iter()
+        .chain(METRICS.iter().filter_map(|i| Some(i.column?.0)))
         .map(String::from)
-        .to_vec(),
+        .collect(),
         rows,
     }
 }

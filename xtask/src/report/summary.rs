@@ -5,25 +5,60 @@
 
 use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
 use super::verdict::Verdict;
+use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
-use crate::results::{Manifest, Metric};
+use crate::results::Manifest;
 use crate::stats::{self, Interval, Spread};
 use serde::{Deserialize, Serialize};
 
-/// Medians over the counted runs of a cell; a metric no run measured is
-/// null, never 0.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-pub struct Medians {
-    pub qps: Option<f64>,
-    pub p95_ms: Option<f64>,
-    pub pages_made_young_per_query: Option<f64>,
-    pub pages_made_not_young_per_query: Option<f64>,
-    pub read_requests_per_query: Option<f64>,
-    pub cs_per_query: Option<f64>,
-    pub cpu_ms_per_query: Option<f64>,
-    /// from the diagnostic pass (instrument on); null without one
-    pub buf_pool_mutex_per_query: Option<f64>,
-    pub buf_pool_mutex_wait_us_per_query: Option<f64>,
+/// Medians over the counted runs of a cell: one per metric the table
+/// (`dims::METRICS`) marks `in_medians`, in its order; a metric no run
+/// measured is null, never 0. Written as an object keyed by metric name.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Medians(pub Vec<(Metric, Option<f64>)>);
+
+impl Medians {
+    pub fn of(c: &CellRuns) -> Medians {
+        Medians(
+            METRICS
+                .iter()
+                .filter(|i| i.in_medians)
+                .map(|i| (i.metric, c.median(i.metric)))
+                .collect(),
+        )
+    }
+
+    pub fn get(&self, metric: Metric) -> Option<f64> {
+        self.0
+            .iter()
+            .find(|(m, _)| *m == metric)
+            .and_then(|(_, v)| *v)
+    }
+}
+
+impl Serialize for Medians {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (m, v) in &self.0 {
+            map.serialize_entry(m.name(), v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Medians {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Medians, D::Error> {
+        let raw: serde_json::Map<String, serde_json::Value> = Deserialize::deserialize(d)?;
+        raw.into_iter()
+            .map(|(name, v)| {
+                let m = Metric::parse(&name)
+                    .ok_or_else(|| serde::de::Error::custom(format!("unknown metric `{name}`")))?;
+                Ok((m, v.as_f64()))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Medians)
+    }
 }
 
 /// One cell of `summary.json`.
@@ -71,17 +106,7 @@ pub struct Summary {
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
     let measured: Vec<_> = c.counted.iter().filter_map(|r| r.measured()).collect();
-    let median = (!c.counted.is_empty()).then(|| Medians {
-        qps: c.median(Metric::Qps),
-        p95_ms: c.median(Metric::P95Ms),
-        pages_made_young_per_query: c.median(Metric::PagesMadeYoungPerQuery),
-        pages_made_not_young_per_query: c.median(Metric::PagesMadeNotYoungPerQuery),
-        read_requests_per_query: c.median(Metric::ReadRequestsPerQuery),
-        cs_per_query: c.median(Metric::CsPerQuery),
-        cpu_ms_per_query: c.median(Metric::CpuMsPerQuery),
-        buf_pool_mutex_per_query: c.median(Metric::BufPoolMutexPerQuery),
-        buf_pool_mutex_wait_us_per_query: c.median(Metric::BufPoolMutexWaitUsPerQuery),
-    });
+    let median = (!c.counted.is_empty()).then(|| Medians::of(c));
     let build = c.all().find_map(|r| r.build.as_ref());
     SummaryRow {
         tree: c.cell.tree.clone(),

@@ -12,6 +12,5 @@ pub mod question;
 pub mod store;
 
 pub use manifest::Manifest;
-pub use metric::Metric;
 pub use question::Question;
 pub use store::read_results;

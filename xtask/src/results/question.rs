@@ -32,7 +32,7 @@
 //! `base` names each tree's baseline, which is called `fixed` on a tree
 //! that carries the MDEV-33966 fix.
 
-use super::metric::Metric;
+use crate::dims::Metric;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,252 @@
+//! The metrics: one table that says, for each, its name in matrix files
+//! and summary.json, its words in reports, which way is better, and where
+//! it appears (the medians of summary.json, a column of the results table,
+//! a chart). Adding a metric is one variant and one row here, plus the
+//! line that reads it from a record (`results::metric`).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    Qps,
+    Tps,
+    P95Ms,
+    PagesMadeYoungPerQuery,
+    PagesMadeNotYoungPerQuery,
+    ReadRequestsPerQuery,
+    CsPerQuery,
+    CpuMsPerQuery,
+    BufPoolMutexPerQuery,
+    BufPoolMutexWaitUsPerQuery,
+    /// scan-loop: share of the hot table resident, second half of the
+    /// residency pass, in percent
+    HotKeptPct,
+    /// scan-loop: scanned pages in the young sublist, same window
+    ScanYoungPages,
+    /// scan-loop: hot lookups per second in the measured pass
+    HotLookupsPerS,
+}
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy)]
+pub struct MetricInfo {
+    pub metric: Metric,
+    /// the name in matrix files and summary.json
+    pub name: &'static str,
+    /// what reports call it
+    pub words: &'static str,
+    /// throughput and kept shares: a drop is a regression
+    pub higher_is_better: bool,
+    /// a median of summary.json's rows
+    pub in_medians: bool,
+    /// a column of the report's results table: its header and decimals
+    pub column: Option<(&'static str, usize)>,
+    /// a bar chart of its medians per workload and variant
+    pub chart: Option<Chart>,
+}
+
+/// A metric's bar chart.
+#[derive(Debug, Clone, Copy)]
+pub struct Chart {
+    pub file: &'static str,
+    /// the title, without the interval a QPS chart adds
+    pub title: &'static str,
+    pub y_label: &'static str,
+    /// with the interval of the median (QPS)
+    pub interval: bool,
+}
+
+const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricInfo {
+    MetricInfo {
+        metric,
+        name,
+        words,
+        higher_is_better: false,
+        in_medians: false,
+        column: None,
+        chart: None,
+    }
+}
+
+impl MetricInfo {
+    const fn higher_is_better(mut self) -> Self {
+        self.higher_is_better = true;
+        self
+    }
+    const fn median(mut self) -> Self {
+        self.in_medians = true;
+        self
+    }
+    const fn column(mut self, header: &'static str, decimals: usize) -> Self {
+        self.column = Some((header, decimals));
+        self
+    }
+    const fn chart(mut self, chart: Chart) -> Self {
+        self.chart = Some(chart);
+        self
+    }
+}
+
+/// Every metric, in the order summary.json's medians and the results
+/// table's columns list them.
+pub const METRICS: [MetricInfo; 13] = [
+    row(Metric::Qps, "qps", "QPS")
+        .higher_is_better()
+        .median()
+        .chart(Chart {
+            file: "qps.svg",
+            title: "QPS per workload and variant",
+            y_label: "queries per second",
+            interval: true,
+        }),
+    row(Metric::Tps, "tps", "TPS").higher_is_better(),
+    row(Metric::P95Ms, "p95_ms", "p95 latency (ms)")
+        .median()
+        .column("p95 (ms)", 2),
+    row(
+        Metric::PagesMadeYoungPerQuery,
+        "pages_made_young_per_query",
+        "pages made young per query",
+    )
+    .median()
+    .column("pages made young / query", 4)
+    .chart(Chart {
+        file: "pages-made-young.svg",
+        title: "Pages made young per query (median)",
+        y_label: "pages made young / query",
+        interval: false,
+    }),
+    row(
+        Metric::PagesMadeNotYoungPerQuery,
+        "pages_made_not_young_per_query",
+        "pages made not young per query",
+    )
+    .median()
+    .column("made not young / query", 3),
+    row(
+        Metric::ReadRequestsPerQuery,
+        "read_requests_per_query",
+        "buffer pool read requests per query",
+    )
+    .median(),
+    row(
+        Metric::CsPerQuery,
+        "cs_per_query",
+        "context switches per query",
+    )
+    .median()
+    .column("cs / query", 2),
+    row(
+        Metric::CpuMsPerQuery,
+        "cpu_ms_per_query",
+        "server CPU ms per query",
+    )
+    .median()
+    .column("CPU ms / query", 3),
+    row(
+        Metric::BufPoolMutexPerQuery,
+        "buf_pool_mutex_per_query",
+        "buf_pool.mutex acquisitions per query",
+    )
+    .median()
+    .column("buf_pool.mutex / query", 2)
+    .chart(Chart {
+        file: "buf-pool-mutex.svg",
+        title: "buf_pool.mutex acquisitions per query (diagnostic pass, median)",
+        y_label: "acquisitions / query",
+        interval: false,
+    }),
+    row(
+        Metric::BufPoolMutexWaitUsPerQuery,
+        "buf_pool_mutex_wait_us_per_query",
+        "buf_pool.mutex wait µs per query",
+    )
+    .median()
+    .column("mutex wait µs / query", 2),
+    row(Metric::HotKeptPct, "hot_kept_pct", "hot set kept (%)").higher_is_better(),
+    row(
+        Metric::ScanYoungPages,
+        "scan_young_pages",
+        "scanned pages in the young sublist",
+    ),
+    row(
+        Metric::HotLookupsPerS,
+        "hot_lookups_per_s",
+        "hot lookups per second",
+    )
+    .higher_is_better(),
+];
+
+impl Metric {
+    /// Every metric, in the table's order.
+    pub const ALL: [Metric; 13] = {
+        let mut all = [Metric::Qps; 13];
+        let mut i = 0;
+        while i < METRICS.len() {
+            all[i] = METRICS[i].metric;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its row of the table.
+    pub fn info(self) -> &'static MetricInfo {
+        METRICS
+            .iter()
+            .find(|i| i.metric == self)
+            .expect("every metric has a row (checked by a test)")
+    }
+
+    /// The name in matrix files and summary.json.
+    pub fn name(self) -> &'static str {
+        self.info().name
+    }
+
+    /// What reports call it.
+    pub fn words(self) -> &'static str {
+        self.info().words
+    }
+
+    /// Throughput: more is better (a drop is a regression). For the
+    /// others less is better.
+    pub fn higher_is_better(self) -> bool {
+        self.info().higher_is_better
+    }
+
+    pub fn parse(name: &str) -> Option<Metric> {
+        Metric::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    pub fn known() -> String {
+        Metric::ALL.map(Metric::name).join(", ")
+    }
+}
+
+impl std::fmt::Display for Metric {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.words())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_has_one_row_and_its_name_round_trips() {
+        for m in Metric::ALL {
+            assert_eq!(METRICS.iter().filter(|i| i.metric == m).count(), 1, "{m:?}");
+            assert_eq!(Metric::parse(m.name()), Some(m));
+            assert_eq!(
+                serde_json::to_string(&m).unwrap(),
+                format!("\"{}\"", m.name())
+            );
+        }
+        let mut names: Vec<&str> = METRICS.iter().map(|i| i.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), METRICS.len());
+        assert_eq!(Metric::parse("QPS"), None);
+    }
+}
