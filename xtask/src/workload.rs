@@ -280,21 +280,27 @@ fn sysbench_args(
 
 /// Runs `f` as the phase of `step`: logs its start and end, records its
 /// time under the step's name, and carries the step in its error.
-fn phase<T>(phases: &mut Vec<Phase>, step: Step, f: impl FnOnce() -> Result<T>) -> Result<T> {
-    named_phase(phases, step, step.word(), f)
+fn phase<T>(
+    phases: &mut Vec<Phase>,
+    w: &Workload,
+    step: Step,
+    f: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    named_phase(phases, w, step, step.word(), f)
 }
 
 /// `phase` with a name of its own (scan-loop's `analyze` is part of its
 /// prepare step).
 pub(crate) fn named_phase<T>(
     phases: &mut Vec<Phase>,
+    w: &Workload,
     step: Step,
     name: &str,
     f: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
     let start = Instant::now();
     eprintln!("    {name} ...");
-    let value = AtStep::injected(step)
+    let value = AtStep::injected(step, Some(&w.name))
         .and_then(|()| f())
         .context(AtStep(step))?;
     let seconds = start.elapsed().as_secs_f64();
@@ -348,12 +354,12 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
     // prepare loads tables in parallel, one thread per table at most
     let max_threads = w.thread_counts().into_iter().max().unwrap_or(1);
     let loaders = w.tables.min(max_threads.max(2));
-    phase(&mut phases, Step::Prepare, || {
+    phase(&mut phases, w, Step::Prepare, || {
         let args = sysbench_args(w, server, &script, None, loaders, "prepare", 0);
         sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
-        phase(&mut phases, Step::Arm, || {
+        phase(&mut phases, w, Step::Arm, || {
             let args = sysbench_args(
                 w,
                 server,
@@ -391,7 +397,7 @@ fn begin_cell(
     };
     let mut phases = Vec::new();
     if w.idle_limit_seconds > 0 {
-        out.idle_wait = Some(phase(&mut phases, Step::IdleWait, || {
+        out.idle_wait = Some(phase(&mut phases, w, Step::IdleWait, || {
             idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
         })?);
     }
@@ -422,7 +428,7 @@ pub fn execute_cell(
     let pid = server.pid;
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, Step::WarmUp, || {
+        phase(&mut phases, w, Step::WarmUp, || {
             let args = sysbench_args(
                 w,
                 server,
@@ -438,7 +444,7 @@ pub fn execute_cell(
         })?;
     }
 
-    phase(&mut phases, Step::Measured, || {
+    phase(&mut phases, w, Step::Measured, || {
         let args = sysbench_args(
             w,
             server,
@@ -465,7 +471,7 @@ pub fn execute_cell(
     })?;
 
     if w.diagnostic_seconds > 0 {
-        phase(&mut phases, Step::Diagnostic, || {
+        phase(&mut phases, w, Step::Diagnostic, || {
             // without the instrument (performance_schema off, or a server
             // that lacks it) the pass still runs; the mutex figures are
             // absent and the outcome says why, never 0
@@ -513,7 +519,7 @@ pub fn execute_cell(
     }
 
     if kind.is_write() {
-        out.post_write = Some(phase(&mut phases, Step::PostWrite, || {
+        out.post_write = Some(phase(&mut phases, w, Step::PostWrite, || {
             post_write(&mut conn, w)
         })?);
     }

@@ -81,10 +81,17 @@ impl Step {
         e.downcast_ref::<AtStep>().map(|at| at.0)
     }
 
-    /// The step `INNODB_LAB_FAIL_STEP` names, for the tests that make a
-    /// chosen step fail on a real server (see [`AtStep::injected`]).
-    fn injected_here(self) -> bool {
-        std::env::var(FAIL_STEP_ENV).is_ok_and(|v| v == self.word())
+    /// Whether `INNODB_LAB_FAIL_STEP` names this step (of `workload`, or
+    /// of every cell), for the tests that make a chosen step fail on a
+    /// real server (see [`AtStep::injected`]).
+    fn injected_here(self, workload: Option<&str>) -> bool {
+        let Ok(list) = std::env::var(FAIL_STEP_ENV) else {
+            return false;
+        };
+        list.split(',').any(|entry| match entry.rsplit_once(':') {
+            Some((w, step)) => Some(w) == workload && step == self.word(),
+            None => entry == self.word(),
+        })
     }
 }
 
@@ -94,8 +101,9 @@ impl fmt::Display for Step {
     }
 }
 
-/// The environment variable of the test seam: a step name (`warm-up`,
-/// `residency`, ...) that fails as soon as it starts. Only tests set it.
+/// The environment variable of the test seam: a comma-separated list of
+/// steps (`warm-up`) or steps of one workload (`read-only:arm`) that fail
+/// as soon as they start. Only tests set it.
 pub const FAIL_STEP_ENV: &str = "INNODB_LAB_FAIL_STEP";
 
 /// The context a step adds to an error that happens in it.
@@ -111,8 +119,8 @@ impl fmt::Display for AtStep {
 impl AtStep {
     /// The test seam's failure for `step`, when `INNODB_LAB_FAIL_STEP`
     /// names it; checked where each step starts.
-    pub fn injected(step: Step) -> anyhow::Result<()> {
-        if step.injected_here() {
+    pub fn injected(step: Step, workload: Option<&str>) -> anyhow::Result<()> {
+        if step.injected_here(workload) {
             anyhow::bail!("{FAIL_STEP_ENV}={step}: this step was made to fail by a test");
         }
         Ok(())

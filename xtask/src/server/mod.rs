@@ -483,7 +483,9 @@ impl Server {
         }
         install = install.deadline(BOOTSTRAP_TIMEOUT);
         let bootstrap_log = dir.root.join("bootstrap.log");
-        if let Err(e) = install.run_logged("bootstrap", &bootstrap_log) {
+        let bootstrap = AtStep::injected(Step::Bootstrap, None)
+            .and_then(|()| install.run_logged("bootstrap", &bootstrap_log));
+        if let Err(e) = bootstrap {
             // the server's own log when the bootstrap got that far, else
             // what the install script said
             let log = if dir.error_log.exists() {
@@ -519,7 +521,10 @@ impl Server {
             keep,
             stopped: false,
         };
-        server.wait_ready()?;
+        // a server that does not come up is stopped by its Drop
+        AtStep::injected(Step::Start, None)
+            .and_then(|()| server.wait_ready())
+            .context(AtStep(Step::Start))?;
         Ok(server)
     }
 

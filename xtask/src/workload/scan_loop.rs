@@ -171,13 +171,13 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
     let mut phases = Vec::new();
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
-    phase(&mut phases, Step::Prepare, || {
+    phase(&mut phases, w, Step::Prepare, || {
         let a = args(w, server, 1, 1, "prepare", 0);
         let rows = w.hot_rows + w.scan_rows;
         let limit = Duration::from_secs(120 + rows / 2_000);
         sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
     })?;
-    named_phase(&mut phases, Step::Prepare, "analyze", || {
+    named_phase(&mut phases, w, Step::Prepare, "analyze", || {
         conn.query_drop("ANALYZE TABLE sbtest.hot, sbtest.scan")
             .map_err(Into::into)
     })?;
@@ -282,7 +282,7 @@ pub fn execute_cell(
     }
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, Step::WarmUp, || {
+        phase(&mut phases, w, Step::WarmUp, || {
             let a = args(w, server, threads, 0, "run", w.warmup_seconds);
             out.sysbench_commands
                 .push(format!("sysbench {}", a.join(" ")));
@@ -304,7 +304,7 @@ pub fn execute_cell(
         });
     }
     let mut samples = vec![start];
-    let (residency_hot, residency_scans) = phase(&mut phases, Step::Residency, || {
+    let (residency_hot, residency_scans) = phase(&mut phases, w, Step::Residency, || {
         let a = args(
             w,
             server,
@@ -351,7 +351,7 @@ pub fn execute_cell(
         parse_events(&run.output)
     })?;
 
-    let (hot, scans) = phase(&mut phases, Step::Measured, || {
+    let (hot, scans) = phase(&mut phases, w, Step::Measured, || {
         let a = args(w, server, threads, w.scan_threads, "run", w.measure_seconds);
         out.sysbench_commands
             .push(format!("sysbench {}", a.join(" ")));
