@@ -28,6 +28,13 @@ pub const OPTIONAL_COUNTERS: &[&str] = &["Handler_write", "Handler_update", "Han
 pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
 
 impl Snapshot {
+    /// buf_pool.mutex acquisitions and wait picoseconds between two
+    /// snapshots; None unless both read the instrument.
+    pub fn buf_pool_mutex_delta(before: &Snapshot, after: &Snapshot) -> Option<(u64, u64)> {
+        let ((c0, w0), (c1, w1)) = (before.buf_pool_mutex?, after.buf_pool_mutex?);
+        Some((c1.saturating_sub(c0), w1.saturating_sub(w0)))
+    }
+
     pub fn take(conn: &mut mysql::Conn, pid: u32, with_mutex: bool) -> Result<Snapshot> {
         let host_cpu = fs::read_to_string("/proc/stat")
             .ok()
@@ -307,12 +314,7 @@ impl Measured {
             .cpu_ticks
             .saturating_sub(before.process.cpu_ticks) as f64
             / clock_ticks_per_second();
-        let mutex = match (before.buf_pool_mutex, after.buf_pool_mutex) {
-            (Some((c0, w0)), Some((c1, w1))) => {
-                Some((c1.saturating_sub(c0), w1.saturating_sub(w0)))
-            }
-            _ => None,
-        };
+        let mutex = Snapshot::buf_pool_mutex_delta(before, after);
         Measured {
             pages_made_young: made_young,
             pages_made_not_young: not_young,

@@ -312,6 +312,46 @@ pub(crate) fn named_phase<T>(
     Ok(value)
 }
 
+/// Records a sysbench command line in the cell's outcome (the report's
+/// reproduction block lists them).
+fn record_command(out: &mut Outcome, args: &[String]) {
+    out.sysbench_commands
+        .push(format!("sysbench {}", args.join(" ")));
+}
+
+/// What one metered sysbench run measured: the counters' deltas over it,
+/// sysbench's own report, and its output.
+pub(crate) struct Pass {
+    pub measured: Measured,
+    pub output: String,
+    /// buf_pool.mutex acquisitions and wait picoseconds, when the
+    /// instrument was read
+    pub buf_pool_mutex: Option<(u64, u64)>,
+}
+
+/// One sysbench run between two snapshots of the server's counters: the
+/// measured run, the diagnostic pass and scan-loop's measured pass are
+/// each one of these.
+pub(crate) fn measured_pass(
+    conn: &mut mysql::Conn,
+    pid: u32,
+    args: &[String],
+    seconds: u64,
+    log: &Path,
+    with_mutex: bool,
+) -> Result<Pass> {
+    let before = Snapshot::take(conn, pid, with_mutex)?;
+    let run = sysbench::run(args, deadline(seconds), log)?;
+    let after = Snapshot::take(conn, pid, with_mutex)?;
+    let mut measured = Measured::from(metrics::parse_sysbench(&run.output)?, &before, &after);
+    measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
+    Ok(Pass {
+        measured,
+        output: run.output,
+        buf_pool_mutex: Snapshot::buf_pool_mutex_delta(&before, &after),
+    })
+}
+
 /// Sets innodb_max_dirty_pages_pct and its lwm to 1 while `f` runs, then
 /// restores them (also when `f` fails).
 fn with_dirty_pct_1<T>(
@@ -438,8 +478,7 @@ pub fn execute_cell(
                 "run",
                 w.warmup_seconds,
             );
-            out.sysbench_commands
-                .push(format!("sysbench {}", args.join(" ")));
+            record_command(&mut out, &args);
             sysbench::run(&args, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
         })?;
     }
@@ -454,19 +493,20 @@ pub fn execute_cell(
             "run",
             w.measure_seconds,
         );
-        out.sysbench_commands
-            .push(format!("sysbench {}", args.join(" ")));
-        let before = Snapshot::take(&mut conn, pid, false)?;
-        let run = sysbench::run(&args, deadline(w.measure_seconds), &log("measured"))?;
-        let after = Snapshot::take(&mut conn, pid, false)?;
-        let report = metrics::parse_sysbench(&run.output)?;
-        if report.queries == 0 {
+        record_command(&mut out, &args);
+        let pass = measured_pass(
+            &mut conn,
+            pid,
+            &args,
+            w.measure_seconds,
+            &log("measured"),
+            false,
+        )?;
+        if pass.measured.sysbench.queries == 0 {
             bail!("sysbench ran no queries in the measured run");
         }
-        let mut measured = Measured::from(report, &before, &after);
-        measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
-        out.measured = Some(measured);
-        out.measured_output = run.output;
+        out.measured = Some(pass.measured);
+        out.measured_output = pass.output;
         Ok(())
     })?;
 
@@ -492,25 +532,21 @@ pub fn execute_cell(
                 "run",
                 w.diagnostic_seconds,
             );
-            out.sysbench_commands
-                .push(format!("sysbench {}", args.join(" ")));
-            let before = Snapshot::take(&mut conn, pid, with_mutex)?;
-            let run = sysbench::run(&args, deadline(w.diagnostic_seconds), &log("diagnostic"))?;
-            let after = Snapshot::take(&mut conn, pid, with_mutex)?;
+            record_command(&mut out, &args);
+            let pass = measured_pass(
+                &mut conn,
+                pid,
+                &args,
+                w.diagnostic_seconds,
+                &log("diagnostic"),
+                with_mutex,
+            )?;
             if with_mutex {
                 metrics::instrument_buf_pool_mutex(&mut conn, false)?;
             }
-            let mut measured =
-                Measured::from(metrics::parse_sysbench(&run.output)?, &before, &after);
-            measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
-            let mutex = match (before.buf_pool_mutex, after.buf_pool_mutex) {
-                (Some((c0, w0)), Some((c1, w1))) => {
-                    Some((c1.saturating_sub(c0), w1.saturating_sub(w0)))
-                }
-                _ => None,
-            };
+            let mutex = pass.buf_pool_mutex;
             out.diagnostic = Some(Diagnostic {
-                measured,
+                measured: pass.measured,
                 buf_pool_mutex_acquisitions: mutex.map(|(c, _)| c),
                 buf_pool_mutex_wait_ms: mutex.map(|(_, ps)| ps as f64 / 1e9),
             });

@@ -66,12 +66,8 @@ fn run_all_successful(m: &Matrix) -> (tempfile::TempDir, Vec<xtask::record::RunR
 fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
     let out = tempfile::tempdir().unwrap();
     let opts = RunOptions {
-        out: out.path().to_path_buf(),
-        keep: false,
         force: true,
-        until_decided: None,
-        file: None,
-        shard: None,
+        ..RunOptions::new(out.path().to_path_buf())
     };
     let failed = matrix::run(m, &opts).unwrap();
     (out, failed)

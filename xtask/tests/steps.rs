@@ -27,12 +27,8 @@ fn run_with_failures(m: &Matrix, fail: &str) -> BTreeMap<String, Option<(Step, S
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let out = tempfile::tempdir().unwrap();
     let opts = RunOptions {
-        out: out.path().to_path_buf(),
-        keep: false,
         force: true,
-        until_decided: None,
-        file: None,
-        shard: None,
+        ..RunOptions::new(out.path().to_path_buf())
     };
     // SAFETY of the environment: tests of this binary hold ONE_AT_A_TIME
     // and no other thread reads the variable meanwhile

@@ -41,6 +41,21 @@ pub struct RunOptions {
     pub shard: Option<super::Shard>,
 }
 
+impl RunOptions {
+    /// A plain run into `out`: nothing kept, done cells reused, the planned
+    /// repetitions only, the whole matrix.
+    pub fn new(out: PathBuf) -> RunOptions {
+        RunOptions {
+            out,
+            keep: false,
+            force: false,
+            until_decided: None,
+            file: None,
+            shard: None,
+        }
+    }
+}
+
 /// A unit of the plan made concrete: its tree, resolved variant and
 /// build, or the failure that stops its cells.
 pub(super) struct Prepared {
@@ -206,14 +221,7 @@ mod tests {
         m.repetitions = 2;
         m.control = Some("base".into());
         let out = dir.path().join("out");
-        let opts = RunOptions {
-            out: out.clone(),
-            keep: false,
-            force: false,
-            until_decided: None,
-            file: None,
-            shard: None,
-        };
+        let opts = RunOptions::new(out.clone());
         // 2 servers (base, base-again) x 2 thread counts x 2 repetitions
         assert_eq!(run(&m, &opts).unwrap(), 8);
         let results = crate::results::read_results(&out).unwrap();
@@ -260,14 +268,7 @@ mod tests {
             vec![Workload::new("points-covered-pk")],
         );
         let out = dir.path().join("out");
-        let opts = RunOptions {
-            out: out.clone(),
-            keep: false,
-            force: false,
-            until_decided: None,
-            file: None,
-            shard: None,
-        };
+        let opts = RunOptions::new(out.clone());
         let err = format!("{:#}", run(&m, &opts).unwrap_err());
         assert!(
             err.contains("nothing was built") && err.contains("gate") && err.contains("MDEV-33966"),

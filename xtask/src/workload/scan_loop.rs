@@ -13,13 +13,9 @@
 //! (`residency`): the throughput figures come from the `measured` pass
 //! after it, which samples nothing. Each sample's cost is recorded.
 
-use super::{deadline, idle, lua_dir, named_phase, phase, sysbench};
+use super::{deadline, idle, lua_dir, measured_pass, named_phase, phase, record_command, sysbench};
 use crate::dims::Step;
-use crate::metrics;
-use crate::record::{
-    Measured, NotMeasured, OtherCpu, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome,
-    Snapshot, Workload,
-};
+use crate::record::{NotMeasured, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome, Workload};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
@@ -313,8 +309,7 @@ pub fn execute_cell(
             "run",
             w.residency_seconds,
         );
-        out.sysbench_commands
-            .push(format!("sysbench {}", a.join(" ")));
+        record_command(&mut out, &a);
         let done = Arc::new(AtomicBool::new(false));
         let sampler = {
             let mut sconn = server.connect()?;
@@ -353,17 +348,18 @@ pub fn execute_cell(
 
     let (hot, scans) = phase(&mut phases, w, Step::Measured, || {
         let a = args(w, server, threads, w.scan_threads, "run", w.measure_seconds);
-        out.sysbench_commands
-            .push(format!("sysbench {}", a.join(" ")));
-        let before = Snapshot::take(&mut conn, pid, false)?;
-        let run = sysbench::run(&a, deadline(w.measure_seconds), &log("measured"))?;
-        let after = Snapshot::take(&mut conn, pid, false)?;
-        let report = metrics::parse_sysbench(&run.output)?;
-        let events = parse_events(&run.output)?;
-        let mut measured = Measured::from(report, &before, &after);
-        measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
-        out.measured = Some(measured);
-        out.measured_output = run.output;
+        record_command(&mut out, &a);
+        let pass = measured_pass(
+            &mut conn,
+            pid,
+            &a,
+            w.measure_seconds,
+            &log("measured"),
+            false,
+        )?;
+        let events = parse_events(&pass.output)?;
+        out.measured = Some(pass.measured);
+        out.measured_output = pass.output;
         Ok(events)
     })?;
     let end = sample(
