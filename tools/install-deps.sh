@@ -37,8 +37,15 @@ fi
 # The host's own policy-rc.d (or its absence) is restored on every exit
 # path, a failed install or an interrupt included: a policy left behind
 # would block every service start on the host.
-if [ "${1:-}" = "--server-package" ] && [ ! -x /usr/sbin/mariadbd ]; then
-  # INNODB_LAB_POLICY_RC_D: another path, for the test of this trap only
+# Two paths can be moved, for the test of this trap only (xtask/tests/
+# install_deps.rs), so that it depends on nothing installed on the host:
+# INNODB_LAB_MARIADBD: the server binary whose presence means "installed
+#   already, nothing to do" (default /usr/sbin/mariadbd, where the package
+#   puts it);
+# INNODB_LAB_POLICY_RC_D: the policy file written and restored (default
+#   /usr/sbin/policy-rc.d, the one invoke-rc.d reads).
+server=${INNODB_LAB_MARIADBD:-/usr/sbin/mariadbd}
+if [ "${1:-}" = "--server-package" ] && [ ! -x "$server" ]; then
   policy=${INNODB_LAB_POLICY_RC_D:-/usr/sbin/policy-rc.d}
   saved=""
   if [ -e "$policy" ]; then

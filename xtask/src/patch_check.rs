@@ -465,69 +465,16 @@ impl CompileDb {
     }
 }
 
-/// Splits a compile command the way the shell would: blanks separate
-/// words, quotes group them, a backslash escapes (CMake writes
-/// `-DX=\"y\"`).
+/// Splits a compile command the way the shell would, with `shlex` (as
+/// ffi/build.rs does): blanks separate words, quotes group them, a
+/// backslash escapes (CMake writes `-DX=\"y\"`), and, as in the shell, a
+/// word that starts with `#` starts a comment (`-DX=a#b` stays one word).
 pub fn split_command(command: &str) -> Result<Vec<String>> {
-    let mut words = Vec::new();
-    let mut word = String::new();
-    let mut in_word = false;
-    let mut chars = command.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            ' ' | '\t' | '\n' => {
-                if in_word {
-                    words.push(std::mem::take(&mut word));
-                    in_word = false;
-                }
-            }
-            '\'' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => word.push(c),
-                        None => bail!("unterminated ' in `{command}`"),
-                    }
-                }
-            }
-            '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
-                            Some('\n') => {}
-                            Some(c) => {
-                                word.push('\\');
-                                word.push(c);
-                            }
-                            None => bail!("unterminated \" in `{command}`"),
-                        },
-                        Some(c) => word.push(c),
-                        None => bail!("unterminated \" in `{command}`"),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                match chars.next() {
-                    Some('\n') => {}
-                    Some(c) => word.push(c),
-                    None => bail!("trailing \\ in `{command}`"),
-                }
-            }
-            c => {
-                in_word = true;
-                word.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(word);
-    }
-    Ok(words)
+    // shlex says only that it failed: an unterminated quote or a trailing
+    // backslash
+    shlex::split(command).with_context(|| {
+        format!("`{command}` is not a shell command line (an unterminated quote or a trailing \\)")
+    })
 }
 
 /// `arg` with every occurrence of the directory `from` (followed by `/` or
@@ -844,6 +791,8 @@ mod tests {
             ]
         );
         assert!(split_command("c++ \"open").is_err());
+        assert!(split_command("c++ 'open").is_err());
+        assert!(split_command("c++ trailing\\").is_err());
     }
 
     #[test]
