@@ -164,26 +164,17 @@ fn out_of_line(src: &Path) -> Result<String, String> {
     Ok(s)
 }
 
-/// `10.11.18` from the tree's `VERSION` file.
+/// `10.11.18` from the tree's `VERSION` file, read as the tool reads it
+/// (`lru_model::series`); an unreadable file is named in the TreeInfo.
 fn read_version(src: &Path) -> String {
-    let text = fs::read_to_string(src.join("VERSION")).unwrap_or_default();
-    let get = |key: &str| {
-        text.lines()
-            .find_map(|l| {
-                l.strip_prefix(key)?
-                    .trim_start()
-                    .strip_prefix('=')
-                    .map(|v| v.trim().to_string())
-            })
-            .unwrap_or_default()
-    };
-    format!(
-        "{}.{}.{}{}",
-        get("MYSQL_VERSION_MAJOR"),
-        get("MYSQL_VERSION_MINOR"),
-        get("MYSQL_VERSION_PATCH"),
-        get("MYSQL_VERSION_EXTRA")
-    )
+    let path = src.join("VERSION");
+    match fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| lru_model::series::TreeVersion::parse(&text))
+    {
+        Ok(v) => v.version,
+        Err(e) => format!("unknown ({}: {e})", path.display()),
+    }
 }
 
 /// The layout-relevant flags the server uses for `buf/buf0buf.cc`: defines,

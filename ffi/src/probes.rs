@@ -28,7 +28,7 @@ impl Generation {
 
     /// Tell the generation from the text of `storage/innobase/include/buf0buf.h`.
     pub fn detect(buf0buf_h: &str) -> Option<Generation> {
-        if buf0buf_h.contains("touch_no_stamp") || buf0buf_h.contains("access_clock") {
+        if lru_model::series::carries_upstream_fix(buf0buf_h) {
             Some(Generation::PostFix)
         } else if buf0buf_h.contains("inline void buf_page_make_young_if_needed(") {
             Some(Generation::V10_5)
