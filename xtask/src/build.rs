@@ -223,13 +223,7 @@ pub fn build(
     change: &SourceChange,
     build_type: BuildType,
 ) -> Result<Build> {
-    if let Some(pkg) = &tree.package {
-        bail!(
-            "{} is a packaged server ({}): there is nothing to build",
-            tree.spec,
-            pkg.display()
-        );
-    }
+    tree.source_for("there is nothing to build")?;
     let key = key_for(tree, change, build_type)?;
     let key_hash = key.hash();
     let dir = cache_root().join("builds").join(&key_hash);

@@ -37,12 +37,7 @@ pub fn run(cmd: FfiCommand) -> Result<()> {
 fn check(spec: &str, variant: &str) -> Result<()> {
     let tree =
         crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
-    if let Some(pkg) = &tree.package {
-        bail!(
-            "{spec} is a packaged server ({}): the ffi check needs a source tree",
-            pkg.display()
-        );
-    }
+    tree.source_for("the ffi check needs a source tree")?;
     // resolved as `cargo xtask build` resolves it: base is the tree as it is
     // (reported as fixed on a tree that carries the fix); another variant is
     // its patch from the table, refused on a tree it makes no sense on

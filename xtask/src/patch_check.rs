@@ -302,7 +302,7 @@ fn scratch_dir(t: &Tree, entry: &Entry) -> PathBuf {
 /// Errors here are the machinery's (a checkout that cannot be written);
 /// what the patch and the compiler say ends up in the outcome.
 fn check_one(t: &Tree, entry: &Entry, p: &Patch, configured: &mut Configured) -> Result<Outcome> {
-    if t.package.is_some() {
+    if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
         return Ok(Outcome::Refused {
             reason: "a packaged server has no source to patch".into(),
         });

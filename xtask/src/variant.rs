@@ -9,7 +9,7 @@
 
 use crate::dims::Series;
 use crate::patch;
-use crate::record::{BuildType, CherryPick, Patch, Tree};
+use crate::record::{BuildType, CherryPick, Patch, Tree, TreeKind};
 use crate::tree;
 use crate::util::sha256_hex;
 use anyhow::{bail, Result};
@@ -95,7 +95,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         settings: settings.clone(),
         build_type,
     };
-    if tree.package.is_some() {
+    if matches!(tree.kind(), TreeKind::Packaged { .. }) {
         if name == "base" || settings_only {
             return Ok(plain(name));
         }

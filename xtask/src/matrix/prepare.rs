@@ -9,7 +9,7 @@ use super::Matrix;
 use crate::build;
 use crate::children;
 use crate::dims::{ModelPolicy, Step};
-use crate::record::{Failure, Tree};
+use crate::record::{Failure, Tree, TreeKind};
 use crate::server::ServerBinaries;
 use crate::tree;
 use crate::util::Stage;
@@ -125,8 +125,8 @@ pub(super) fn build_all(
         let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
             continue;
         };
-        if let Some(pkg) = &t.package {
-            match ServerBinaries::from_package(pkg) {
+        if let TreeKind::Packaged { mariadbd } = t.kind() {
+            match ServerBinaries::from_package(mariadbd) {
                 Ok(b) => p.binaries = Some(b),
                 Err(e) => p.failure = Some(Failure::new(Step::Build, format!("{e:#}"))),
             }

@@ -17,7 +17,7 @@ pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeB
 pub use cnf::{MyCnf, Scaled};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
 pub use run::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
-pub use tree::Tree;
+pub use tree::{Tree, TreeKind};
 pub use workload::{
     Diagnostic, IdleBounds, IdleWait, NotMeasured, Outcome, Phase, PoolSettings, Sample,
     ScanLoopOutcome, Threads, Workload,

@@ -2,7 +2,7 @@
 
 use lru_model::series::Series;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A resolved tree: a local git repository at a known commit.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -24,4 +24,35 @@ pub struct Tree {
     /// install prefix and `id` the binary's sha256).
     #[serde(default)]
     pub package: Option<PathBuf>,
+}
+
+/// What a tree is made of: a source tree to patch and build, or a
+/// packaged server binary (nothing to build; settings variants only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TreeKind<'a> {
+    Source { src: &'a Path },
+    Packaged { mariadbd: &'a Path },
+}
+
+impl Tree {
+    /// The one place that reads the record's `package` field.
+    pub fn kind(&self) -> TreeKind<'_> {
+        match &self.package {
+            Some(mariadbd) => TreeKind::Packaged { mariadbd },
+            None => TreeKind::Source { src: &self.src },
+        }
+    }
+
+    /// The source directory, or an error naming the packaged binary and
+    /// saying why `what` needs a source tree.
+    pub fn source_for(&self, what: &str) -> anyhow::Result<&Path> {
+        match self.kind() {
+            TreeKind::Source { src } => Ok(src),
+            TreeKind::Packaged { mariadbd } => anyhow::bail!(
+                "{} is a packaged server ({}): {what}",
+                self.spec,
+                mariadbd.display()
+            ),
+        }
+    }
 }

@@ -548,7 +548,7 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
                         c.remote
                     ));
                 }
-            } else if t.package.is_some() {
+            } else if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
                 what.push("packaged binary".to_string());
             }
             for (k, val) in &v.variant_settings {
