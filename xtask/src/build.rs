@@ -228,18 +228,14 @@ pub fn build(
     let key_hash = key.hash();
     let dir = cache_root().join("builds").join(&key_hash);
     let record = dir.join("build.json");
-    if let Ok(text) = fs::read_to_string(&record) {
-        if let Ok(mut done) = serde_json::from_str::<Build>(&text) {
-            if done.key == key && done.mariadbd.exists() {
-                eprintln!(
-                    "    reusing build {key_hash} of {} {variant} ({build_type})",
-                    tree.version
-                );
-                done.reused = true;
-                done.variant = variant.to_string();
-                return Ok(done);
-            }
-        }
+    if let Some(mut done) = finished::<Build>(&record, |b| b.key == key && b.mariadbd.exists()) {
+        eprintln!(
+            "    reusing build {key_hash} of {} {variant} ({build_type})",
+            tree.version
+        );
+        done.reused = true;
+        done.variant = variant.to_string();
+        return Ok(done);
     }
     let src = dir.join("src");
     let build_dir = dir.join("build");
@@ -303,6 +299,17 @@ pub fn build(
     Ok(done)
 }
 
+/// The record at `path` of work done before, when it reads and `matches`
+/// what is asked now (the record is written last, so its presence marks
+/// the work complete; one that does not parse is work to redo).
+fn finished<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    matches: impl Fn(&T) -> bool,
+) -> Option<T> {
+    let done: T = serde_json::from_str(&fs::read_to_string(path).ok()?).ok()?;
+    matches(&done).then_some(done)
+}
+
 /// Runs a plain `make -jN` in `b`'s build directory, unless its record says
 /// it was done for this build key.
 pub fn make_whole(b: &Build) -> Result<WholeBuild> {
@@ -311,14 +318,10 @@ pub fn make_whole(b: &Build) -> Result<WholeBuild> {
         .parent()
         .with_context(|| format!("{} has no parent", b.build.display()))?;
     let record = dir.join("make-all.json");
-    if let Ok(text) = fs::read_to_string(&record) {
-        if let Ok(mut done) = serde_json::from_str::<WholeBuild>(&text) {
-            if done.key_hash == b.key_hash {
-                eprintln!("    build {} is already whole", b.key_hash);
-                done.reused = true;
-                return Ok(done);
-            }
-        }
+    if let Some(mut done) = finished::<WholeBuild>(&record, |w| w.key_hash == b.key_hash) {
+        eprintln!("    build {} is already whole", b.key_hash);
+        done.reused = true;
+        return Ok(done);
     }
     let before = ccache_counters()?;
     let stage = Stage::start(format!(

@@ -466,34 +466,23 @@ pub fn execute_cell(
     let script = lua_dir().join(kind.script()).display().to_string();
     let log = |phase: &str| cell_log(logs, w, threads, phase);
     let pid = server.pid;
+    // every pass of the cell runs the kind's script for some seconds, and
+    // the report lists each command line
+    let pass_args = |seconds: u64, out: &mut Outcome| {
+        let args = sysbench_args(w, server, &script, Some(kind), threads, "run", seconds);
+        record_command(out, &args);
+        args
+    };
 
     if w.warmup_seconds > 0 {
         phase(&mut phases, w, Step::WarmUp, || {
-            let args = sysbench_args(
-                w,
-                server,
-                &script,
-                Some(kind),
-                threads,
-                "run",
-                w.warmup_seconds,
-            );
-            record_command(&mut out, &args);
+            let args = pass_args(w.warmup_seconds, &mut out);
             sysbench::run(&args, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
         })?;
     }
 
     phase(&mut phases, w, Step::Measured, || {
-        let args = sysbench_args(
-            w,
-            server,
-            &script,
-            Some(kind),
-            threads,
-            "run",
-            w.measure_seconds,
-        );
-        record_command(&mut out, &args);
+        let args = pass_args(w.measure_seconds, &mut out);
         let pass = measured_pass(
             &mut conn,
             pid,
@@ -523,16 +512,7 @@ pub fn execute_cell(
                 });
             }
             let with_mutex = instrument.is_ok();
-            let args = sysbench_args(
-                w,
-                server,
-                &script,
-                Some(kind),
-                threads,
-                "run",
-                w.diagnostic_seconds,
-            );
-            record_command(&mut out, &args);
+            let args = pass_args(w.diagnostic_seconds, &mut out);
             let pass = measured_pass(
                 &mut conn,
                 pid,
