@@ -1,10 +1,18 @@
 //! innodb-lab: validates patches to MariaDB's InnoDB buffer pool LRU on
-//! real builds. One module per stage; each passes plain structs that
-//! serialize into the result JSON.
+//! real builds. Layers, from the bottom (tests/layers.rs holds them):
 //!
-//! tree -> patch -> variant -> build -> server -> workload -> metrics ->
-//! results (keys, files, failures) -> stats -> report -> matrix (plan, runs,
-//! progress). Reports and `validate` read results; only matrix writes them.
+//! * foundation: util (files, the child-process runner), children, lock,
+//!   stale, host, provenance, stats, charts;
+//! * dims: the small closed types every layer shares (series, metric
+//!   table, steps, workload kinds, model policies);
+//! * record: the result schema, plain data;
+//! * stages, in pipeline order: tree -> patch -> variant -> build ->
+//!   settings -> server -> metrics -> workload; each fills records;
+//! * results (files, keys, failures, questions) and report (pure
+//!   functions of records);
+//! * the runner (matrix) and the tasks (one per command).
+//!
+//! Data flows one way: tasks -> runner -> {stages, results, report}.
 
 pub mod build;
 pub mod charts;

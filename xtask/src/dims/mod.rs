@@ -1,5 +1,6 @@
-//! Small closed types every layer shares: one owner for each concept.
-//! A series, a workload kind, a cell's steps, the LRU model's policies.
+//! Small closed types every layer shares: one owner for each concept. A
+//! series, the metric table, a workload kind, a cell's steps, the LRU
+//! model's policies, the name of a control's second run.
 
 mod metric;
 mod model_policy;
