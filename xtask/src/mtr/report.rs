@@ -95,6 +95,8 @@ fn by_key(run: &MtrRun) -> BTreeMap<String, &TestResult> {
     run.tests.iter().map(|t| (t.key(), t)).collect()
 }
 
+/// The report, in order: the hosts and revisions, the runs, each run's
+/// details, the comparison with base, the failures and every test.
 pub fn blocks(runs: &[MtrRun]) -> Vec<Block> {
     let trees: Vec<&str> = dedup(runs.iter().map(|r| r.tree.as_str()));
     let mut b = vec![Block::Heading(
