@@ -695,19 +695,15 @@ pub fn first_error(output: &str, status: &str) -> String {
 }
 
 /// The table printed at the end: one row per (tree, patch), then the
-/// errors behind the rows that are not fine.
+/// errors behind the rows that are not fine, as plain text.
 pub fn table(report: &Report) -> String {
-    let mut rows: Vec<[String; 4]> = vec![[
-        "tree".into(),
-        "patch".into(),
-        "made for".into(),
-        "result".into(),
-    ]];
+    use crate::report::doc::{self, Block};
+    let mut rows = Vec::new();
     let mut notes = Vec::new();
     for t in &report.trees {
         let name = t.version.clone().unwrap_or_else(|| t.spec.clone());
         if let Some(e) = &t.error {
-            rows.push([
+            rows.push(vec![
                 name.clone(),
                 "-".into(),
                 "-".into(),
@@ -716,7 +712,7 @@ pub fn table(report: &Report) -> String {
             notes.push(format!("{name}: {e}"));
         }
         for c in &t.checks {
-            rows.push([
+            rows.push(vec![
                 name.clone(),
                 c.file.display().to_string(),
                 format!(
@@ -734,36 +730,16 @@ pub fn table(report: &Report) -> String {
             }
         }
     }
-    let widths: Vec<usize> = (0..4)
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for (n, r) in rows.iter().enumerate() {
-        let line = format!(
-            "{:w0$}  {:w1$}  {:w2$}  {}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            w0 = widths[0],
-            w1 = widths[1],
-            w2 = widths[2]
-        );
-        out.push_str(line.trim_end());
-        out.push('\n');
-        if n == 0 {
-            out.push_str(&"-".repeat(widths.iter().sum::<usize>() + 6));
-            out.push('\n');
-        }
-    }
+    let mut blocks = vec![Block::Table {
+        header: ["tree", "patch", "made for", "result"]
+            .map(String::from)
+            .to_vec(),
+        rows,
+    }];
     if !notes.is_empty() {
-        out.push('\n');
-        for n in notes {
-            out.push_str(&n);
-            out.push('\n');
-        }
+        blocks.push(Block::Bullets(notes));
     }
-    out
+    doc::text(&blocks)
 }
 
 #[cfg(test)]
@@ -1092,6 +1068,19 @@ mod tests {
             "{printed}"
         );
         assert!(printed.contains("10.5 (own)"), "{printed}");
+        // the result column starts at one place on every line of the table,
+        // the header ruled off; the error behind a row is a note under it
+        let lines: Vec<&str> = printed.lines().collect();
+        let result_at = lines[0].find("result").unwrap();
+        assert!(lines[1].chars().all(|c| c == '-'), "{printed}");
+        for row in ["does not apply", "refused:", "applies, compiles"] {
+            let line = lines.iter().find(|l| l.contains(row)).unwrap();
+            assert_eq!(line.find(row), Some(result_at), "{printed}");
+        }
+        assert!(
+            printed.ends_with("\n\n- 10.5.23 patches/10.5/gate.patch: hunk\n"),
+            "{printed}"
+        );
         report.trees[0].checks.push(cell(true, nope()));
         let f = report.failures();
         assert_eq!(f.len(), 1);

@@ -75,7 +75,8 @@ pub struct MtrArgs {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum MtrCommand {
-    /// Rewrite report.md from the mtr result JSON files in a directory.
+    /// Rewrite report.md and report.jira from the mtr result JSON files in
+    /// a directory.
     Report { dir: PathBuf },
 }
 
@@ -218,8 +219,9 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
         if runs.is_empty() {
             bail!("no mtr result JSON files in {}", dir.display());
         }
-        report::write(&dir, &runs)?;
-        eprintln!("wrote {}", dir.join("report.md").display());
+        for file in report::write(&dir, &runs)? {
+            eprintln!("wrote {}", file.display());
+        }
         return Ok(());
     }
     let Some(tree) = args.tree else {

@@ -1,15 +1,18 @@
-//! The Markdown report of a directory of mtr results: a pure function of
-//! the result files, so `cargo xtask mtr report DIR` rebuilds it.
+//! The report of a directory of mtr results, in Markdown and in Jira
+//! markup (report/doc.rs renders both from the same blocks): a pure
+//! function of the result files, so `cargo xtask mtr report DIR` rebuilds
+//! it.
 
 use super::parse::{Status, TestResult};
 use super::{skip_reasons, MtrRun};
 use crate::record::BuildType;
+use crate::report::doc::{self, Block};
 use crate::util::{human_duration, write_atomic};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Every mtr result (`*.json`) directly in `dir`, base first, then by
 /// variant and build type.
@@ -44,9 +47,26 @@ fn is_base(r: &MtrRun) -> bool {
     r.variant == "base" && r.build_type == BuildType::default()
 }
 
-/// Writes `report.md` in `dir`.
-pub fn write(dir: &Path, runs: &[MtrRun]) -> Result<()> {
-    write_atomic(&dir.join("report.md"), markdown(runs).as_bytes())
+/// The report's files: `report.md`, and `report.jira` to paste into an
+/// MDEV, rendered from the same blocks.
+pub fn render(runs: &[MtrRun]) -> Vec<(String, String)> {
+    let blocks = blocks(runs);
+    vec![
+        ("report.md".to_string(), doc::markdown(&blocks)),
+        ("report.jira".to_string(), doc::jira(&blocks)),
+    ]
+}
+
+/// Writes the report's files in `dir`; returns their paths.
+pub fn write(dir: &Path, runs: &[MtrRun]) -> Result<Vec<PathBuf>> {
+    render(runs)
+        .into_iter()
+        .map(|(name, text)| {
+            let path = dir.join(name);
+            write_atomic(&path, text.as_bytes())?;
+            Ok(path)
+        })
+        .collect()
 }
 
 fn status_cell(t: Option<&TestResult>) -> String {
@@ -75,104 +95,122 @@ fn by_key(run: &MtrRun) -> BTreeMap<String, &TestResult> {
     run.tests.iter().map(|t| (t.key(), t)).collect()
 }
 
-pub fn markdown(runs: &[MtrRun]) -> String {
-    let mut md = String::new();
+/// The report, in order: the hosts and revisions, the runs, each run's
+/// details, the comparison with base, the failures and every test.
+pub fn blocks(runs: &[MtrRun]) -> Vec<Block> {
     let trees: Vec<&str> = dedup(runs.iter().map(|r| r.tree.as_str()));
-    let _ = writeln!(md, "# mtr (mysql-test-run) on {}\n", trees.join(", "));
+    let mut b = vec![Block::Heading(
+        1,
+        format!("mtr (mysql-test-run) on {}", trees.join(", ")),
+    )];
+    let mut about = Vec::new();
     for host in dedup(runs.iter().map(|r| r.host.hostname.as_str())) {
         let h = &runs
             .iter()
             .find(|r| r.host.hostname == host)
             .expect("a run")
             .host;
-        let _ = writeln!(md, "- host: `{}` ({})", h.hostname, h.label());
+        about.push(format!("host: `{}` ({})", h.hostname, h.label()));
     }
     for rev in dedup(runs.iter().map(|r| r.tool_revision.as_str())) {
-        let _ = writeln!(md, "- innodb-lab revision: `{rev}`");
+        about.push(format!("innodb-lab revision: `{rev}`"));
     }
-    let _ = writeln!(
-        md,
-        "- each run: `cargo xtask mtr`, mtr with `--force --max-test-fail=0 --parallel=<cores>`, \
+    about.push(
+        "each run: `cargo xtask mtr`, mtr with `--force --max-test-fail=0 --parallel=<cores>`, \
          vardir on /dev/shm; a test that failed and then passed on one of mtr's retries is \
-         \"pass on retry\" (counted as flaky)\n"
+         \"pass on retry\" (counted as flaky)"
+            .into(),
     );
+    b.push(Block::Bullets(about));
 
-    let _ = writeln!(md, "## Runs\n");
-    let _ = writeln!(
-        md,
-        "| variant | build | passed | failed | skipped | disabled | flaky | wall | mtr says |"
-    );
-    let _ = writeln!(md, "|---|---|---:|---:|---:|---:|---:|---:|---|");
+    b.push(Block::Heading(2, "Runs".into()));
+    b.push(runs_table(runs));
     for r in runs {
-        let _ = writeln!(
-            md,
-            "| {} | `{}` {} | {} | {} | {} | {} | {} | {} | {} |",
-            r.label(),
-            r.build.key_hash,
-            r.build_type,
-            r.totals.passed,
-            r.totals.failed,
-            r.totals.skipped,
-            r.totals.disabled,
-            r.totals.flaky,
-            human_duration(r.wall_seconds),
-            match r.problem() {
-                Some(p) => format!(
-                    "{}; {p}",
-                    r.totals.mtr_completed.as_deref().unwrap_or("no summary")
-                ),
-                None => r.totals.mtr_completed.clone().unwrap_or_default(),
-            }
-        );
-    }
-    let _ = writeln!(md);
-    for r in runs {
-        let _ = writeln!(md, "### {}\n", r.label());
-        let _ = writeln!(md, "- tree: `{}` ({})", r.tree_info.spec, r.tree_info.id);
-        if let Some(p) = &r.build.patch {
-            let _ = writeln!(
-                md,
-                "- patch: `{}` (sha256 {})",
-                p.file.display(),
-                &p.sha256[..16]
-            );
-        }
-        let _ = writeln!(md, "- command: `{}`", r.command.join(" "));
-        let _ = writeln!(
-            md,
-            "- MTR_BUILD_THREAD {}, {} worker(s); server restarts: {}; test time {} of mtr's {}",
-            r.build_thread,
-            r.parallel,
-            opt(r.totals.server_restarts),
-            opt(r.totals.test_seconds.map(|s| format!("{s:.1} s"))),
-            opt(r.totals.mtr_wall_seconds.map(|s| format!("{s:.0} s"))),
-        );
-        for f in &r.overlay {
-            let _ = writeln!(
-                md,
-                "- our test file `mysql-test/{}` (sha256 {})",
-                f.path.display(),
-                &f.sha256[..16]
-            );
-        }
-        let reasons = skip_reasons(&r.tests);
-        if !reasons.is_empty() {
-            let _ = writeln!(md, "- skipped, by reason:");
-            let mut reasons: Vec<_> = reasons.into_iter().collect();
-            reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            for (reason, n) in reasons {
-                let _ = writeln!(md, "  - {n}: {reason}");
-            }
-        }
-        let _ = writeln!(md);
+        b.push(Block::Heading(3, r.label()));
+        b.push(Block::Bullets(run_details(r)));
     }
 
-    comparison(&mut md, runs);
-    failures(&mut md, runs);
-    per_test(&mut md, runs);
-    md
+    comparison(&mut b, runs);
+    failures(&mut b, runs);
+    per_test(&mut b, runs);
+    b
 }
 
+/// One row per run: its counts, right-aligned, and what mtr said.
+fn runs_table(runs: &[MtrRun]) -> Block {
+    let header = [
+        "variant", "build", "passed", "failed", "skipped", "disabled", "flaky", "wall", "mtr says",
+    ];
+    let rows = runs
+        .iter()
+        .map(|r| {
+            vec![
+                r.label(),
+                format!("`{}` {}", r.build.key_hash, r.build_type),
+                r.totals.passed.to_string(),
+                r.totals.failed.to_string(),
+                r.totals.skipped.to_string(),
+                r.totals.disabled.to_string(),
+                r.totals.flaky.to_string(),
+                human_duration(r.wall_seconds),
+                match r.problem() {
+                    Some(p) => format!(
+                        "{}; {p}",
+                        r.totals.mtr_completed.as_deref().unwrap_or("no summary")
+                    ),
+                    None => r.totals.mtr_completed.clone().unwrap_or_default(),
+                },
+            ]
+        })
+        .collect();
+    Block::AlignedTable {
+        header: header.map(String::from).to_vec(),
+        // passed .. wall
+        right_aligned: (2..8).collect(),
+        rows,
+    }
+}
+
+/// What one run was: its tree, patch, command, mtr's figures, our test
+/// files and its skipped tests by reason.
+fn run_details(r: &MtrRun) -> Vec<String> {
+    let mut items = vec![format!("tree: `{}` ({})", r.tree_info.spec, r.tree_info.id)];
+    if let Some(p) = &r.build.patch {
+        items.push(format!(
+            "patch: `{}` (sha256 {})",
+            p.file.display(),
+            &p.sha256[..16]
+        ));
+    }
+    items.push(format!("command: `{}`", r.command.join(" ")));
+    items.push(format!(
+        "MTR_BUILD_THREAD {}, {} worker(s); server restarts: {}; test time {} of mtr's {}",
+        r.build_thread,
+        r.parallel,
+        opt(r.totals.server_restarts),
+        opt(r.totals.test_seconds.map(|s| format!("{s:.1} s"))),
+        opt(r.totals.mtr_wall_seconds.map(|s| format!("{s:.0} s"))),
+    ));
+    for f in &r.overlay {
+        items.push(format!(
+            "our test file `mysql-test/{}` (sha256 {})",
+            f.path.display(),
+            &f.sha256[..16]
+        ));
+    }
+    let reasons = skip_reasons(&r.tests);
+    if !reasons.is_empty() {
+        let mut reasons: Vec<_> = reasons.into_iter().collect();
+        reasons.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        // a list inside the item: one line per reason
+        let mut item = "skipped, by reason:".to_string();
+        for (reason, n) in reasons {
+            let _ = write!(item, "\n- {n}: {reason}");
+        }
+        items.push(item);
+    }
+    items
+}
 fn opt<T: ToString>(v: Option<T>) -> String {
     v.map_or_else(|| "not reported".into(), |v| v.to_string())
 }
@@ -213,15 +251,17 @@ fn counterpart<'a>(
 }
 
 /// Every test that passes on base and not on another run.
-fn comparison(md: &mut String, runs: &[MtrRun]) {
-    let _ = writeln!(md, "## Compared with base\n");
+fn comparison(b: &mut Vec<Block>, runs: &[MtrRun]) {
+    b.push(Block::Heading(2, "Compared with base".into()));
     let Some(base) = runs.iter().find(|r| is_base(r)) else {
-        let _ = writeln!(md, "No base run (RelWithDebInfo) in this directory.\n");
+        b.push(Block::Para(
+            "No base run (RelWithDebInfo) in this directory.".into(),
+        ));
         return;
     };
     let base_tests = by_key(base);
     if runs.len() == 1 {
-        let _ = writeln!(md, "Only base ran: nothing to compare.\n");
+        b.push(Block::Para("Only base ran: nothing to compare.".into()));
     }
     for r in runs.iter().filter(|r| !is_base(r)) {
         let other = by_key(r);
@@ -235,29 +275,34 @@ fn comparison(md: &mut String, runs: &[MtrRun]) {
             .values()
             .filter(|t| t.status == Status::Pass)
             .count();
-        let _ = writeln!(
-            md,
-            "### {}: tests that pass on base and not on {}\n",
-            r.label(),
-            r.label()
-        );
+        b.push(Block::Heading(
+            3,
+            format!(
+                "{}: tests that pass on base and not on {}",
+                r.label(),
+                r.label()
+            ),
+        ));
         if regressions.is_empty() {
-            let _ = writeln!(
-                md,
+            b.push(Block::Para(format!(
                 "None: all {passed_on_base} tests that pass on base pass on {}.",
                 r.label()
-            );
+            )));
         } else {
-            for (k, o) in &regressions {
-                let on = o.map_or(String::new(), |o| {
-                    if &o.key() == *k {
-                        String::new()
-                    } else {
-                        format!(" (as `{}`)", o.key())
-                    }
-                });
-                let _ = writeln!(md, "- `{k}`: {}{on}", status_cell(*o));
-            }
+            let items = regressions
+                .iter()
+                .map(|(k, o)| {
+                    let on = o.map_or(String::new(), |o| {
+                        if &o.key() == *k {
+                            String::new()
+                        } else {
+                            format!(" (as `{}`)", o.key())
+                        }
+                    });
+                    format!("`{k}`: {}{on}", status_cell(*o))
+                })
+                .collect();
+            b.push(Block::Bullets(items));
         }
         // what this run covers beyond base (the Debug build's own tests)
         let extra: Vec<&&TestResult> = other
@@ -274,20 +319,18 @@ fn comparison(md: &mut String, runs: &[MtrRun]) {
             .collect();
         if !extra.is_empty() {
             let failed = extra.iter().filter(|t| t.status == Status::Fail).count();
-            let _ = writeln!(
-                md,
-                "\n{} ran {} test(s) that did not pass on base (skipped or not run there): {} passed, {} failed.",
+            b.push(Block::Para(format!(
+                "{} ran {} test(s) that did not pass on base (skipped or not run there): {} passed, {} failed.",
                 r.label(),
                 extra.len(),
                 extra.len() - failed,
                 failed
-            );
+            )));
         }
-        let _ = writeln!(md);
     }
 }
 
-fn failures(md: &mut String, runs: &[MtrRun]) {
+fn failures(b: &mut Vec<Block>, runs: &[MtrRun]) {
     let failed: Vec<(&MtrRun, &TestResult)> = runs
         .iter()
         .flat_map(|r| r.tests.iter().map(move |t| (r, t)))
@@ -296,45 +339,38 @@ fn failures(md: &mut String, runs: &[MtrRun]) {
     if failed.is_empty() {
         return;
     }
-    let _ = writeln!(md, "## Failures\n");
+    b.push(Block::Heading(2, "Failures".into()));
     for (r, t) in failed {
-        let _ = writeln!(
-            md,
-            "### {} on {}: {}\n",
-            t.key(),
-            r.label(),
-            status_cell(Some(t))
-        );
-        let _ = writeln!(
-            md,
-            "```\n{}\n```\n",
-            t.failure_tail.as_deref().unwrap_or("(no failure text)")
-        );
+        b.push(Block::Heading(
+            3,
+            format!("{} on {}: {}", t.key(), r.label(), status_cell(Some(t))),
+        ));
+        b.push(Block::Pre(
+            t.failure_tail
+                .clone()
+                .unwrap_or_else(|| "(no failure text)".into()),
+        ));
     }
 }
 
-fn per_test(md: &mut String, runs: &[MtrRun]) {
-    let _ = writeln!(md, "## Every test\n");
+fn per_test(b: &mut Vec<Block>, runs: &[MtrRun]) {
+    b.push(Block::Heading(2, "Every test".into()));
     let maps: Vec<BTreeMap<String, &TestResult>> = runs.iter().map(by_key).collect();
     let mut keys: Vec<&String> = maps.iter().flat_map(|m| m.keys()).collect();
     keys.sort();
     keys.dedup();
-    let _ = writeln!(
-        md,
-        "| test | {} |",
-        runs.iter()
-            .map(MtrRun::label)
-            .collect::<Vec<_>>()
-            .join(" | ")
-    );
-    let _ = writeln!(md, "|---|{}", "---|".repeat(runs.len()));
-    for k in keys {
-        let cells: Vec<String> = maps
-            .iter()
-            .map(|m| status_cell(m.get(k).copied()))
-            .collect();
-        let _ = writeln!(md, "| `{k}` | {} |", cells.join(" | "));
-    }
+    let header = std::iter::once("test".to_string())
+        .chain(runs.iter().map(MtrRun::label))
+        .collect();
+    let rows = keys
+        .into_iter()
+        .map(|k| {
+            std::iter::once(format!("`{k}`"))
+                .chain(maps.iter().map(|m| status_cell(m.get(k).copied())))
+                .collect()
+        })
+        .collect();
+    b.push(Block::Table { header, rows });
 }
 
 #[cfg(test)]
@@ -372,7 +408,7 @@ mod tests {
             "innodb.evict_tables_on_commit_debug",
             Status::Pass,
         );
-        let md = markdown(&[base, fixed, debug]);
+        let md = doc::markdown(&blocks(&[base, fixed, debug]));
 
         let section = |title: &str| {
             let start = md

@@ -1,6 +1,8 @@
 //! A report as a list of blocks, rendered as Markdown or as Jira wiki
-//! markup from the same blocks, so both formats say the same thing. Text
-//! may carry `code` and **bold** spans; each renderer translates them.
+//! markup from the same blocks, so both formats say the same thing, and as
+//! plain text for a terminal. Text may carry `code` and **bold** spans; the
+//! Markdown and Jira renderers translate them, the text renderer prints
+//! text as written (a compiler's error quoted in it keeps its `**`).
 
 use std::fmt::Write;
 
@@ -9,9 +11,18 @@ pub enum Block {
     /// level 1-3
     Heading(u8, String),
     Para(String),
+    /// An item's lines that start with `- ` are a list inside the item.
     Bullets(Vec<String>),
     Table {
         header: Vec<String>,
+        rows: Vec<Vec<String>>,
+    },
+    /// A table whose columns listed in `right_aligned` (numbers) are
+    /// aligned right where the format can: Markdown's `---:` and the
+    /// terminal; Jira tables have no alignment.
+    AlignedTable {
+        header: Vec<String>,
+        right_aligned: Vec<usize>,
         rows: Vec<Vec<String>>,
     },
     /// preformatted text (my.cnf, command lines, error logs)
@@ -39,23 +50,12 @@ pub fn markdown(blocks: &[Block]) -> String {
                 }
                 s.push('\n');
             }
-            Block::Table { header, rows } => {
-                let cell = |c: &String| c.replace('|', "\\|").replace('\n', " ");
-                let _ = writeln!(
-                    s,
-                    "| {} |",
-                    header.iter().map(cell).collect::<Vec<_>>().join(" | ")
-                );
-                let _ = writeln!(s, "|{}", "---|".repeat(header.len()));
-                for r in rows {
-                    let _ = writeln!(
-                        s,
-                        "| {} |",
-                        r.iter().map(cell).collect::<Vec<_>>().join(" | ")
-                    );
-                }
-                s.push('\n');
-            }
+            Block::Table { header, rows } => markdown_table(&mut s, header, rows, &[]),
+            Block::AlignedTable {
+                header,
+                right_aligned,
+                rows,
+            } => markdown_table(&mut s, header, rows, right_aligned),
             Block::Pre(text) => {
                 let fence = if text.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}\n{}\n{fence}\n", text.trim_end());
@@ -68,6 +68,36 @@ pub fn markdown(blocks: &[Block]) -> String {
     s.truncate(s.trim_end().len());
     s.push('\n');
     s
+}
+
+fn markdown_table(
+    s: &mut String,
+    header: &[String],
+    rows: &[Vec<String>],
+    right_aligned: &[usize],
+) {
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|c| c.replace('|', "\\|").replace('\n', " "))
+            .collect();
+        format!("| {} |", cells.join(" | "))
+    };
+    let _ = writeln!(s, "{}", line(header));
+    let rule: String = (0..header.len())
+        .map(|i| {
+            if right_aligned.contains(&i) {
+                "---:|"
+            } else {
+                "---|"
+            }
+        })
+        .collect();
+    let _ = writeln!(s, "|{rule}");
+    for r in rows {
+        let _ = writeln!(s, "{}", line(r));
+    }
+    s.push('\n');
 }
 
 /// Jira wiki markup for MariaDB's tracker: `h2.` headings, `||h||`
@@ -84,29 +114,12 @@ pub fn jira(blocks: &[Block]) -> String {
             }
             Block::Bullets(items) => {
                 for i in items {
-                    let _ = writeln!(s, "* {}", inline(&i.replace('\n', " ")));
+                    jira_item(&mut s, i);
                 }
                 s.push('\n');
             }
-            Block::Table { header, rows } => {
-                let cell = |c: &String| {
-                    let t = inline(&c.replace('\n', " "));
-                    // an empty Jira cell collapses the row: give it a space
-                    if t.trim().is_empty() {
-                        " ".to_string()
-                    } else {
-                        t
-                    }
-                };
-                let _ = writeln!(
-                    s,
-                    "||{}||",
-                    header.iter().map(cell).collect::<Vec<_>>().join("||")
-                );
-                for r in rows {
-                    let _ = writeln!(s, "|{}|", r.iter().map(cell).collect::<Vec<_>>().join("|"));
-                }
-                s.push('\n');
+            Block::Table { header, rows } | Block::AlignedTable { header, rows, .. } => {
+                jira_table(&mut s, header, rows)
             }
             Block::Pre(text) => {
                 // {noformat} cannot hold its own closing tag
@@ -124,6 +137,121 @@ pub fn jira(blocks: &[Block]) -> String {
     s.truncate(s.trim_end().len());
     s.push('\n');
     s
+}
+
+/// One bullet: its lines that start with `- ` become `**` items under it,
+/// as Markdown shows them; its other lines are joined to the line before,
+/// since a Jira item is one line.
+fn jira_item(s: &mut String, item: &str) {
+    let mut entries: Vec<(&str, String)> = Vec::new();
+    for line in item.split('\n') {
+        match (line.strip_prefix("- "), entries.last_mut()) {
+            (Some(nested), Some(_)) => entries.push(("**", nested.to_string())),
+            (_, Some((_, text))) => {
+                text.push(' ');
+                text.push_str(line);
+            }
+            (_, None) => entries.push(("*", line.to_string())),
+        }
+    }
+    for (marker, text) in entries {
+        let _ = writeln!(s, "{marker} {}", inline(&text));
+    }
+}
+
+fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
+    let cell = |c: &String| {
+        let t = inline(&c.replace('\n', " "));
+        // an empty Jira cell collapses the row: give it a space
+        if t.trim().is_empty() {
+            " ".to_string()
+        } else {
+            t
+        }
+    };
+    let _ = writeln!(
+        s,
+        "||{}||",
+        header.iter().map(cell).collect::<Vec<_>>().join("||")
+    );
+    for r in rows {
+        let _ = writeln!(s, "|{}|", r.iter().map(cell).collect::<Vec<_>>().join("|"));
+    }
+    s.push('\n');
+}
+
+/// Plain text for a terminal: a table in aligned columns under a rule of
+/// dashes, the other blocks as lines, a blank line between blocks.
+pub fn text(blocks: &[Block]) -> String {
+    let mut s = String::new();
+    for b in blocks {
+        match b {
+            Block::Heading(_, text) | Block::Para(text) => {
+                let _ = writeln!(s, "{text}\n");
+            }
+            Block::Bullets(items) => {
+                for i in items {
+                    let _ = writeln!(s, "- {}", i.replace('\n', "\n  "));
+                }
+                s.push('\n');
+            }
+            Block::Table { header, rows } => text_table(&mut s, header, rows, &[]),
+            Block::AlignedTable {
+                header,
+                right_aligned,
+                rows,
+            } => text_table(&mut s, header, rows, right_aligned),
+            Block::Pre(text) => {
+                let _ = writeln!(s, "{}\n", text.trim_end());
+            }
+            Block::Image { file, alt } => {
+                let _ = writeln!(s, "{alt}: {file}\n");
+            }
+        }
+    }
+    s.truncate(s.trim_end().len());
+    s.push('\n');
+    s
+}
+
+/// Columns two spaces apart, each as wide as its widest cell (in
+/// characters); a line ends at its last character.
+fn text_table(s: &mut String, header: &[String], rows: &[Vec<String>], right_aligned: &[usize]) {
+    let cell = |c: &String| c.replace('\n', " ");
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| {
+            std::iter::once(header)
+                .chain(rows.iter().map(Vec::as_slice))
+                .filter_map(|r| r.get(i))
+                .map(|c| cell(c).chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (c, width))| {
+                let c = cell(c);
+                let pad = " ".repeat(width - c.chars().count());
+                if right_aligned.contains(&i) {
+                    pad + &c
+                } else {
+                    c + &pad
+                }
+            })
+            .collect();
+        padded.join("  ").trim_end().to_string()
+    };
+    let _ = writeln!(s, "{}", line(header));
+    let rule_width = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
+    let _ = writeln!(s, "{}", "-".repeat(rule_width));
+    for r in rows {
+        let _ = writeln!(s, "{}", line(r));
+    }
+    s.push('\n');
 }
 
 /// Jira's characters with a meaning of their own, escaped.
@@ -241,6 +369,64 @@ mod tests {
         assert!(
             j.contains("{noformat}\n[mysqld]\ninnodb_buffer_pool_size = 1G\n{noformat}"),
             "{j}"
+        );
+    }
+
+    #[test]
+    fn right_aligned_columns_are_marked_in_markdown_only() {
+        let table = Block::AlignedTable {
+            header: vec!["variant".into(), "passed".into()],
+            right_aligned: vec![1],
+            rows: vec![vec!["base".into(), "459".into()]],
+        };
+        assert_eq!(
+            markdown(std::slice::from_ref(&table)),
+            "| variant | passed |\n|---|---:|\n| base | 459 |\n"
+        );
+        assert_eq!(jira(&[table]), "||variant||passed||\n|base|459|\n");
+    }
+
+    #[test]
+    fn a_list_inside_a_bullet_is_nested_in_jira() {
+        let bullets = Block::Bullets(vec![
+            "skipped, by reason:\n- 101: Requires debug build\n- 5: Not as root".into(),
+            "a long item\ncontinued".into(),
+        ]);
+        assert_eq!(
+            markdown(std::slice::from_ref(&bullets)),
+            "- skipped, by reason:\n  - 101: Requires debug build\n  - 5: Not as root\n- a long item\n  continued\n"
+        );
+        assert_eq!(
+            jira(&[bullets]),
+            "* skipped, by reason:\n** 101: Requires debug build\n** 5: Not as root\n* a long item continued\n"
+        );
+    }
+
+    #[test]
+    fn the_text_table_aligns_columns_under_a_rule() {
+        let blocks = vec![
+            Block::AlignedTable {
+                header: vec!["tree".into(), "patch".into(), "units".into()],
+                right_aligned: vec![2],
+                rows: vec![
+                    vec![
+                        "10.11.18".into(),
+                        "patches/10.11/gate.patch".into(),
+                        "5".into(),
+                    ],
+                    vec!["10.5.23".into(), "".into(), "12".into()],
+                ],
+            },
+            Block::Bullets(vec!["10.5.23 gate: hunk 2\nfailed".into()]),
+        ];
+        assert_eq!(
+            text(&blocks),
+            "tree      patch                     units\n\
+             -----------------------------------------\n\
+             10.11.18  patches/10.11/gate.patch      5\n\
+             10.5.23                                12\n\
+             \n\
+             - 10.5.23 gate: hunk 2\n  failed\n"
         );
     }
 }
