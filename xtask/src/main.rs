@@ -67,7 +67,7 @@ fn main() {
         Command::Matrix(c) => run(c.needs(), || c.run()),
         Command::Tree(c) => run(tasks::Tree::NEEDS, || c.run()),
         Command::Build(c) => run(tasks::Build::NEEDS, || c.run()),
-        Command::Mtr(args) => run(Needs::Cache, || mtr::run_cli(args)),
+        Command::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
         Command::Report(c) => run(tasks::Report::NEEDS, || c.run()),
         Command::Model { command } => run(Needs::Nothing, || model::run(command)),
         Command::Ffi { command } => run(Needs::Cache, || ffi::run(command)),

@@ -39,9 +39,10 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
     ("results", Within::Any, &["results"]),
     ("report", Within::Any, &["report"]),
     ("runner", Within::Any, &["matrix"]),
+    // the commands may use each other's pieces (a command's lock, say)
     (
         "tasks",
-        Within::Earlier,
+        Within::Any,
         &[
             "model",
             "ffi",

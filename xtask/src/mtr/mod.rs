@@ -213,6 +213,17 @@ pub struct OverlayFile {
 }
 
 /// The command line's entry point.
+impl MtrArgs {
+    /// `mtr report DIR` only reads and writes that directory; a run builds
+    /// and starts servers.
+    pub fn needs(&self) -> crate::tasks::Needs {
+        match self.command {
+            Some(MtrCommand::Report { .. }) => crate::tasks::Needs::Nothing,
+            None => crate::tasks::Needs::Cache,
+        }
+    }
+}
+
 pub fn run_cli(args: MtrArgs) -> Result<()> {
     if let Some(MtrCommand::Report { dir }) = args.command {
         let runs = report::read_runs(&dir)?;
