@@ -49,4 +49,35 @@ fn the_committed_mtr_report_is_a_function_of_its_results() {
         jira.contains("h3. fixed (Debug): tests that pass on base and not on fixed (Debug)\n"),
         "{jira}"
     );
+    // a Jira comment holds at most 32,767 characters
+    assert!(jira.chars().count() <= JIRA_COMMENT_LIMIT, "{}", jira.len());
+}
+
+/// The longest comment Jira accepts.
+const JIRA_COMMENT_LIMIT: usize = 32_767;
+
+/// Every committed Jira report fits in one comment, so that it can be
+/// pasted into the MDEV as it is.
+#[test]
+fn every_committed_jira_report_fits_in_a_comment() {
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let mut seen = 0;
+    for dir in std::fs::read_dir(&reports).unwrap() {
+        let path = dir.unwrap().path().join("report.jira");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        seen += 1;
+        let n = text.chars().count();
+        assert!(
+            n <= JIRA_COMMENT_LIMIT,
+            "{}: {n} characters",
+            path.display()
+        );
+    }
+    assert!(
+        seen >= 4,
+        "only {seen} report.jira files under {}",
+        reports.display()
+    );
 }

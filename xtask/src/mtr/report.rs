@@ -50,11 +50,27 @@ fn is_base(r: &MtrRun) -> bool {
 /// The report's files: `report.md`, and `report.jira` to paste into an
 /// MDEV, rendered from the same blocks.
 pub fn render(runs: &[MtrRun]) -> Vec<(String, String)> {
-    let blocks = blocks(runs);
     vec![
-        ("report.md".to_string(), doc::markdown(&blocks)),
-        ("report.jira".to_string(), doc::jira(&blocks)),
+        (
+            "report.md".to_string(),
+            doc::markdown(&blocks(runs, EveryTest::All)),
+        ),
+        (
+            "report.jira".to_string(),
+            doc::jira(&blocks(runs, EveryTest::Differing)),
+        ),
     ]
+}
+
+/// How much of the per-test table a document carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EveryTest {
+    /// every test (report.md)
+    All,
+    /// only the tests whose status differs between the runs: a Jira
+    /// comment holds at most 32,767 characters, and the whole innodb suite
+    /// on three builds is larger; report.md has the rest
+    Differing,
 }
 
 /// Writes the report's files in `dir`; returns their paths.
@@ -97,7 +113,7 @@ fn by_key(run: &MtrRun) -> BTreeMap<String, &TestResult> {
 
 /// The report, in order: the hosts and revisions, the runs, each run's
 /// details, the comparison with base, the failures and every test.
-pub fn blocks(runs: &[MtrRun]) -> Vec<Block> {
+pub fn blocks(runs: &[MtrRun], every_test: EveryTest) -> Vec<Block> {
     let trees: Vec<&str> = dedup(runs.iter().map(|r| r.tree.as_str()));
     let mut b = vec![Block::Heading(
         1,
@@ -132,7 +148,7 @@ pub fn blocks(runs: &[MtrRun]) -> Vec<Block> {
 
     comparison(&mut b, runs);
     failures(&mut b, runs);
-    per_test(&mut b, runs);
+    per_test(&mut b, runs, every_test);
     b
 }
 
@@ -353,7 +369,7 @@ fn failures(b: &mut Vec<Block>, runs: &[MtrRun]) {
     }
 }
 
-fn per_test(b: &mut Vec<Block>, runs: &[MtrRun]) {
+fn per_test(b: &mut Vec<Block>, runs: &[MtrRun], every_test: EveryTest) {
     b.push(Block::Heading(2, "Every test".into()));
     let maps: Vec<BTreeMap<String, &TestResult>> = runs.iter().map(by_key).collect();
     let mut keys: Vec<&String> = maps.iter().flat_map(|m| m.keys()).collect();
@@ -362,14 +378,24 @@ fn per_test(b: &mut Vec<Block>, runs: &[MtrRun]) {
     let header = std::iter::once("test".to_string())
         .chain(runs.iter().map(MtrRun::label))
         .collect();
-    let rows = keys
+    let all = keys.len();
+    let rows: Vec<Vec<String>> = keys
         .into_iter()
         .map(|k| {
             std::iter::once(format!("`{k}`"))
                 .chain(maps.iter().map(|m| status_cell(m.get(k).copied())))
-                .collect()
+                .collect::<Vec<String>>()
         })
+        .filter(|row| every_test == EveryTest::All || row[1..].iter().any(|c| *c != row[1]))
         .collect();
+    if every_test == EveryTest::Differing {
+        b.push(Block::Para(format!(
+            "The {} of {all} tests whose status differs between the runs; the {} with the same \
+             status in every run are in report.md.",
+            rows.len(),
+            all - rows.len()
+        )));
+    }
     b.push(Block::Table { header, rows });
 }
 
@@ -408,7 +434,7 @@ mod tests {
             "innodb.evict_tables_on_commit_debug",
             Status::Pass,
         );
-        let md = doc::markdown(&blocks(&[base, fixed, debug]));
+        let md = doc::markdown(&blocks(&[base, fixed, debug], EveryTest::All));
 
         let section = |title: &str| {
             let start = md
