@@ -141,7 +141,7 @@ fn make(build_dir: &Path, targets: &[&str]) -> Command {
     )
 }
 
-fn compiler_version() -> Result<String> {
+pub fn compiler_version() -> Result<String> {
     let out = Command::new("c++")
         .arg("--version")
         .read()

@@ -18,6 +18,7 @@
 //! through one header (buf0buf.inl: the buf/*.cc that include buf0buf.h).
 
 mod compile;
+mod memo;
 
 use crate::build;
 use crate::dims::Series;
@@ -51,18 +52,22 @@ pub enum PatchCommand {
         /// <cache>/patch-check/report.json).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Check every cell again, even one whose patch, tree, compiler
+        /// and cmake options are those of a kept outcome.
+        #[arg(long)]
+        fresh: bool,
     },
 }
 
 pub fn run(cmd: PatchCommand) -> Result<()> {
     match cmd {
-        PatchCommand::Check { trees, out } => {
+        PatchCommand::Check { trees, out, fresh } => {
             let specs: Vec<String> = if trees.is_empty() {
                 tree::DEBIAN_TREES.iter().map(|s| s.to_string()).collect()
             } else {
                 trees
             };
-            let report = check(&specs)?;
+            let report = check(&specs, fresh)?;
             println!("{}", table(&report));
             let out = out.unwrap_or_else(|| cache_root().join("patch-check").join("report.json"));
             write_json(&out, &report)?;
@@ -201,7 +206,7 @@ fn first_line(s: &str) -> &str {
 }
 
 /// Checks every patch of the table on every tree of `specs`.
-pub fn check(specs: &[String]) -> Result<Report> {
+pub fn check(specs: &[String], fresh: bool) -> Result<Report> {
     let table = Table::load()?;
     let mut trees = Vec::new();
     for spec in specs {
@@ -221,7 +226,7 @@ pub fn check(specs: &[String]) -> Result<Report> {
                 continue;
             }
         };
-        trees.push(check_tree(&t, &table)?);
+        trees.push(check_tree(&t, &table, fresh)?);
     }
     Ok(Report { trees })
 }
@@ -233,7 +238,7 @@ enum Configured {
     Failed(String),
 }
 
-fn check_tree(t: &Tree, table: &Table) -> Result<TreeChecks> {
+fn check_tree(t: &Tree, table: &Table, fresh: bool) -> Result<TreeChecks> {
     eprintln!(
         "patch check: {} ({}, series {}, commit {}{})",
         t.version,
@@ -248,13 +253,23 @@ fn check_tree(t: &Tree, table: &Table) -> Result<TreeChecks> {
     );
     let mut configured = Configured::NotYet;
     let mut checks = Vec::new();
+    let compiler = build::compiler_version()?;
+    let cmake_options = build::cmake_options(Default::default());
     for entry in &table.entries {
         let start = Instant::now();
         let p = entry.load()?;
-        let outcome = check_one(t, entry, &p, &mut configured)?;
+        let kept = memo::path(&p.sha256, &t.id, &compiler, &cmake_options);
+        let (outcome, how) = match memo::recall(&kept).filter(|_| !fresh) {
+            Some(outcome) => (outcome, " (kept from an earlier check)"),
+            None => {
+                let outcome = check_one(t, entry, &p, &mut configured)?;
+                memo::keep(&kept, &outcome)?;
+                (outcome, "")
+            }
+        };
         let seconds = start.elapsed().as_secs_f64();
         eprintln!(
-            "    {} ({}) on {}: {}",
+            "    {} ({}) on {}: {}{how}",
             entry.variant,
             crate::patch::series_list(&entry.series),
             t.version,
@@ -532,7 +547,7 @@ mod tests {
 
         let t = tree::resolve(&format!("path:{}", src.display())).unwrap();
         assert!(t.has_upstream_fix);
-        let checks = check_tree(&t, &Table::load().unwrap()).unwrap();
+        let checks = check_tree(&t, &Table::load().unwrap(), true).unwrap();
         assert_eq!(checks.checks.len(), Table::load().unwrap().entries.len());
         for c in &checks.checks {
             assert_eq!(
