@@ -16,7 +16,11 @@ fn mariadb_11_8_6_through_the_pool_path() {
     assert_eq!(tree.series.to_string(), "11.8");
 
     // the provenance record beside the tree says what vouched and for what
-    let record = tree.src.with_extension("provenance.json");
+    let record = xtask::tree::provenance_path(&tree.src);
+    assert_eq!(
+        record.file_name().unwrap(),
+        "debian-mariadb-1-11.8.6-0-deb13u1.provenance.json"
+    );
     let p: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
     assert!(

@@ -249,7 +249,7 @@ fn fetch_rest(
         },
         files,
         vouched_by: vouch.summary(),
-        signer: Some(vouch.fingerprint.clone()),
+        signer: Some(format!("{} ({})", vouch.fingerprint, vouch.uid)),
         keyring: Some(vouch.keyring.clone()),
     };
     write_json(&downloads.join("provenance.json"), &provenance)?;
@@ -260,6 +260,7 @@ fn fetch_rest(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vouch {
     pub fingerprint: String,
+    pub uid: String,
     pub signed_at: u64,
     pub keyring: String,
 }
@@ -267,10 +268,28 @@ pub struct Vouch {
 impl Vouch {
     fn summary(&self) -> String {
         format!(
-            "the .dsc's OpenPGP signature by key {} (dscverify, keyring {})",
-            self.fingerprint, self.keyring
+            "the .dsc's OpenPGP signature of {} by key {} ({}), checked by dscverify against {}",
+            utc_date(self.signed_at),
+            self.fingerprint,
+            self.uid,
+            self.keyring
         )
     }
+}
+
+/// A Unix time as a UTC date, YYYY-MM-DD (days to civil date, after
+/// Howard Hinnant's algorithm: no date crate for one word of a message).
+pub fn utc_date(ts: u64) -> String {
+    let z = (ts / 86400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }
 
 /// What gpgv's status lines say about one signature.
@@ -278,6 +297,7 @@ impl Vouch {
 pub enum Verdict {
     Good {
         fingerprint: String,
+        uid: String,
         signed_at: u64,
     },
     /// the keyring's copy of the key expired before the signature was made
@@ -296,10 +316,12 @@ pub enum Verdict {
 pub fn parse_gpg_status(status: &str) -> Verdict {
     let mut expired = None;
     let mut valid = None;
+    let mut uid = String::new();
     for line in status.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.get(1..) {
             Some(["KEYEXPIRED", ts, ..]) => expired = ts.parse::<u64>().ok(),
+            Some(["GOODSIG" | "EXPKEYSIG", _, name @ ..]) => uid = name.join(" "),
             Some(["VALIDSIG", _, _, ts, rest @ ..]) => {
                 // the last word is the primary key's fingerprint
                 let fpr = rest.last().copied().unwrap_or_default().to_string();
@@ -321,6 +343,7 @@ pub fn parse_gpg_status(status: &str) -> Verdict {
         }
         (Some((fingerprint, signed_at)), _) => Verdict::Good {
             fingerprint,
+            uid,
             signed_at,
         },
         (None, _) => Verdict::Bad("no valid signature".into()),
@@ -382,12 +405,14 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
     let why_not_host = match first {
         Verdict::Good {
             fingerprint,
+            uid,
             signed_at,
         } => {
             return Ok(Vouch {
                 fingerprint,
+                uid,
                 signed_at,
-                keyring: format!("{}/debian-keyring.gpg (host)", host.display()),
+                keyring: format!("the host's keyrings in {}", host.display()),
             })
         }
         Verdict::Bad(why) => bail!("{name}: {why}: refused"),
@@ -397,8 +422,10 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
             signed_at,
             expired,
         } => format!(
-            "holds key {fingerprint}, but its copy expired at {expired}, before the signature \
-             was made at {signed_at} (the key's expiry was extended since)"
+            "holds key {fingerprint}, but its copy expired on {}, before the signature \
+             was made on {} (the key's expiry was extended since)",
+            utc_date(expired),
+            utc_date(signed_at)
         ),
     };
     eprintln!("    the host's debian-keyring {why_not_host}; trying trixie's debian-keyring");
@@ -407,11 +434,15 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
     match verify_with(dsc, &dir)? {
         Verdict::Good {
             fingerprint,
+            uid,
             signed_at,
         } => Ok(Vouch {
             fingerprint,
+            uid,
             signed_at,
-            keyring: format!("{package} (fetched through trixie's signed Release and Packages)"),
+            keyring: format!(
+                "trixie's {package}, fetched by apt through trixie's signed Release and Packages"
+            ),
         }),
         other => bail!(
             "{name}: the host's debian-keyring {why_not_host}, and {package} does not vouch \
@@ -572,9 +603,14 @@ Files:
             parse_gpg_status(&status(1782500400)),
             Verdict::Good {
                 fingerprint: "99B452B1".into(),
+                uid: "Otto".into(),
                 signed_at: 1772896847
             }
         );
+        assert_eq!(utc_date(1748199608), "2025-05-25");
+        assert_eq!(utc_date(1772896847), "2026-03-07");
+        assert_eq!(utc_date(0), "1970-01-01");
+        assert_eq!(utc_date(951_782_400), "2000-02-29");
         assert_eq!(
             parse_gpg_status("[GNUPG:] ERRSIG 1 2\n[GNUPG:] NO_PUBKEY BED8449FCEE8DA88\n"),
             Verdict::NoKey

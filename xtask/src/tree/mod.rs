@@ -354,21 +354,8 @@ fn debian_tree(package: &str, version: &str, cache: &Path) -> Result<PathBuf> {
                     apt_provenance(package, version, &dsc)?
                 }
                 Err(apt_says) => {
-                    eprintln!(
-                        "    apt does not have it ({apt_says}); trying the archive's pool path"
-                    );
-                    match debian_pool::fetch(package, version, &downloads, cache) {
-                        Ok(p) => p,
-                        Err(debian_pool::PoolFailure::NotServed { url, status }) => {
-                            bail!(
-                                "{}",
-                                neither_error(package, version, &apt_says, &url, status)
-                            )
-                        }
-                        Err(debian_pool::PoolFailure::Other(e)) => return Err(e.context(format!(
-                            "{package}={version}: apt answered `{apt_says}`; the pool path failed"
-                        ))),
-                    }
+                    eprintln!("    apt could not get it ({apt_says}); trying the pool path");
+                    from_pool(package, version, &downloads, cache, &apt_says)?
                 }
             };
             eprintln!("    vouched for by {}", provenance.vouched_by);
@@ -377,7 +364,9 @@ fn debian_tree(package: &str, version: &str, cache: &Path) -> Result<PathBuf> {
         }
     };
     let stage = Stage::start(format!("unpack and import {}", dsc.display()));
-    let tmp = repo_dir.with_extension("partial");
+    // not with_extension: "…-11.8.6-0" would become "…-11.8.partial", one
+    // name for every 11.8 release
+    let tmp = repo_dir.with_file_name(format!("{name}.partial"));
     if tmp.exists() {
         fs::remove_dir_all(&tmp)?;
     }
@@ -385,7 +374,9 @@ fn debian_tree(package: &str, version: &str, cache: &Path) -> Result<PathBuf> {
     // --no-check: apt's index or our dscverify checked the files already,
     // and dpkg-source would read the user's own keyrings
     Command::new("dpkg-source")
-        .args(["-x", "--no-check"])
+        // --no-copy: a second copy of the upstream tarball beside the tree
+        // is 100 MB that nothing reads
+        .args(["-x", "--no-check", "--no-copy"])
         .arg(dsc.display().to_string())
         .arg(tmp.display().to_string())
         .read()
@@ -395,10 +386,33 @@ fn debian_tree(package: &str, version: &str, cache: &Path) -> Result<PathBuf> {
     // beside the tree, not in it: the tree holds the source and nothing else
     let record = downloads.join("provenance.json");
     if record.exists() {
-        fs::copy(&record, repo_dir.with_extension("provenance.json"))?;
+        fs::copy(&record, provenance_path(&repo_dir))?;
     }
     stage.done();
     Ok(repo_dir)
+}
+
+/// The pool path, after apt said `apt_says`: a version the pool does not
+/// serve either is the one error that names both answers.
+fn from_pool(
+    package: &str,
+    version: &str,
+    downloads: &Path,
+    cache: &Path,
+    apt_says: &str,
+) -> Result<debian_pool::Provenance> {
+    match debian_pool::fetch(package, version, downloads, cache) {
+        Ok(p) => Ok(p),
+        Err(debian_pool::PoolFailure::NotServed { url, status }) => {
+            bail!(
+                "{}",
+                neither_error(package, version, apt_says, &url, status)
+            )
+        }
+        Err(debian_pool::PoolFailure::Other(e)) => Err(e.context(format!(
+            "{package}={version}: apt answered `{apt_says}`, and the pool path failed"
+        ))),
+    }
 }
 
 /// The provenance of an apt download: the files of its .dsc, checked
@@ -431,6 +445,13 @@ fn apt_provenance(package: &str, version: &str, dsc: &Path) -> Result<debian_poo
     };
     crate::util::write_json(&dsc.with_file_name("provenance.json"), &p)?;
     Ok(p)
+}
+
+/// Where a `debian:` tree's provenance record (what vouched for its
+/// files) lies: beside the tree's directory, `<tree>.provenance.json`.
+pub fn provenance_path(tree_src: &Path) -> PathBuf {
+    let name = tree_src.file_name().unwrap_or_default().to_string_lossy();
+    tree_src.with_file_name(format!("{name}.provenance.json"))
 }
 
 fn find_dsc(dir: &Path) -> Option<PathBuf> {
@@ -502,7 +523,11 @@ fn git_tree(url: &str, reference: &str, cache: &Path) -> Result<PathBuf> {
         return Ok(work_dir);
     }
     let stage = Stage::start(format!("check out {reference} ({commit})"));
-    let tmp = work_dir.with_extension("partial");
+    // with_file_name, not with_extension: the url's dots are no extension
+    let tmp = work_dir.with_file_name(format!(
+        "{}.partial",
+        work_dir.file_name().unwrap_or_default().to_string_lossy()
+    ));
     if tmp.exists() {
         fs::remove_dir_all(&tmp)?;
     }
