@@ -225,12 +225,15 @@ fn fetch_rest(
         if status != 200 {
             bail!("{file_url} answered HTTP {status}, though {url} names it");
         }
-        check_file(&path, f, &dsc_name)?;
+        check_file(&path, f, &dsc_name)
+            .with_context(|| format!("{file_url} does not match {url}"))?;
     }
     // the signature is checked with the .dsc under its own name, beside its files
     let dsc_path = downloads.join(&dsc_name);
     fs::rename(staged, &dsc_path)?;
-    let vouch = match verify_signature(&dsc_path, cache) {
+    let vouch = match verify_signature(&dsc_path, cache)
+        .with_context(|| format!("{url}: its signature does not vouch for it"))
+    {
         Ok(v) => v,
         Err(e) => {
             // an unverified .dsc must not be found by the next run
