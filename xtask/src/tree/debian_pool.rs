@@ -42,10 +42,13 @@ pub fn mirror() -> String {
 
 /// `pool/main/<m or libm>/<source>/`: Debian splits lib* sources by their
 /// fourth letter, since a quarter of all sources start with "lib".
+/// (Only `main`: the sources this tool builds are all there.)
 pub fn pool_dir(source: &str) -> String {
+    // chars, not bytes: a mistyped non-ASCII name must give a 404, not a panic
+    let first = |s: &str| s.chars().next().map(String::from).unwrap_or_default();
     let prefix = match source.strip_prefix("lib") {
-        Some(rest) if !rest.is_empty() => format!("lib{}", &rest[..1]),
-        _ => source[..1].to_string(),
+        Some(rest) if !rest.is_empty() => format!("lib{}", first(rest)),
+        _ => first(source),
     };
     format!("pool/main/{prefix}/{source}/")
 }
@@ -183,8 +186,8 @@ pub enum PoolFailure {
 }
 
 /// Fetches, checks and signature-verifies `source`=`version` into
-/// `downloads` (the .dsc is renamed into place last, so a .dsc there means
-/// a checked set).
+/// `downloads`. The .dsc waits as `<name>.dsc.unverified` until its files
+/// match, and `provenance.json`, written last, marks the set as checked.
 pub fn fetch(
     source: &str,
     version: &str,
@@ -533,6 +536,7 @@ Files:
         assert_eq!(pool_dir("libaio"), "pool/main/liba/libaio/");
         // "lib" alone is not a lib* package
         assert_eq!(pool_dir("lib"), "pool/main/l/lib/");
+        assert_eq!(pool_dir("äpfel"), "pool/main/ä/äpfel/");
         assert_eq!(
             dsc_name("mariadb", "1:11.8.6-0+deb13u1"),
             "mariadb_11.8.6-0+deb13u1.dsc"

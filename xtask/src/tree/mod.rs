@@ -28,7 +28,8 @@ pub const DEBIAN_TREES: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeSpec {
     /// `debian:<source-package>=<version>`: `apt-get source` from Debian's
-    /// archive through a private apt configuration.
+    /// archive through a private apt configuration, or, for a version no
+    /// list names, the archive's pool path (`debian_pool`).
     Debian { package: String, version: String },
     /// `git:<url>#<ref>`: a branch, tag or commit of a git remote.
     Git { url: String, reference: String },
