@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what innodb-lab needs on a Debian 12 machine: MariaDB's build
 # dependencies (system libraries only: nothing is downloaded at build time),
-# ccache, sysbench, dpkg-dev for `dpkg-source`, and libclang for bindgen.
+# ccache, sysbench, dpkg-dev for `dpkg-source`, libclang for bindgen, and
+# debian-keyring and devscripts (dscverify) to check the signature of a
+# source package fetched by its pool path.
 # The host's apt sources are only read; MariaDB source comes through the
 # tool's own private deb-src configuration under ~/.cache/innodb-lab/apt.
 set -euo pipefail
@@ -12,7 +14,7 @@ packages=(
   cmake make g++ bison pkg-config ccache
   libncurses-dev libssl-dev zlib1g-dev libpcre2-dev libfmt-dev
   libaio-dev liburing-dev libsystemd-dev
-  sysbench dpkg-dev xz-utils
+  sysbench dpkg-dev xz-utils curl debian-keyring devscripts
   libclang-dev clang
 )
 missing=()
