@@ -8,12 +8,11 @@ pub mod user;
 use crate::build::Build;
 use crate::children;
 use crate::host::Host;
-use crate::util::{tail_lines, Command};
+use crate::util::{tail_lines, Child, Command};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
 use user::ServerUser;
 
