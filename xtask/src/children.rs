@@ -269,16 +269,21 @@ pub fn in_own_group(cmd: &mut std::process::Command) -> &mut std::process::Comma
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::Command;
+    use std::os::fd::OwnedFd;
+
+    fn null() -> OwnedFd {
+        std::fs::File::create("/dev/null").unwrap().into()
+    }
 
     #[test]
     fn terminate_stops_a_group_with_a_grandchild() {
-        let mut cmd = std::process::Command::new("sh");
         // the shell ignores SIGTERM and its grandchild sleeps: SIGKILL must reach both
-        cmd.args(["-c", "trap '' TERM; sleep 300 & wait"]);
-        in_own_group(&mut cmd);
-        let mut child = cmd.spawn().unwrap();
+        let mut child = Command::new("sh")
+            .args(["-c", "trap '' TERM; sleep 300 & wait"])
+            .start(null(), null())
+            .unwrap();
         let pgid = child.id() as i32;
-        register(pgid);
         std::thread::sleep(Duration::from_millis(200));
         let graceful = terminate_group(pgid, Duration::from_millis(300));
         assert!(
@@ -297,15 +302,15 @@ mod tests {
         // ends is killed by the kernel
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
-            let mut cmd = std::process::Command::new("sleep");
-            cmd.arg("300");
-            in_own_group(&mut cmd);
-            let child = cmd.spawn().unwrap();
-            tx.send(child.id() as i32).unwrap();
+            let child = Command::new("sleep")
+                .arg("300")
+                .start(null(), null())
+                .unwrap();
             // the thread ends without waiting: the kernel sends SIGKILL
-            std::mem::forget(child);
+            tx.send(child).unwrap();
         });
-        let pid = rx.recv().unwrap();
+        let mut child = rx.recv().unwrap();
+        let pid = child.id() as i32;
         let deadline = Instant::now() + Duration::from_secs(10);
         while group_alive(pid) && Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -314,8 +319,8 @@ mod tests {
             !group_alive(pid),
             "sleep {pid} (its own group leader) outlived the thread that spawned it"
         );
-        // reap it
-        // SAFETY: pid is our own child
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(child.wait().unwrap().signal(), Some(libc::SIGKILL));
+        unregister(pid);
     }
 }

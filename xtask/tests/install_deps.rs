@@ -4,6 +4,11 @@
 //! install a server on the host), and the policy file is a temporary path
 //! (INNODB_LAB_POLICY_RC_D), so the host's own is never touched.
 
+// This test drives the built tool (or a script) from outside, as a shell
+// would, so it uses std, not the tool's runner (which would install the
+// tool's own signal handling into the test harness).
+#![allow(clippy::disallowed_methods)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
