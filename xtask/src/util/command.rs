@@ -269,9 +269,8 @@ impl Command {
     /// whatever it does after the read is lost.
     pub fn measured(&self, log: &Path) -> Result<Measured> {
         let mut run = self.launch(self.expression().stdout_capture().stderr_capture())?;
-        let cpu_seconds = run
-            .wait_exited_unreaped()?
-            .then(|| zombie_cpu_seconds(run.pgid));
+        run.wait_exited_unreaped()?;
+        let cpu_seconds = zombie_cpu_seconds(run.pgid);
         let output = run.wait()?;
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&output.stderr));
@@ -286,7 +285,7 @@ impl Command {
         }
         Ok(Measured {
             output: text,
-            cpu_seconds: cpu_seconds.flatten(),
+            cpu_seconds,
         })
     }
 
@@ -479,16 +478,14 @@ impl Running {
     /// Waits until the child has exited, stopping the group at the
     /// deadline, without reaping it: its /proc entry stays, final, until
     /// duct reaps it in `wait`. duct cannot wait like this (its waits reap
-    /// as they return), hence waitid with WNOWAIT here, polled, because
-    /// waitid has no timeout. Returns false when the child was reaped
-    /// already.
-    fn wait_exited_unreaped(&mut self) -> Result<bool> {
-        if self.child.handle.try_wait()?.is_some() {
-            return Ok(false);
-        }
+    /// as they return, and `Handle::try_wait` reaps an exited child even
+    /// while it still reports None for output not yet read to its end),
+    /// hence waitid with WNOWAIT here, polled, because waitid has no
+    /// timeout. Nothing may wait through duct before this returns.
+    fn wait_exited_unreaped(&mut self) -> Result<()> {
         loop {
             if exited_unreaped(self.pgid)? {
-                return Ok(true);
+                return Ok(());
             }
             if self.time_left() == Some(Duration::ZERO) {
                 self.stop_at_deadline();
@@ -511,9 +508,9 @@ impl Drop for Running {
         if self.finished {
             return;
         }
-        if !matches!(self.child.handle.try_wait(), Ok(Some(_))) {
-            crate::children::terminate_group(self.pgid, LEFTOVER_GRACE);
-        }
+        // before any wait: until duct reaps the leader, its pid (the
+        // group's id) cannot be given to another process
+        crate::children::terminate_group(self.pgid, LEFTOVER_GRACE);
         let _ = self.child.handle.wait();
         self.finish();
     }
