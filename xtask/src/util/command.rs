@@ -57,9 +57,9 @@ pub struct Streamed {
     pub tail: String,
 }
 
-/// What a measured command left behind.
+/// What a metered command (`Command::run_metered`) left behind.
 #[derive(Debug, Clone)]
-pub struct Measured {
+pub struct MeteredRun {
     /// stdout followed by stderr
     pub output: String,
     /// user + system CPU seconds of the command (all its threads, and the
@@ -242,7 +242,7 @@ impl Command {
     /// error carries the command line and the tail of its standard error.
     pub fn read(&self) -> Result<String> {
         let (output, timed_out) = self.capture()?;
-        if !output.status.success() {
+        if !output.status.success() || timed_out {
             let tail = last_lines(&String::from_utf8_lossy(&output.stderr), STDERR_TAIL_LINES);
             return Err(self.failure(output.status, timed_out, &tail, None));
         }
@@ -267,7 +267,7 @@ impl Command {
     /// reaped at the next spawn, from whichever thread spawns), which no
     /// mutex of ours can hold back. Not /proc read while it still runs:
     /// whatever it does after the read is lost.
-    pub fn measured(&self, log: &Path) -> Result<Measured> {
+    pub fn run_metered(&self, log: &Path) -> Result<MeteredRun> {
         let mut run = self.launch(self.expression().stdout_capture().stderr_capture())?;
         run.wait_exited_unreaped()?;
         let cpu_seconds = zombie_cpu_seconds(run.pgid);
@@ -283,7 +283,7 @@ impl Command {
             let tail = last_lines(&text, MEASURED_TAIL_LINES);
             return Err(self.failure(output.status, run.timed_out, &tail, Some(log)));
         }
-        Ok(Measured {
+        Ok(MeteredRun {
             output: text,
             cpu_seconds,
         })
@@ -679,7 +679,7 @@ mod tests {
 
         let started = Instant::now();
         let log = dir.path().join("measured.log");
-        let err = cmd.measured(&log).unwrap_err().to_string();
+        let err = cmd.run_metered(&log).unwrap_err().to_string();
         assert!(started.elapsed() < in_time, "{:?}", started.elapsed());
         assert!(err.contains("did not finish within"), "{err}");
         assert!(wait_gone(grandchild_in(&fs::read_to_string(&log).unwrap())));
@@ -809,7 +809,7 @@ mod tests {
         );
 
         let log = dir.path().join("measured.log");
-        let err = cmd.measured(&log).unwrap_err().to_string();
+        let err = cmd.run_metered(&log).unwrap_err().to_string();
         assert!(err.starts_with(&argv), "{err}");
         assert!(err.contains("failed (exit status: 3)"), "{err}");
         assert!(err.ends_with("step 39\nerror: boom"), "{err}");
@@ -857,7 +857,7 @@ mod tests {
         let started = Instant::now();
         let run = Command::new("sh")
             .args(["-c", &format!("{busy}; echo done")])
-            .measured(&dir.path().join("busy.log"))
+            .run_metered(&dir.path().join("busy.log"))
             .unwrap();
         let wall = started.elapsed().as_secs_f64();
         assert_eq!(run.output, "done\n");
@@ -868,7 +868,7 @@ mod tests {
         // the children it reaped count too, as wait4 reported them
         let run = Command::new("sh")
             .args(["-c", &format!("({busy}) & ({busy}) & wait")])
-            .measured(&dir.path().join("two.log"))
+            .run_metered(&dir.path().join("two.log"))
             .unwrap();
         let two = run.cpu_seconds.unwrap();
         eprintln!("two busy subshells: {two:.2} s CPU");
@@ -893,7 +893,7 @@ mod tests {
         });
         let run = Command::new("sleep")
             .arg("1.5")
-            .measured(&dir.path().join("sleep.log"))
+            .run_metered(&dir.path().join("sleep.log"))
             .unwrap();
         let took = other.join().unwrap();
         assert!(

@@ -1,5 +1,5 @@
 //! One sysbench invocation: its argument vector and what it left behind.
-//! The runner (`util::Command::measured`) starts it in its own process
+//! The runner (`util::Command::run_metered`) starts it in its own process
 //! group, registers it for Ctrl-C, stops it at its deadline, keeps its log
 //! and measures its CPU time.
 
@@ -27,7 +27,7 @@ pub fn run(args: &[String], timeout: Duration, log: &Path) -> Result<SysbenchRun
     let run = Command::new("sysbench")
         .args(args.iter().cloned())
         .deadline(timeout)
-        .measured(log)?;
+        .run_metered(log)?;
     Ok(SysbenchRun {
         output: run.output,
         cpu_seconds: run.cpu_seconds,
