@@ -259,7 +259,8 @@ impl Command {
     /// The runner waits for the exit without reaping (waitid with WNOWAIT,
     /// as duct's own waits do inside), so the pid stays the zombie's and
     /// its counters are final: every thread has ended, nothing runs on. Only
-    /// then does duct reap it. Not wait4 of our own: duct reaps its
+    /// then does duct reap it. The figure is what wait4 gave for the same
+    /// pid, in clock ticks (10 ms) instead of microseconds. Not wait4 of our own: duct reaps its
     /// children, and two reapers for one pid race. Not getrusage
     /// (RUSAGE_CHILDREN) deltas around the wait: the counter is the whole
     /// process's, so any child reaped meanwhile by another thread mixes in,
