@@ -241,7 +241,8 @@ fn on_signal() {
 
 /// Configures a `std::process::Command` to start in a new process group
 /// (its pid is the group id), so that signals reach it and its children,
-/// with SIGKILL as its parent-death signal. Linux sends that signal when
+/// with SIGKILL as its parent-death signal. The runner (`util::Command`)
+/// hands it to duct as a `before_spawn` hook, so every child gets it. Linux sends that signal when
 /// the *thread* that spawned the child exits, not the process: spawn only
 /// from threads that outlive the child (the main thread, a test's thread
 /// that stops its servers before it ends).
@@ -267,6 +268,10 @@ pub fn in_own_group(cmd: &mut std::process::Command) -> &mut std::process::Comma
 }
 
 #[cfg(test)]
+// children is below the runner (util::Command calls in_own_group and
+// registers with it), so its tests start their children with std as the
+// runner's hook would, not through the runner
+#[allow(clippy::disallowed_methods)]
 mod tests {
     use super::*;
 

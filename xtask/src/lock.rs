@@ -127,10 +127,13 @@ mod tests {
         let path = dir.path().join("lock");
         // another process holds it: flock(1) keeps it while sleep runs
         // (-o: sleep does not inherit it); both in a group of their own
-        let mut cmd = std::process::Command::new("flock");
-        cmd.arg("-o").arg(&path).args(["sleep", "300"]);
-        crate::children::in_own_group(&mut cmd);
-        let mut other = cmd.spawn().unwrap();
+        let null = || std::fs::File::create("/dev/null").unwrap().into();
+        let mut other = crate::util::Command::new("flock")
+            .arg("-o")
+            .arg(path.display().to_string())
+            .args(["sleep", "300"])
+            .start(null(), null())
+            .unwrap();
         let mut held = None;
         for _ in 0..200 {
             held = holder(&path);
@@ -145,6 +148,7 @@ mod tests {
         assert!(err.contains("sleep 300"), "{err}");
         crate::children::kill_group(other.id() as i32);
         other.wait().unwrap();
+        crate::children::unregister(other.id() as i32);
         // released by the kernel when its holder died
         let lock = acquire(&path, "the cache").unwrap();
         assert_eq!(holder(&path), Some(std::process::id() as i32));

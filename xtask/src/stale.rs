@@ -147,19 +147,19 @@ mod tests {
         fs::write(dead.join(TOOL_PID_FILE), "4194304 1\n").unwrap();
         fs::write(live.join(TOOL_PID_FILE), tool_pid_text()).unwrap();
         // a process that names the dead tool's directory, as mariadbd does
-        // (std's spawn returns after exec: its command line is final)
-        let mut orphan = std::process::Command::new("sh")
-            .args(["-c", "while :; do sleep 0.1; done"])
-            .arg(&dead)
-            .spawn()
-            .unwrap();
+        // (the runner's start returns after exec: its command line is final)
+        let null = || fs::File::create("/dev/null").unwrap().into();
+        let looping = |arg: String| {
+            crate::util::Command::new("sh")
+                .args(["-c", "while :; do sleep 0.1; done"])
+                .arg(arg)
+                .start(null(), null())
+                .unwrap()
+        };
+        let mut orphan = looping(dead.display().to_string());
         let orphan_pid = orphan.id() as i32;
         // a live tool's process whose directory name extends the dead one's
-        let mut bystander = std::process::Command::new("sh")
-            .args(["-c", "while :; do sleep 0.1; done"])
-            .arg(format!("{}/my.cnf", live.display()))
-            .spawn()
-            .unwrap();
+        let mut bystander = looping(format!("{}/my.cnf", live.display()));
         let cleaned = clean(base.path());
         assert_eq!(cleaned.dirs, vec![dead.clone()]);
         assert!(
@@ -174,7 +174,10 @@ mod tests {
             bystander.try_wait().unwrap().is_none(),
             "a process of a live tool's directory was killed"
         );
-        bystander.kill().unwrap();
+        let bystander_pid = bystander.id() as i32;
+        crate::children::kill_group(bystander_pid);
         bystander.wait().unwrap();
+        crate::children::unregister(orphan_pid);
+        crate::children::unregister(bystander_pid);
     }
 }

@@ -7,6 +7,11 @@
 //! other), merges their results and takes its result from `validate`.
 //! Master and workers are stopped on every exit path (Drop).
 
+// This test drives the built tool (or a script) from outside, as a shell
+// would, so it uses std, not the tool's runner (which would install the
+// tool's own signal handling into the test harness).
+#![allow(clippy::disallowed_methods)]
+
 use serde_json::Value;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

@@ -6,6 +6,11 @@
 //! are sent after a line the tool prints when it has reached the point
 //! the fault is about, never after a sleep.
 
+// This test drives the built tool (or a script) from outside, as a shell
+// would, so it uses std, not the tool's runner (which would install the
+// tool's own signal handling into the test harness).
+#![allow(clippy::disallowed_methods)]
+
 mod common;
 
 use std::io::{BufRead, BufReader};

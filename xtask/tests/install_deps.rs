@@ -8,6 +8,11 @@
 //! `--server-package` itself installs, must not decide which path the
 //! script takes.
 
+// This test drives the built tool (or a script) from outside, as a shell
+// would, so it uses std, not the tool's runner (which would install the
+// tool's own signal handling into the test harness).
+#![allow(clippy::disallowed_methods)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};

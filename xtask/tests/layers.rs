@@ -350,3 +350,70 @@ fn the_reader_finds_every_form_of_import_and_the_check_refuses_back_arrows() {
     assert!(refusal(&arrow("dims", "record"), &places).is_some());
     assert!(refusal(&arrow("newthing", "util"), &places).is_some());
 }
+
+/// A circle found by a depth-first walk of the module graph, if any.
+fn circle(arrows: &[Arrow]) -> Option<Vec<String>> {
+    let mut next: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for a in arrows {
+        next.entry(a.from.as_str())
+            .or_default()
+            .insert(a.to.as_str());
+    }
+    fn walk<'a>(
+        m: &'a str,
+        next: &BTreeMap<&'a str, BTreeSet<&'a str>>,
+        path: &mut Vec<&'a str>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| *p == m) {
+            let mut c: Vec<String> = path[i..].iter().map(|s| s.to_string()).collect();
+            c.push(m.to_string());
+            return Some(c);
+        }
+        if !done.insert(m) {
+            return None;
+        }
+        path.push(m);
+        for n in next.get(m).into_iter().flatten() {
+            if let Some(c) = walk(n, next, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        None
+    }
+    let mut done = BTreeSet::new();
+    for m in next.keys() {
+        if let Some(c) = walk(m, &next, &mut Vec::new(), &mut done) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+/// No circle of imports anywhere, tests included (the layers allow arrows
+/// within the foundation and between tasks; this keeps those one way too).
+#[test]
+fn the_import_graph_has_no_circle() {
+    let found = circle(&arrows(&src()));
+    assert!(
+        found.is_none(),
+        "import circle: {}",
+        found.unwrap().join(" -> ")
+    );
+    let arrow = |from: &str, to: &str| Arrow {
+        from: from.into(),
+        to: to.into(),
+        file: "x.rs".into(),
+        line: 1,
+    };
+    let planted = [
+        arrow("util", "children"),
+        arrow("children", "lock"),
+        arrow("lock", "util"),
+    ];
+    assert_eq!(
+        circle(&planted).unwrap(),
+        ["children", "lock", "util", "children"]
+    );
+}

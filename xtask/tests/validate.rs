@@ -2,6 +2,11 @@
 //! status is the answer (0 no regression, 1 regression, 2 undecided,
 //! 3 error).
 
+// This test drives the built tool (or a script) from outside, as a shell
+// would, so it uses std, not the tool's runner (which would install the
+// tool's own signal handling into the test harness).
+#![allow(clippy::disallowed_methods)]
+
 mod common;
 
 use common::write_cell;

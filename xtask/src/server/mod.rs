@@ -10,12 +10,11 @@ use crate::dims::{AtStep, CnfFamily, ErrorLogTail, Series, Step};
 use crate::host::Host;
 use crate::record::Build;
 use crate::record::{MyCnf, Scaled};
-use crate::util::{tail_lines, Command};
+use crate::util::{tail_lines, Child, Command};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Child;
 use std::time::{Duration, Instant};
 use user::ServerUser;
 
