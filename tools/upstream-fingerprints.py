@@ -108,8 +108,10 @@ def main(argv):
         pre |= window_digests(read(path))
     kept = sorted(d for d in post if d not in pre)
     if args.pre_fix:
+        home = os.path.expanduser("~")
         header.append("# pre-fix, windows left out: %s (%d files)"
-                      % (", ".join(shown(p) for p in args.pre_fix), len(pre_files)))
+                      % (", ".join(p.replace(home, "~", 1) for p in args.pre_fix),
+                         len(pre_files)))
     header.append("# %d windows, %d of them also in the pre-fix files,"
                   " %d kept" % (len(post), len(post) - len(kept), len(kept)))
 
