@@ -95,10 +95,13 @@ pub fn run_all() -> Result<()> {
     let mut failed = Vec::new();
     for (label, args) in steps {
         let stage = Stage::start(&label);
-        // the stages run under this command's cache lock
+        // the stages run under the cache lock this command holds, or under
+        // the one its own parent holds for it (a wrapper such as flock)
+        let holder = std::env::var(crate::lock::PARENT_ENV)
+            .unwrap_or_else(|_| std::process::id().to_string());
         let status = Command::new("cargo")
             .args(args)
-            .env(crate::lock::PARENT_ENV, std::process::id().to_string())
+            .env(crate::lock::PARENT_ENV, holder)
             .status()?;
         timings.push((label.clone(), stage.done()));
         if !status.success() {
