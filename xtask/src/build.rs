@@ -306,7 +306,7 @@ fn finished<T: serde::de::DeserializeOwned>(
     path: &Path,
     matches: impl Fn(&T) -> bool,
 ) -> Option<T> {
-    let done: T = serde_json::from_str(&fs::read_to_string(path).ok()?).ok()?;
+    let done: T = crate::util::read_json_if_any(path)?;
     matches(&done).then_some(done)
 }
 

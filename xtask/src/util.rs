@@ -52,6 +52,12 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     write_atomic(path, &text)
 }
 
+/// The value `write_json` left at `path`, if the file is there and parses
+/// (work whose record is written last: a missing or torn one is redone).
+pub fn read_json_if_any<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
+    serde_json::from_str(&fs::read_to_string(path).ok()?).ok()
+}
+
 /// The last `n` lines of a text file (lossy UTF-8), for error messages.
 pub fn tail_lines(path: &Path, n: usize) -> String {
     let Ok(bytes) = fs::read(path) else {
