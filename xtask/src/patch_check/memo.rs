@@ -1,8 +1,9 @@
 //! Outcomes of the patch check kept across runs: one (patch, tree) cell is
 //! checked again only when something that decides it changed. The key is
 //! the patch's sha256, the tree's commit, the compiler, the cmake options
-//! and this checker's own version; a cell whose outcome could be the
-//! machinery's (nothing compiled) is never kept.
+//! and this checker's own version. Kept: what a checkout and a compile
+//! decided. Not kept: a cell whose outcome could be the machinery's
+//! (nothing compiled), and a refusal, which costs nothing to decide again.
 
 use super::Outcome;
 use crate::util::{cache_root, sha256_hex, write_json};
@@ -45,7 +46,7 @@ pub fn path(
 
 /// The kept outcome at `path`, if any.
 pub fn recall(path: &std::path::Path) -> Option<Outcome> {
-    serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()
+    crate::util::read_json_if_any(path)
 }
 
 /// Keeps `outcome` when it is the patch's and the compiler's answer, not
@@ -58,7 +59,10 @@ pub fn keep(path: &std::path::Path, outcome: &Outcome) -> anyhow::Result<()> {
 }
 
 fn worth_keeping(outcome: &Outcome) -> bool {
-    !matches!(outcome, Outcome::NotCompiled { .. })
+    !matches!(
+        outcome,
+        Outcome::NotCompiled { .. } | Outcome::Refused { .. }
+    )
 }
 
 #[cfg(test)]
@@ -85,5 +89,8 @@ mod tests {
             error: "hunk 3".into()
         }));
         assert!(worth_keeping(&Outcome::Compiled { units: vec![] }));
+        assert!(!worth_keeping(&Outcome::Refused {
+            reason: "tree carries MDEV-33966".into()
+        }));
     }
 }
