@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 /// variant: MariaDB's own buffer pool tests and ours (mtr/suite/).
 const MTR_TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 const MTR_TESTS: &[&str] = &[
-    "innodb.buf_lru_scan_resistance_1011",
+    "innodb.lab_lru_reuse",
     "innodb.flush",
     "innodb.purge",
     "innodb.innodb_buffer_pool_resize",
