@@ -59,6 +59,8 @@ impl TreeInfo {
             Layout::V10_5 => Series::V10_5,
             Layout::V10_11 => Series::V10_11,
             Layout::V10_11Fixed => Series::V10_11Fixed,
+            Layout::V11_8 => Series::V11_8,
+            Layout::V11_8Fixed => Series::V11_8Fixed,
             Layout::PostFix => Series::PostFix,
         }
     }

@@ -10,7 +10,9 @@
 pub enum Generation {
     /// 10.5-style: inline `buf_page_make_young_if_needed()`, `rw_lock_t` in `buf_block_t`.
     V10_5,
-    /// 10.6..10.11-style: `block_lock` in `buf_page_t`, out-of-line make-young.
+    /// 10.6..11.8-style (before the fix): `block_lock` in `buf_page_t`,
+    /// out-of-line make-young; 11.8's descriptors differ in `buf_block_t`
+    /// only, which [`Layout`] tells apart.
     V10_11,
     /// Post-fix (MDEV-33966): `touch_no_stamp()` and `buf_pool.access_clock`.
     PostFix,
@@ -56,6 +58,12 @@ pub enum Layout {
     /// a 16-bit `access_time` where they were, `modify_clock` still in
     /// `buf_block_t`, `page_zip_des_t::state`.
     V10_11Fixed,
+    /// 11.8.6: 10.11's `buf_page_t`; `buf_block_t` has the rewritten
+    /// adaptive hash index fields (`ahi_left_bytes_fields`) and is 152 bytes.
+    V11_8,
+    /// 11.8.6 with our port (patches/11.8/fixed.patch): `buf_page_t` as in
+    /// [`Layout::V10_11Fixed`], `buf_block_t` as in [`Layout::V11_8`].
+    V11_8Fixed,
     /// upstream's post-fix tree (MariaDB/server 180a9db4): `modify_clock_low`
     /// and `modify_clock_high` in `buf_page_t`.
     PostFix,
@@ -65,12 +73,16 @@ impl Layout {
     /// The layout of a tree of `generation` whose `buf0buf.h` reads `buf0buf_h`.
     /// Upstream's post-fix descriptor is recognised by `modify_clock_low`;
     /// any other post-fix tree is taken to be ours (the layout check then
-    /// says whether that holds).
+    /// says whether that holds). 11.8's `buf_block_t` is recognised by its
+    /// `ahi_left_bytes_fields`, which replaced `n_bytes`/`n_fields`.
     pub fn detect(generation: Generation, buf0buf_h: &str) -> Layout {
+        let ahi_of_11 = buf0buf_h.contains("ahi_left_bytes_fields");
         match generation {
             Generation::V10_5 => Layout::V10_5,
+            Generation::V10_11 if ahi_of_11 => Layout::V11_8,
             Generation::V10_11 => Layout::V10_11,
             Generation::PostFix if buf0buf_h.contains("modify_clock_low") => Layout::PostFix,
+            Generation::PostFix if ahi_of_11 => Layout::V11_8Fixed,
             Generation::PostFix => Layout::V10_11Fixed,
         }
     }
@@ -364,6 +376,60 @@ pub const PROBES_10_11_FIXED: &[Probe] = &[
     field(BLOCK, "index"),
 ];
 
+/// 11.8.6 (include/buf0buf.h): 10.11.18's `buf_page_t`; `buf_block_t`
+/// with the adaptive hash index fields of 11.x.
+pub const PROBES_11_8: &[Probe] = &[
+    size(PAGE),
+    field(PAGE, "id_"),
+    field(PAGE, "hash").rust("__bindgen_anon_1"),
+    field(PAGE, "oldest_modification_").private("Atomic_relaxed<lsn_t>"),
+    field(PAGE, "lock"),
+    field(PAGE, "frame"),
+    field(PAGE, "zip"),
+    field(PAGE, "list"),
+    field(PAGE, "LRU"),
+    bits(PAGE, "old"),
+    bits(PAGE, "freed_page_clock"),
+    field(PAGE, "access_time").width(),
+    size(BLOCK),
+    field(BLOCK, "page"),
+    field(BLOCK, "unzip_LRU"),
+    field(BLOCK, "modify_clock"),
+    field(BLOCK, "ahi_left_bytes_fields"),
+    field(BLOCK, "n_hash_helps"),
+    field(BLOCK, "index"),
+];
+
+/// 11.8.6 with patches/11.8/fixed.patch: the `buf_page_t` and
+/// `page_zip_des_t` of [`PROBES_10_11_FIXED`], the `buf_block_t` of
+/// [`PROBES_11_8`].
+pub const PROBES_11_8_FIXED: &[Probe] = &[
+    size(PAGE),
+    field(PAGE, "id_"),
+    field(PAGE, "hash").rust("__bindgen_anon_1"),
+    field(PAGE, "oldest_modification_").private("Atomic_relaxed<lsn_t>"),
+    field(PAGE, "lock"),
+    field(PAGE, "frame"),
+    field(PAGE, "zip"),
+    field(PAGE, "list"),
+    field(PAGE, "LRU"),
+    field(PAGE, "access_time")
+        .private("Atomic_relaxed<uint16_t>")
+        .width(),
+    size(ZIP),
+    field(ZIP, "state")
+        .private("Atomic_relaxed<uint16_t>")
+        .width(),
+    field(ZIP, "fix").private("Atomic_relaxed<uint32_t>"),
+    size(BLOCK),
+    field(BLOCK, "page"),
+    field(BLOCK, "unzip_LRU"),
+    field(BLOCK, "modify_clock"),
+    field(BLOCK, "ahi_left_bytes_fields"),
+    field(BLOCK, "n_hash_helps"),
+    field(BLOCK, "index"),
+];
+
 /// Post-fix (MariaDB/server 180a9db4, include/buf0buf.h). Not compiled here:
 /// no post-fix tree was available.
 pub const PROBES_POST_FIX: &[Probe] = &[
@@ -395,6 +461,8 @@ pub fn probes(layout: Layout) -> &'static [Probe] {
         Layout::V10_5 => PROBES_10_5,
         Layout::V10_11 => PROBES_10_11,
         Layout::V10_11Fixed => PROBES_10_11_FIXED,
+        Layout::V11_8 => PROBES_11_8,
+        Layout::V11_8Fixed => PROBES_11_8_FIXED,
         Layout::PostFix => PROBES_POST_FIX,
     }
 }
@@ -422,6 +490,8 @@ mod tests {
             Layout::V10_5,
             Layout::V10_11,
             Layout::V10_11Fixed,
+            Layout::V11_8,
+            Layout::V11_8Fixed,
             Layout::PostFix,
         ] {
             let list = probes(l);
@@ -449,6 +519,19 @@ mod tests {
         assert_eq!(Layout::detect(g(upstream), upstream), Layout::PostFix);
         let v10_11 = "class buf_page_t {\n  block_lock lock;\n\tunsigned\tfreed_page_clock:31;";
         assert_eq!(Layout::detect(g(v10_11), v10_11), Layout::V10_11);
+        let ahi = "\n  Atomic_relaxed<uint32_t> ahi_left_bytes_fields;";
+        let v11_8 = format!("{v10_11}{ahi}");
+        assert_eq!(Layout::detect(g(&v11_8), &v11_8), Layout::V11_8);
+        let ours_11_8 = format!("{ours}{ahi}");
+        assert_eq!(
+            Layout::detect(g(&ours_11_8), &ours_11_8),
+            Layout::V11_8Fixed
+        );
+        let upstream_ahi = format!("{upstream}{ahi}");
+        assert_eq!(
+            Layout::detect(g(&upstream_ahi), &upstream_ahi),
+            Layout::PostFix
+        );
     }
 
     /// 10.11.18's include/buf0buf.inl:35-43, as written there.

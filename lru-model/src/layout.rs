@@ -26,6 +26,14 @@ pub enum Series {
     /// their place, PROMOTE and OLD in `page_zip_des_t::state`;
     /// `modify_clock` stays in `buf_block_t`.
     V10_11Fixed,
+    /// 11.8 (for example Debian's 11.8.6): 10.11's `buf_page_t`; in
+    /// `buf_block_t` the adaptive hash index fields were rewritten
+    /// (`ahi_left_bytes_fields` replaces `n_bytes`, `n_fields`, `left_side`
+    /// and the `curr_*` bitfields), 152 bytes instead of 160.
+    V11_8,
+    /// 11.8 with our port (patches/11.8/fixed.patch): the `buf_page_t` and
+    /// `page_zip_des_t` of [`Series::V10_11Fixed`], 11.8's `buf_block_t`.
+    V11_8Fixed,
     /// After MDEV-33966 / MDEV-37992 upstream: `old:1`/`freed_page_clock:31`
     /// removed, 16-bit `access_time` (seconds clock), `modify_clock` moved
     /// into `buf_page_t`.
@@ -34,11 +42,13 @@ pub enum Series {
 
 impl Series {
     /// Every series, oldest first.
-    pub fn all() -> [Series; 4] {
+    pub fn all() -> [Series; 6] {
         [
             Series::V10_5,
             Series::V10_11,
             Series::V10_11Fixed,
+            Series::V11_8,
+            Series::V11_8Fixed,
             Series::PostFix,
         ]
     }
@@ -49,6 +59,8 @@ impl Series {
             Series::V10_5 => &FIELD_MAP_10_5,
             Series::V10_11 => &FIELD_MAP_10_11,
             Series::V10_11Fixed => &FIELD_MAP_10_11_FIXED,
+            Series::V11_8 => &FIELD_MAP_11_8,
+            Series::V11_8Fixed => &FIELD_MAP_11_8_FIXED,
             Series::PostFix => &FIELD_MAP_POST_FIX,
         }
     }
@@ -60,6 +72,8 @@ impl fmt::Display for Series {
             Series::V10_5 => "10.5",
             Series::V10_11 => "10.11",
             Series::V10_11Fixed => "10.11+fixed.patch",
+            Series::V11_8 => "11.8",
+            Series::V11_8Fixed => "11.8+fixed.patch",
             Series::PostFix => "post-fix",
         })
     }
@@ -259,6 +273,70 @@ static FIELD_MAP_10_11_FIXED: FieldMap = FieldMap {
         bit_off(BLOCK, "curr_left_side", 144 * 8 + 25),
         bit_width(BLOCK, "curr_left_side", 1),
         off(BLOCK, "index", 152),
+    ],
+};
+
+/// 11.8.6, include/buf0buf.h (shared/research/mariadb-11.8.md, "Layout"):
+/// `buf_page_t` as in 10.11.18; `buf_block_t` ends with the 32-bit
+/// `ahi_left_bytes_fields`, the 16-bit `n_hash_helps` and `index`.
+static FIELD_MAP_11_8: FieldMap = FieldMap {
+    series: Series::V11_8,
+    compiled: true,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "hash", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "lock", 24),
+        off(PAGE, "frame", 48),
+        off(PAGE, "zip", 56),
+        off(PAGE, "list", 72),
+        off(PAGE, "LRU", 88),
+        bit_off(PAGE, "old", 104 * 8),
+        bit_width(PAGE, "old", 1),
+        bit_off(PAGE, "freed_page_clock", 104 * 8 + 1),
+        bit_width(PAGE, "freed_page_clock", 31),
+        off(PAGE, "access_time", 108),
+        width(PAGE, "access_time", 32),
+        size(BLOCK, 152),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "unzip_LRU", 112),
+        off(BLOCK, "modify_clock", 128),
+        off(BLOCK, "ahi_left_bytes_fields", 136),
+        off(BLOCK, "n_hash_helps", 140),
+        off(BLOCK, "index", 144),
+    ],
+};
+
+/// 11.8.6 with patches/11.8/fixed.patch: the descriptor change of
+/// [`FIELD_MAP_10_11_FIXED`] (the 16-bit `access_time` at 104, PROMOTE and
+/// OLD in `page_zip_des_t::state` at 10) on 11.8's `buf_block_t`.
+static FIELD_MAP_11_8_FIXED: FieldMap = FieldMap {
+    series: Series::V11_8Fixed,
+    compiled: true,
+    facts: &[
+        size(PAGE, 112),
+        off(PAGE, "id_", 0),
+        off(PAGE, "hash", 8),
+        off(PAGE, "oldest_modification_", 16),
+        off(PAGE, "lock", 24),
+        off(PAGE, "frame", 48),
+        off(PAGE, "zip", 56),
+        off(PAGE, "list", 72),
+        off(PAGE, "LRU", 88),
+        off(PAGE, "access_time", 104),
+        width(PAGE, "access_time", 16),
+        size(ZIP, 16),
+        off(ZIP, "state", 10),
+        width(ZIP, "state", 16),
+        off(ZIP, "fix", 12),
+        size(BLOCK, 152),
+        off(BLOCK, "page", 0),
+        off(BLOCK, "unzip_LRU", 112),
+        off(BLOCK, "modify_clock", 128),
+        off(BLOCK, "ahi_left_bytes_fields", 136),
+        off(BLOCK, "n_hash_helps", 140),
+        off(BLOCK, "index", 144),
     ],
 };
 

@@ -585,9 +585,19 @@ refuse_on = \"MDEV-33966\"
                 "{err}"
             );
         }
-        let err = for_tree(&tree("11.8", false), "gate")
+        // 11.8 before the fix takes the 10.11 gate (it applies unchanged)
+        // and a port of its own for fixed
+        assert_eq!(
+            for_tree(&tree("11.8", false), "gate").unwrap().file,
+            PathBuf::from("patches/10.11/gate.patch")
+        );
+        assert_eq!(
+            for_tree(&tree("11.8", false), "fixed").unwrap().file,
+            PathBuf::from("patches/11.8/fixed.patch")
+        );
+        let err = for_tree(&tree("12.3", false), "gate")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("no patch for series 11.8"), "{err}");
+        assert!(err.contains("no patch for series 12.3"), "{err}");
     }
 }

@@ -22,6 +22,8 @@ pub use debian_pool::MIRROR_ENV;
 pub const DEBIAN_TREES: &[&str] = &[
     "debian:mariadb=1:10.11.18-0+deb12u1",
     "debian:mariadb-10.5=1:10.5.23-0+deb11u1",
+    // served at its pool path only (tree/debian_pool.rs)
+    "debian:mariadb=1:11.8.6-0+deb13u1",
 ];
 
 /// How the user names a tree.
