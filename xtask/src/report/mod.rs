@@ -405,7 +405,7 @@ fn results_table(a: &Analysis) -> Block {
             // the order statistics of few runs cover less than the level asked for
             let interval = c
                 .interval(Metric::Qps)
-                .map(|i| format!("{:.0}-{:.0} ({:.0}%)", i.lo, i.hi, i.level * 100.0))
+                .map(|i| format!("{:.0}-{:.0} ({:.0}%)", i.lo, i.hi, i.coverage * 100.0))
                 .unwrap_or_else(|| "n/a".into());
             vec![
                 c.cell.tree.clone(),
