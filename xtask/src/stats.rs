@@ -516,7 +516,7 @@ const Z_975: f64 = 1.959_963_984_540_054;
 /// The normal quantile for 80%: the power asked of an estimate of runs.
 const Z_80: f64 = 0.841_621_233_572_914_3;
 /// Runs a side the estimate never goes beyond.
-pub const MAX_RUNS_ESTIMATED: usize = 1000;
+pub const MAX_RUNS_ESTIMATED: usize = 100_000;
 
 /// About how many runs a side (the same number on both) would settle
 /// whether the factor between candidate and base lies beyond

@@ -2,7 +2,7 @@
 //! interval; pages made young and buf_pool.mutex acquisitions per query;
 //! QPS against threads where a workload ran at several thread counts.
 
-use super::analysis::{Analysis, LEVEL};
+use super::analysis::Analysis;
 use crate::charts::{self, Bar, BarGroup, Line};
 use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
@@ -48,6 +48,29 @@ fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
     groups
 }
 
+/// What the whiskers of a chart are: the order-statistic interval of the
+/// median, with the coverages its cells have (one per number of runs).
+fn whisker_words(a: &Analysis, metric: Metric) -> String {
+    let mut by_runs: Vec<(usize, String)> = a
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let i = c.interval(metric)?;
+            Some((c.values(metric).len(), crate::stats::percent(i.coverage)))
+        })
+        .collect();
+    by_runs.sort();
+    by_runs.dedup();
+    let coverages: Vec<String> = by_runs
+        .iter()
+        .map(|(n, cov)| format!("{cov} with {n} runs"))
+        .collect();
+    format!(
+        "order-statistic interval of the median, covering {}",
+        coverages.join(", ")
+    )
+}
+
 pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     let mut out = Vec::new();
     let mut bars =
@@ -66,7 +89,11 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     for info in METRICS.iter() {
         let Some(chart) = info.chart else { continue };
         let title = if chart.interval {
-            format!("{} (median, {:.0}% interval)", chart.title, LEVEL * 100.0)
+            format!(
+                "{} (median; whiskers: {})",
+                chart.title,
+                whisker_words(a, info.metric)
+            )
         } else {
             chart.title.to_string()
         };
@@ -113,7 +140,10 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         if lines.is_empty() {
             continue;
         }
-        let title = format!("QPS against threads: {w}");
+        let title = format!(
+            "QPS against threads: {w} (median; whiskers: {})",
+            whisker_words(a, Metric::Qps)
+        );
         out.push(Chart {
             file: format!("qps-threads-{}.svg", crate::util::slug(w)),
             svg: charts::lines(&title, "threads", "queries per second", &lines)?,

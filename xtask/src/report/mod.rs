@@ -12,6 +12,7 @@ pub mod verdict;
 
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
+use crate::results::manifest::Reported;
 use crate::results::{self, Manifest};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
@@ -24,18 +25,45 @@ pub use summary::{summarize, Medians, SummaryRow};
 
 /// Rewrites every report file in `out` from the results under `out/runs`
 /// (this invocation's and earlier ones').
+/// The revision of this tool is recorded first (`reported.json`), so the
+/// report says which tool rendered it from which tool's runs.
 pub fn write(out: &Path) -> Result<()> {
-    let results = results::read_results(out)?;
-    if results.is_empty() {
-        bail!("no run results under {}", out.join("runs").display());
+    Reported {
+        tool_revision: crate::provenance::tool_revision(),
     }
-    let manifest = Manifest::read_or_derive(out, &results)?;
-    let a = Analysis::new(manifest, &results);
-    let files = render(&a)?;
+    .write(out)?;
+    let files = render_dir(out)?;
     for (name, text) in &files {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Every report file of the results directory `dir`, as `write` would
+/// write them: a function of `runs/`, `matrix.json` and `reported.json`.
+pub fn render_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let results = results::read_results(dir)?;
+    if results.is_empty() {
+        bail!("no run results under {}", dir.join("runs").display());
+    }
+    let manifest = Manifest::read_or_derive(dir, &results)?;
+    let a =
+        Analysis::new(manifest, &results).reported_by(Reported::read(dir).map(|r| r.tool_revision));
+    render(&a)
+}
+
+/// Which tool made the runs and, when another one rendered this report
+/// from them, which.
+fn revision_fact(a: &Analysis) -> String {
+    let runs = a.run_revisions();
+    let quoted: Vec<String> = runs.iter().map(|r| format!("`{r}`")).collect();
+    match &a.reported_by {
+        Some(by) if runs.iter().any(|r| r != by) => format!(
+            "innodb-lab revision: runs made by {}; this report rendered again from those runs by `{by}` (`cargo xtask report`)",
+            quoted.join(", ")
+        ),
+        _ => format!("innodb-lab revision: {}", quoted.join(", ")),
+    }
 }
 
 /// Every report file of an analysis: (file name, contents).
@@ -142,6 +170,40 @@ fn small_host_note(cores: usize) -> String {
     }
 }
 
+/// How the interval of a change is made, for the paragraph under every
+/// table that prints one.
+pub const INTERVALS: &str = "The interval of the change is, with fewer than 8 runs a side, the \
+     Hodges-Lehmann interval of the ratio (the n*m ratios of a run of the variant to a run of the \
+     baseline, sorted, cut where the exact Mann-Whitney distribution puts the smallest coverage at \
+     or above 95%; exact when the variant's runs are the baseline's scaled by a factor), and its \
+     coverage is printed: 97.1% for 4 runs against 4, below 95% (and deciding nothing) where the \
+     runs cannot reach it, as 3 against 3 (90%); from 8 runs a side a percentile bootstrap of the \
+     ratio of medians (2000 resamples, fixed seed), at its nominal 95%.";
+
+/// How the runs a decision would take are estimated, said wherever an
+/// estimate is printed.
+pub const RUNS_ESTIMATE: &str = "\"About N runs a side would decide it\" is an estimate: \
+     if the change and the spread of these runs (the pooled standard deviation of the logs of the \
+     values) were the true ones, N runs a side would give a 95% interval that clears the boundary \
+     (the allowed change for a question, no change for a comparison) 80% of the time, by the \
+     normal approximation widened for the Hodges-Lehmann interval's efficiency (3/pi); a change \
+     within the threshold or the noise floor is decided once the exact test can be significant \
+     (4 runs a side).";
+
+/// The noise floor column: the control's own row shows the floor it
+/// measures; the others the floor they are held against.
+fn noise_floor_cell(c: &analysis::Comparison) -> String {
+    if c.control {
+        return c
+            .change_pct
+            .map(|x| format!("measured here: {:.1}%", x.abs()))
+            .unwrap_or_else(|| "n/a".into());
+    }
+    c.noise_floor_pct
+        .map(|n| format!("{n:.1}%"))
+        .unwrap_or_else(|| "not measured".into())
+}
+
 /// A number for a table: n/a when not measured.
 pub fn num(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
@@ -164,7 +226,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     let mut facts = vec![
         format!("host: `{}` ({})", first.host.hostname, first.host.label()),
         small_host_note(first.host.cores),
-        format!("innodb-lab revision: `{}`", first.tool_revision),
+        revision_fact(a),
         format!(
             "{} counted, {} flagged busy and left out, {} failed; {} planned per cell{}",
             plural(counted, "run", "runs"),
@@ -177,10 +239,13 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         ),
         format!(
             "a change counts when beyond ±{}%, beyond the noise floor where a control measured one, \
-             and significant (exact two-sided Mann-Whitney p < {}); intervals are {:.0}%",
+             and significant (exact two-sided Mann-Whitney p < {}); a no-slower question passes only \
+             when a {} interval of the change lies above the allowed change (non-inferiority; the \
+             noise floor plays no part), fails when it lies below it, and is undecided otherwise; \
+             every interval says its method and its coverage",
             m.threshold_pct,
             analysis::ALPHA,
-            LEVEL * 100.0
+            crate::stats::percent(LEVEL)
         ),
     ];
     if m.until_decided.is_some() {
@@ -213,14 +278,23 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                 .iter()
                 .map(|v| {
                     format!(
-                        "**{}**: {} ({})",
+                        "**{}** by {}: {} ({})",
                         v.verdict.word(),
+                        verdict::rule_name(&v.rule),
                         v.question,
                         v.details.join("; ")
                     )
                 })
                 .collect(),
         ));
+        let mut rules: Vec<&str> = verdicts.iter().map(|v| v.rule.as_str()).collect();
+        rules.dedup();
+        rules.sort_unstable();
+        rules.dedup();
+        b.push(Block::Para(format!(
+            "Rules: {}. {RUNS_ESTIMATE}",
+            rules.join("; ")
+        )));
     }
 
     b.push(Block::Heading(
@@ -230,7 +304,11 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     b.push(results_table(a));
     b.push(Block::Para(
         "Pages made young, context switches and CPU are counter deltas over the measured interval only \
-         (the warm-up is not counted). buf_pool.mutex acquisitions and wait time come from a separate \
+         (the warm-up is not counted); CPU and context switches are the server process's (all its \
+         threads), not sysbench's. The QPS interval of the median is a pair of order statistics with \
+         the smallest exact coverage at or above 95%; with fewer than 6 runs no pair reaches 95%, so it \
+         is the range, min-max, with the coverage it has (75% for 3 runs, 87.5% for 4, 93.8% for 5). \
+         buf_pool.mutex acquisitions and wait time come from a separate \
          diagnostic pass with the performance_schema instrument `wait/synch/mutex/innodb/buf_pool_mutex` \
          enabled, because timing that instrument slows the hot path; its QPS is not reported. \
          n/a: not measured."
@@ -255,19 +333,11 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                         .map(|x| format!("{x:+.1}%"))
                         .unwrap_or_else(|| "n/a".into()),
                     c.ratio_interval
-                        .map(|i| {
-                            format!(
-                                "{:+.1}% to {:+.1}%",
-                                (i.lo - 1.0) * 100.0,
-                                (i.hi - 1.0) * 100.0
-                            )
-                        })
+                        .map(|i| analysis::change_interval_words(&i))
                         .unwrap_or_else(|| "n/a".into()),
                     num(c.p_value, 3),
                     num(c.min_possible_p, 3),
-                    c.noise_floor_pct
-                        .map(|n| format!("{n:.1}%"))
-                        .unwrap_or_else(|| "not measured".into()),
+                    noise_floor_cell(c),
                     format!("{}: {}", c.verdict.words(), c.why),
                 ]
             })
@@ -281,7 +351,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                 "against",
                 "runs",
                 "change of median",
-                "95% interval of the change",
+                "interval of the change (method, coverage)",
                 "p",
                 "smallest possible p",
                 "noise floor",
@@ -291,13 +361,14 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
             .to_vec(),
             rows,
         });
-        b.push(Block::Para(
+        b.push(Block::Para(format!(
             "Undecided means these runs cannot tell: with n runs against m the exact test cannot give p \
-             below 2/C(n+m, n) (3 against 3: 0.100), so a change is never shown with fewer than 4 runs \
-             a side; add repetitions or run with `--until-decided N`. The interval of the change is a \
-             bootstrap interval of the ratio of medians (fixed seed)."
-                .into(),
-        ));
+             below 2/C(n+m, n) (the smallest possible p), so a change can be shown only where that is \
+             below {alpha}: never with 3 runs against 3 (0.100) or 3 against 4 (0.057), but with 3 \
+             against 5 (0.036) or 4 against 4 (0.029); add repetitions or run with `--until-decided N`. \
+             {INTERVALS} {RUNS_ESTIMATE}",
+            alpha = analysis::ALPHA
+        )));
     }
 
     let busy_runs: Vec<&RunResult> = a
@@ -405,7 +476,14 @@ fn results_table(a: &Analysis) -> Block {
             // the order statistics of few runs cover less than the level asked for
             let interval = c
                 .interval(Metric::Qps)
-                .map(|i| format!("{:.0}-{:.0} ({:.0}%)", i.lo, i.hi, i.coverage * 100.0))
+                .map(|i| {
+                    format!(
+                        "{:.0}-{:.0} ({})",
+                        i.lo,
+                        i.hi,
+                        crate::stats::percent(i.coverage)
+                    )
+                })
                 .unwrap_or_else(|| "n/a".into());
             vec![
                 c.cell.tree.clone(),
@@ -435,7 +513,7 @@ fn results_table(a: &Analysis) -> Block {
             "variant",
             "runs",
             "QPS",
-            "QPS interval (coverage)",
+            "QPS interval of the median (order statistics, coverage)",
             "QPS min-max",
         ]
         .into_iter()

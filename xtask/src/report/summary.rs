@@ -91,7 +91,14 @@ pub struct Summary {
     pub matrix: String,
     pub description: String,
     pub host: String,
+    /// the revision that made the (first) run
     pub tool_revision: String,
+    /// every revision that made a run, in the order first seen
+    #[serde(default)]
+    pub run_revisions: Vec<String>,
+    /// the revision that rendered this summary, when recorded
+    #[serde(default)]
+    pub reported_by: Option<String>,
     pub threshold_pct: f64,
     pub busy_cpu_bound: f64,
     pub control: Option<String>,
@@ -141,6 +148,8 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         description: m.description.clone(),
         host: format!("{} ({})", first.host.hostname, first.host.label()),
         tool_revision: first.tool_revision.clone(),
+        run_revisions: a.run_revisions(),
+        reported_by: a.reported_by.clone(),
         threshold_pct: m.threshold_pct,
         busy_cpu_bound: m.busy_cpu_bound,
         control: m.control.clone(),
