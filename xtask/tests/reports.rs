@@ -102,6 +102,18 @@ fn a_matrix_with_control_busy_run_failure_and_questions() {
         md.contains("| 10.11.18 | points-covered-pk | 1 | base-again | base | 5 vs 5 | -0.2% | -1.1% to +1.2% (Hodges-Lehmann, exact 96.8%) | 0.841 | 0.008 | measured here: 0.2% |"),
         "the control's row shows the noise floor it measures: {md}"
     );
+    // Mark's relative table: gate's median QPS 1100 over base's 1002 (the
+    // busy run left out), and the geometric mean over both thread counts
+    assert!(
+        md.contains("| 10.11.18 | points-covered-pk | 2 | gate | base | 1.10 |"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| 10.11.18 | **geometric mean** of 3 workload and thread cells |  | gate | base |"
+        ),
+        "{md}"
+    );
     assert!(files
         .iter()
         .any(|(n, _)| n == "qps-threads-points-covered-pk.svg"));

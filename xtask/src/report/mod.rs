@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod charts;
 pub mod doc;
+pub mod relative;
 pub mod scan;
 pub mod summary;
 pub mod verdict;
@@ -314,7 +315,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
          n/a: not measured."
             .into(),
     ));
-    b.extend(scan::blocks(a));
+    b.extend(scan::blocks(&scan::rows(a)));
 
     if !a.comparisons.is_empty() {
         b.push(Block::Heading(2, "QPS against the baseline".into()));
@@ -370,6 +371,8 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
             alpha = analysis::ALPHA
         )));
     }
+
+    b.extend(relative::blocks(&relative::rows(a)));
 
     let busy_runs: Vec<&RunResult> = a
         .cells

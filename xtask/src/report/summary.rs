@@ -109,6 +109,14 @@ pub struct Summary {
     pub failed_runs: usize,
     pub verdicts: Vec<Verdict>,
     pub rows: Vec<SummaryRow>,
+    /// the relative table: per cell and geometric means
+    /// (`report::relative`)
+    #[serde(default)]
+    pub relative: Vec<super::relative::RelativeRow>,
+    /// the scan-resistance table, measured beside modelled
+    /// (`report::scan`); empty without scan-loop cells
+    #[serde(default)]
+    pub scan_resistance: Vec<super::scan::Row>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -160,6 +168,8 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         failed_runs: failed,
         verdicts: verdicts.to_vec(),
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
+        relative: super::relative::rows(a),
+        scan_resistance: super::scan::rows(a),
     }
 }
 
