@@ -37,6 +37,17 @@ fn the_smoke_report_of_schema_1_results_renders_as_before() {
     check_snapshots(&files, &fixtures().join("smoke-10.11.18"));
     let jira = &files.iter().find(|(n, _)| n == "report.jira").unwrap().1;
     check_jira_structure(jira);
+    // the scaled settings nest under their item with Jira's `**`; the full
+    // my.cnf stands once, the other variants' by their changed lines
+    assert!(
+        jira.contains("scaled to this host:\n** {{innodb\\_purge\\_threads}} = 1"),
+        "{jira}"
+    );
+    assert_eq!(jira.matches("[mariadbd]").count(), 1, "{jira}");
+    assert!(
+        jira.contains("my.cnf of {{gate}}: {{base}}'s with these lines changed"),
+        "{jira}"
+    );
     let md = &files.iter().find(|(n, _)| n == "report.md").unwrap().1;
     // the numbers of the committed report
     assert!(
@@ -305,4 +316,25 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
     );
     assert!(readme.contains(&said), "README.md does not say `{said}`");
     assert_eq!(count("fail"), 0);
+}
+
+/// Jira refuses a comment over 32,767 characters: every committed
+/// report.jira fits in one.
+#[test]
+fn every_committed_jira_report_fits_in_one_comment() {
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&reports).unwrap() {
+        let path = entry.unwrap().path().join("report.jira");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let chars = text.chars().count();
+        assert!(chars < 32_767, "{}: {chars} characters", path.display());
+        checked += 1;
+    }
+    assert!(
+        checked >= 4,
+        "only {checked} report.jira files under reports/"
+    );
 }

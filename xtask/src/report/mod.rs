@@ -292,9 +292,17 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         rules.dedup();
         rules.sort_unstable();
         rules.dedup();
+        // the estimate is explained under the comparisons when they follow
         b.push(Block::Para(format!(
-            "Rules: {}. {RUNS_ESTIMATE}",
-            rules.join("; ")
+            "Rules: {}.{}",
+            rules.join("; "),
+            if a.comparisons.is_empty() {
+                format!(" {RUNS_ESTIMATE}")
+            } else {
+                " How the runs a decision would take are estimated: under \"QPS against the \
+                 baseline\"."
+                    .to_string()
+            }
         )));
     }
 
@@ -646,19 +654,22 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
             b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
         }
         if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
-            let mut scaled = vec![format!(
+            // one item with the scaled settings nested under it
+            let mut scaled = format!(
                 "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
                 t.series
-            )];
-            scaled.extend(
-                cnf.scaled
-                    .iter()
-                    .map(|s| format!("`{}` = {} (Mark: {}): {}", s.name, s.here, s.mark, s.why)),
             );
-            b.push(Block::Bullets(scaled));
+            for s in &cnf.scaled {
+                scaled.push_str(&format!(
+                    "\n- `{}` = {} (Mark: {}): {}",
+                    s.name, s.here, s.mark, s.why
+                ));
+            }
+            b.push(Block::Bullets(vec![scaled]));
         }
-        // one my.cnf per variant whose file differs from the baseline's
-        let mut shown: Vec<String> = Vec::new();
+        // the first variant's my.cnf in full, then each other variant's
+        // differences from it: a Jira comment has room for one file
+        let mut first: Option<(String, String)> = None;
         for variant in &a.manifest.variants {
             let Some(text) = tree_runs
                 .iter()
@@ -668,14 +679,28 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
                 continue;
             };
             let text = strip_run_paths(text);
-            if shown.contains(&text) {
-                continue;
+            match &first {
+                None => {
+                    b.push(Block::Para(format!(
+                        "my.cnf of `{variant}` (run paths shown as <run>):"
+                    )));
+                    b.push(Block::Pre(text.clone()));
+                    first = Some((variant.clone(), text));
+                }
+                Some((base, base_text)) => {
+                    let changed = changed_lines(base_text, &text);
+                    if changed.is_empty() {
+                        b.push(Block::Para(format!(
+                            "my.cnf of `{variant}`: the same as `{base}`'s."
+                        )));
+                    } else {
+                        b.push(Block::Para(format!(
+                            "my.cnf of `{variant}`: `{base}`'s with these lines changed (- `{base}`'s, + `{variant}`'s):"
+                        )));
+                        b.push(Block::Pre(changed.join("\n")));
+                    }
+                }
             }
-            b.push(Block::Para(format!(
-                "my.cnf of `{variant}` (run paths shown as <run>):"
-            )));
-            b.push(Block::Pre(text.clone()));
-            shown.push(text);
         }
     }
     // sysbench command lines, one set per workload
@@ -690,9 +715,69 @@ fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
         }
     }
     if !commands.is_empty() {
-        b.push(Block::Para("sysbench command lines:".into()));
-        b.push(Block::Pre(commands.join("\n")));
+        b.push(Block::Para(
+            "sysbench command lines (a line with `--time={a,b,...}` stands for one run per value, in \
+             that order):"
+                .into(),
+        ));
+        b.push(Block::Pre(collapse_times(&commands).join("\n")));
     }
+}
+
+/// Commands that differ only in `--time=N` (a workload's warm-up,
+/// measured run and diagnostic pass), as one line with `--time={a,b,c}`,
+/// where the first of them stood.
+fn collapse_times(commands: &[String]) -> Vec<String> {
+    let split = |c: &str| -> Option<(String, String)> {
+        let start = c.find("--time=")? + "--time=".len();
+        let len = c[start..]
+            .find(|ch: char| !ch.is_ascii_digit())
+            .unwrap_or(c.len() - start);
+        let key = format!("{}{{}}{}", &c[..start], &c[start + len..]);
+        Some((key, c[start..start + len].to_string()))
+    };
+    let mut out: Vec<(Option<String>, Vec<String>, String)> = Vec::new();
+    for c in commands {
+        match split(c) {
+            Some((key, time)) => match out.iter_mut().find(|(k, _, _)| k.as_ref() == Some(&key)) {
+                Some((_, times, _)) => times.push(time),
+                None => out.push((Some(key), vec![time], c.clone())),
+            },
+            None => out.push((None, Vec::new(), c.clone())),
+        }
+    }
+    out.into_iter()
+        .map(|(key, times, first)| match key {
+            Some(k) if times.len() > 1 => k.replacen("{}", &format!("{{{}}}", times.join(",")), 1),
+            _ => first,
+        })
+        .collect()
+}
+
+/// The lines of `other` that `base` lacks (`+ `) and those of `base`
+/// that `other` lacks (`- `), each in its file's order, removals first:
+/// a my.cnf is a list of settings, so which lines differ is what matters.
+fn changed_lines(base: &str, other: &str) -> Vec<String> {
+    let missing_from = |from: &str, of: &str| -> Vec<String> {
+        let mut pool: Vec<&str> = from.lines().collect();
+        of.lines()
+            .filter(|line| match pool.iter().position(|p| p == line) {
+                Some(i) => {
+                    pool.remove(i);
+                    false
+                }
+                None => true,
+            })
+            .map(String::from)
+            .collect()
+    };
+    let removed = missing_from(other, base);
+    let added = missing_from(base, other);
+    removed
+        .into_iter()
+        .map(|l| format!("- {l}"))
+        .chain(added.into_iter().map(|l| format!("+ {l}")))
+        .collect()
 }
 
 /// Run directories (`/dev/shm/innodb-lab/<run>/`) differ between runs;
@@ -713,4 +798,48 @@ fn strip_run_paths(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_that_differ_in_their_time_only_are_one_line() {
+        let c = |t: u32, script: &str| {
+            format!("sysbench {script}.lua --threads=2 --time={t} --events=0 run")
+        };
+        let commands = [
+            c(2, "a"),
+            c(6, "a"),
+            c(3, "a"),
+            c(2, "b"),
+            "sysbench b.lua prepare".into(),
+        ];
+        assert_eq!(
+            collapse_times(&commands),
+            [
+                "sysbench a.lua --threads=2 --time={2,6,3} --events=0 run",
+                "sysbench b.lua --threads=2 --time=2 --events=0 run",
+                "sysbench b.lua prepare"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_variants_my_cnf_is_shown_by_its_changed_lines() {
+        let base = "[mysqld]\ninnodb_buffer_pool_size=1G\nlc_messages_dir=/b/1/share\n";
+        let other = "[mysqld]\ninnodb_buffer_pool_size=1G\ninnodb_old_blocks_time=1000\nlc_messages_dir=/b/2/share\n";
+        assert_eq!(
+            changed_lines(base, other),
+            [
+                "- lc_messages_dir=/b/1/share",
+                "+ innodb_old_blocks_time=1000",
+                "+ lc_messages_dir=/b/2/share"
+            ]
+        );
+        assert!(changed_lines(base, base).is_empty());
+        // a repeated line counts as often as it stands
+        assert_eq!(changed_lines("a\na\n", "a\n"), ["- a"]);
+    }
 }
