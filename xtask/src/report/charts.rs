@@ -63,12 +63,21 @@ fn whisker_words(a: &Analysis, metric: Metric) -> String {
     by_runs.dedup();
     let coverages: Vec<String> = by_runs
         .iter()
-        .map(|(n, cov)| format!("{cov} with {n} runs"))
+        .map(|(n, cov)| format!("{cov} coverage with {n} runs"))
         .collect();
     format!(
-        "order-statistic interval of the median, covering {}",
+        "whiskers: the median's order-statistic interval, {}",
         coverages.join(", ")
     )
+}
+
+/// A chart's title with its note on a second line (drawn under the
+/// chart), and the same on one line for the report's image text.
+fn titled(title: String, note: Option<String>) -> (String, String) {
+    match note {
+        Some(n) => (format!("{title}\n{n}"), format!("{title}; {n}")),
+        None => (title.clone(), title),
+    }
 }
 
 pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
@@ -77,9 +86,11 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         |file: &str, title: String, y: &str, metric: Metric, with_interval: bool| -> Result<()> {
             let g = groups(a, metric, with_interval);
             if g.iter().any(|g| g.bars.iter().any(|b| b.value.is_some())) {
+                let note = with_interval.then(|| whisker_words(a, metric));
+                let (drawn, title) = titled(title, note);
                 out.push(Chart {
                     file: file.into(),
-                    svg: charts::grouped_bars(&title, y, &g)?,
+                    svg: charts::grouped_bars(&drawn, y, &g)?,
                     title,
                 });
             }
@@ -89,11 +100,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     for info in METRICS.iter() {
         let Some(chart) = info.chart else { continue };
         let title = if chart.interval {
-            format!(
-                "{} (median; whiskers: {})",
-                chart.title,
-                whisker_words(a, info.metric)
-            )
+            format!("{} (median)", chart.title)
         } else {
             chart.title.to_string()
         };
@@ -140,13 +147,13 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         if lines.is_empty() {
             continue;
         }
-        let title = format!(
-            "QPS against threads: {w} (median; whiskers: {})",
-            whisker_words(a, Metric::Qps)
+        let (drawn, title) = titled(
+            format!("QPS against threads: {w} (median)"),
+            Some(whisker_words(a, Metric::Qps)),
         );
         out.push(Chart {
             file: format!("qps-threads-{}.svg", crate::util::slug(w)),
-            svg: charts::lines(&title, "threads", "queries per second", &lines)?,
+            svg: charts::lines(&drawn, "threads", "queries per second", &lines)?,
             title,
         });
     }
