@@ -338,3 +338,25 @@ fn every_committed_jira_report_fits_in_one_comment() {
         "only {checked} report.jira files under reports/"
     );
 }
+
+/// `--until-decided` repeats what a no-slower question leaves undecided by
+/// its own rule: on mdev-37992, fixed's read-write comparison is decided
+/// ("no change shown", inside the noise floor) but its interval reaches
+/// below -5%, so fixed and base on read-write run again; points-covered-pk,
+/// whose interval clears -5% for fixed and whose comparisons are decided, do not.
+#[test]
+fn until_decided_follows_the_no_slower_rule() {
+    use xtask::matrix::undecided_cells;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mdev-37992-10.11.18");
+    let results = results::read_results(&dir).unwrap();
+    let manifest = Manifest::read_or_derive(&dir, &results).unwrap();
+    let need: Vec<(String, String)> = undecided_cells(&manifest, &results)
+        .into_iter()
+        .map(|c| (c.workload, c.variant))
+        .collect();
+    let has = |w: &str, v: &str| need.contains(&(w.to_string(), v.to_string()));
+    assert!(has("read-write", "fixed") && has("read-write", "base"), "{need:?}");
+    assert!(has("update-index", "fixed"), "{need:?}");
+    assert!(!has("points-covered-pk", "fixed"), "{need:?}");
+    assert!(!has("points-covered-pk", "gate"), "{need:?}");
+}
