@@ -355,7 +355,10 @@ fn until_decided_follows_the_no_slower_rule() {
         .map(|c| (c.workload, c.variant))
         .collect();
     let has = |w: &str, v: &str| need.contains(&(w.to_string(), v.to_string()));
-    assert!(has("read-write", "fixed") && has("read-write", "base"), "{need:?}");
+    assert!(
+        has("read-write", "fixed") && has("read-write", "base"),
+        "{need:?}"
+    );
     assert!(has("update-index", "fixed"), "{need:?}");
     assert!(!has("points-covered-pk", "fixed"), "{need:?}");
     assert!(!has("points-covered-pk", "gate"), "{need:?}");

@@ -56,15 +56,25 @@ pub fn render_dir(dir: &Path) -> Result<Vec<(String, String)>> {
 /// Which tool made the runs and, when another one rendered this report
 /// from them, which.
 fn revision_fact(a: &Analysis) -> String {
-    let runs = a.run_revisions();
+    revision_words(&a.run_revisions(), a.reported_by.as_deref())
+}
+
+fn revision_words(runs: &[String], reported_by: Option<&str>) -> String {
     let quoted: Vec<String> = runs.iter().map(|r| format!("`{r}`")).collect();
-    match &a.reported_by {
+    let mut s = match reported_by {
         Some(by) if runs.iter().any(|r| r != by) => format!(
             "innodb-lab revision: runs made by {}; this report rendered again from those runs by `{by}` (`cargo xtask report`)",
             quoted.join(", ")
         ),
         _ => format!("innodb-lab revision: {}", quoted.join(", ")),
+    };
+    if runs.iter().any(|r| r.ends_with("+dirty")) {
+        s.push_str(
+            "; `+dirty`: the runs were made from a checkout with local changes, which no commit \
+             reproduces exactly",
+        );
     }
+    s
 }
 
 /// Every report file of an analysis: (file name, contents).
@@ -803,6 +813,26 @@ fn strip_run_paths(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_header_says_which_tool_made_the_runs_and_which_rendered_them() {
+        let runs = vec!["aaa".to_string()];
+        assert_eq!(revision_words(&runs, None), "innodb-lab revision: `aaa`");
+        assert_eq!(
+            revision_words(&runs, Some("aaa")),
+            "innodb-lab revision: `aaa`"
+        );
+        assert_eq!(
+            revision_words(&runs, Some("bbb")),
+            "innodb-lab revision: runs made by `aaa`; this report rendered again from those runs by `bbb` (`cargo xtask report`)"
+        );
+        let dirty = revision_words(&["ccc+dirty".to_string()], Some("bbb"));
+        assert!(
+            dirty.contains("runs made by `ccc+dirty`")
+                && dirty.contains("checkout with local changes"),
+            "{dirty}"
+        );
+    }
 
     #[test]
     fn commands_that_differ_in_their_time_only_are_one_line() {
