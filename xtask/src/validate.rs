@@ -118,6 +118,9 @@ pub struct Row {
     pub workload: String,
     pub threads: u32,
     pub comparison: Comparison,
+    /// about how many runs a side would settle "no slower than
+    /// -threshold" (`stats::runs_to_decide`)
+    pub runs_to_decide: Option<usize>,
 }
 
 /// Compares and prints; returns the exit code.
@@ -191,7 +194,13 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
         // the baseline directory's control, where it ran one
         let noise = base_a.noise_floor(&b.cell, Metric::Qps);
         let against = format!("{} {}", b.cell.tree, b.cell.variant);
+        let (base_qps, cand_qps) = (b.values(Metric::Qps), c.values(Metric::Qps));
         rows.push(Row {
+            runs_to_decide: crate::stats::runs_to_decide(
+                &base_qps,
+                &cand_qps,
+                1.0 - threshold / 100.0,
+            ),
             tree: if across {
                 format!("{} → {}", b.cell.tree, c.cell.tree)
             } else {
@@ -202,8 +211,8 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
             comparison: Comparison::new(
                 &against,
                 Metric::Qps,
-                &b.values(Metric::Qps),
-                &c.values(Metric::Qps),
+                &base_qps,
+                &cand_qps,
                 noise,
                 threshold,
             ),
@@ -251,13 +260,19 @@ fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
                                 NonInferiority::Refuted => "no",
                                 NonInferiority::Open => "undecided",
                             };
-                            format!("{answer}: {words}")
+                            let estimate = match (shown, r.runs_to_decide) {
+                                (NonInferiority::Open, Some(n)) => {
+                                    format!("; about {n} runs a side would decide it")
+                                }
+                                _ => String::new(),
+                            };
+                            format!("{answer}: {words}{estimate}")
                         },
                     ]
                 })
                 .collect(),
         },
-        Block::Para(crate::report::INTERVALS.into()),
+        Block::Para(format!("{} {}", crate::report::INTERVALS, crate::report::RUNS_ESTIMATE)),
     ];
     doc::markdown(&blocks)
 }

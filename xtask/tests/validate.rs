@@ -137,7 +137,9 @@ fn a_small_gain_with_a_wide_interval_is_undecided() {
     assert_eq!(code, 2, "{text}");
     assert!(
         text.contains("+4.0%")
-            && text.contains("(Hodges-Lehmann, exact 96.8%), reaches across the allowed -5%"),
+            && text
+                .contains("(Hodges-Lehmann, exact 96.8%), reaches across the allowed -5%; about ")
+            && text.contains(" runs a side would decide it"),
         "{text}"
     );
     // 5 against 5: 1 - 2 P(U <= 2) = 1 - 8/252; the same runs, held to a
