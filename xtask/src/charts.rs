@@ -110,6 +110,7 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
     {
         let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
         root.fill(&WHITE)?;
+        let (title, root) = with_note(title, root)?;
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(title, (FONT, 20))
@@ -239,6 +240,7 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
     {
         let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
         root.fill(&WHITE)?;
+        let (title, root) = with_note(title, root)?;
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(title, (FONT, 20))
@@ -348,6 +350,32 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
         if lo < 0.0 { lo - pad } else { lo },
         if hi > 0.0 { hi + pad } else { hi },
     )
+}
+
+/// Height of the note line under a chart.
+const NOTE_PX: u32 = 22;
+
+/// A title's second line (after `\n`) is a note under the whole chart, in
+/// smaller type, for what the title has no room for (what the whiskers
+/// are and how much they cover): the first line stays the caption.
+fn with_note<DB: DrawingBackend>(
+    title: &str,
+    root: DrawingArea<DB, plotters::coord::Shift>,
+) -> Result<(&str, DrawingArea<DB, plotters::coord::Shift>)>
+where
+    DB::ErrorType: 'static,
+{
+    let Some((caption, note)) = title.split_once('\n') else {
+        return Ok((title, root));
+    };
+    let (_, height) = root.dim_in_pixel();
+    let (main, foot) = root.split_vertically(height.saturating_sub(NOTE_PX));
+    foot.draw_text(
+        note,
+        &TextStyle::from((FONT, 13).into_font()).color(&BLACK),
+        (10, 4),
+    )?;
+    Ok((caption, main))
 }
 
 /// Room for the legend right of the plot: swatch, gap, and a crude width
@@ -596,6 +624,38 @@ mod tests {
         // both start at the zero line: one below it, one above
         assert_eq!(down_top, up_top + up_height);
         assert!((up_height as f64 / down_height as f64 - 3.0).abs() < 0.1);
+    }
+
+    #[test]
+    fn a_second_title_line_is_a_note_under_the_chart() {
+        for svg in [
+            grouped_bars(
+                "QPS (median)\nwhiskers: 87.5% coverage",
+                "q",
+                &example_groups(),
+            )
+            .unwrap(),
+            lines(
+                "QPS (median)\nwhiskers: 87.5% coverage",
+                "t",
+                "q",
+                &example_lines(),
+            )
+            .unwrap(),
+        ] {
+            let doc = parse(&svg);
+            let t = texts(&doc);
+            assert!(t.iter().any(|x| x == "QPS (median)"), "{t:?}");
+            let note = elements(&doc, "text")
+                .find(|e| {
+                    e.text()
+                        .is_some_and(|x| x.trim() == "whiskers: 87.5% coverage")
+                })
+                .expect("the note is drawn");
+            // under the plot, at the bottom of the chart
+            let y: f64 = note.attribute("y").unwrap().parse().unwrap();
+            assert!(y > f64::from(HEIGHT - NOTE_PX) - 1.0, "{y}");
+        }
     }
 
     #[test]

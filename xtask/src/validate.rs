@@ -9,7 +9,7 @@
 
 use crate::dims::Metric;
 use crate::record::RunResult;
-use crate::report::analysis::{Analysis, Comparison, Decision};
+use crate::report::analysis::{self, Analysis, Comparison, Decision, NonInferiority};
 use crate::report::doc::{self, Block};
 use crate::report::num;
 use crate::results::{self, Manifest};
@@ -118,6 +118,9 @@ pub struct Row {
     pub workload: String,
     pub threads: u32,
     pub comparison: Comparison,
+    /// about how many runs a side would settle "no slower than
+    /// -threshold" (`stats::runs_to_decide`)
+    pub runs_to_decide: Option<usize>,
 }
 
 /// Compares and prints; returns the exit code.
@@ -130,29 +133,38 @@ pub fn run(baseline: &str, candidate: &str, threshold: Option<f64>) -> Result<i3
     }
     let rows = compare(&base, &cand, threshold)?;
     print!("{}", table(&base.name, &cand.name, threshold, &rows));
-    let code = exit_code(&rows);
+    let code = exit_code(&rows, threshold);
     println!(
         "\n{}",
         match code {
-            REGRESSION => "regression: the candidate is slower beyond the threshold (exit 1)",
-            UNDECIDED => "undecided: not enough repetitions to tell (exit 2)",
-            _ => "no regression (exit 0)",
+            REGRESSION => "regression: the candidate is significantly slower beyond the threshold and the noise floor (exit 1)".to_string(),
+            UNDECIDED => format!("undecided: not every cell's 95% interval of the change lies above -{threshold}% (exit 2)"),
+            _ => format!("no regression: every cell's 95% interval of the change lies above -{threshold}% (exit 0)"),
         }
     );
     Ok(code)
 }
 
-pub fn exit_code(rows: &[Row]) -> i32 {
+/// 1 when a cell dropped significantly beyond the threshold and the
+/// noise floor; else 0 when every cell's 95% interval of the change lies
+/// above -threshold (non-inferiority, the rule of a no-slower question:
+/// the noise floor plays no part); else 2.
+pub fn exit_code(rows: &[Row], threshold: f64) -> i32 {
     if rows.iter().any(|r| r.comparison.verdict == Decision::Lower) {
         REGRESSION
     } else if rows
         .iter()
-        .any(|r| r.comparison.verdict == Decision::Undecided)
+        .all(|r| no_slower(r, threshold).0 == NonInferiority::Shown)
     {
-        UNDECIDED
-    } else {
         NO_REGRESSION
+    } else {
+        UNDECIDED
     }
+}
+
+/// A row's non-inferiority at -threshold, with its words.
+fn no_slower(r: &Row, threshold: f64) -> (NonInferiority, String) {
+    r.comparison.non_inferiority(-threshold, true)
 }
 
 fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
@@ -182,7 +194,13 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
         // the baseline directory's control, where it ran one
         let noise = base_a.noise_floor(&b.cell, Metric::Qps);
         let against = format!("{} {}", b.cell.tree, b.cell.variant);
+        let (base_qps, cand_qps) = (b.values(Metric::Qps), c.values(Metric::Qps));
         rows.push(Row {
+            runs_to_decide: crate::stats::runs_to_decide(
+                &base_qps,
+                &cand_qps,
+                1.0 - threshold / 100.0,
+            ),
             tree: if across {
                 format!("{} → {}", b.cell.tree, c.cell.tree)
             } else {
@@ -193,8 +211,8 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
             comparison: Comparison::new(
                 &against,
                 Metric::Qps,
-                &b.values(Metric::Qps),
-                &c.values(Metric::Qps),
+                &base_qps,
+                &cand_qps,
                 noise,
                 threshold,
             ),
@@ -212,9 +230,9 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
 
 fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
     let blocks = vec![
-        Block::Para(format!("QPS of `{cand}` against `{base}`; a regression is a significant drop beyond {threshold}% (and beyond the baseline's noise floor where it measured one)")),
+        Block::Para(format!("QPS of `{cand}` against `{base}`; a regression (exit 1) is a significant drop of the median beyond {threshold}% (and beyond the baseline's noise floor where it measured one); no regression (exit 0) needs every cell's 95% interval of the change above -{threshold}% (non-inferiority: the noise floor plays no part); anything else is undecided (exit 2)")),
         Block::Table {
-            header: ["tree", "workload", "threads", "runs", "baseline QPS", "candidate QPS", "change", "95% interval", "p", "smallest possible p", "decision"]
+            header: ["tree", "workload", "threads", "runs", "baseline QPS", "candidate QPS", "change", "interval of the change (method, coverage)", "p", "smallest possible p", "change shown?", "no slower?"]
                 .map(String::from)
                 .to_vec(),
             rows: rows
@@ -230,15 +248,31 @@ fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
                         num(c.median, 0),
                         c.change_pct.map(|x| format!("{x:+.1}%")).unwrap_or_else(|| "n/a".into()),
                         c.ratio_interval
-                            .map(|i| format!("{:+.1}% to {:+.1}%", (i.lo - 1.0) * 100.0, (i.hi - 1.0) * 100.0))
+                            .map(|i| analysis::change_interval_words(&i))
                             .unwrap_or_else(|| "n/a".into()),
                         num(c.p_value, 3),
                         num(c.min_possible_p, 3),
                         format!("{}: {}", c.verdict.words(), c.why),
+                        {
+                            let (shown, words) = no_slower(r, threshold);
+                            let answer = match shown {
+                                NonInferiority::Shown => "yes",
+                                NonInferiority::Refuted => "no",
+                                NonInferiority::Open => "undecided",
+                            };
+                            let estimate = match (shown, r.runs_to_decide) {
+                                (NonInferiority::Open, Some(n)) => {
+                                    format!("; about {n} runs a side would decide it")
+                                }
+                                _ => String::new(),
+                            };
+                            format!("{answer}: {words}{estimate}")
+                        },
                     ]
                 })
                 .collect(),
         },
+        Block::Para(format!("{} {}", crate::report::INTERVALS, crate::report::RUNS_ESTIMATE)),
     ];
     doc::markdown(&blocks)
 }

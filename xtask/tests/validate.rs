@@ -100,13 +100,52 @@ fn base_against_itself_exits_0() {
     let (code, text) = validate(&format!("{b}:base"), &format!("{b}:base"), &[]);
     assert_eq!(code, 0, "{text}");
     assert!(
-        text.contains("+0.0%") && text.contains("no regression (exit 0)"),
+        text.contains("+0.0%")
+            && text.contains(
+                "no regression: every cell's 95% interval of the change lies above -5% (exit 0)"
+            ),
         "{text}"
     );
     // a directory with two variants must be narrowed: an error is 3
     let (code, text) = validate(&b, &b, &[]);
     assert_eq!(code, 3, "{text}");
     assert!(text.contains("several variants (base, gate)"), "{text}");
+}
+
+/// "No regression" is non-inferiority: a median a little higher whose
+/// interval reaches far below -threshold is undecided, not a pass.
+#[test]
+fn a_small_gain_with_a_wide_interval_is_undecided() {
+    let t = tempfile::tempdir().unwrap();
+    let (b, c) = (dir(t.path(), "base"), dir(t.path(), "cand"));
+    let cell = ("10.11.18", "base", "update-index", 2);
+    write_cell(
+        Path::new(&b),
+        "m",
+        cell,
+        &[1000.0, 1100.0, 900.0, 1050.0, 950.0],
+        30.0,
+    );
+    write_cell(
+        Path::new(&c),
+        "m",
+        cell,
+        &[1040.0, 1150.0, 850.0, 1100.0, 1000.0],
+        30.0,
+    );
+    let (code, text) = validate(&b, &c, &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("+4.0%")
+            && text
+                .contains("(Hodges-Lehmann, exact 96.8%), reaches across the allowed -5%; about ")
+            && text.contains(" runs a side would decide it"),
+        "{text}"
+    );
+    // 5 against 5: 1 - 2 P(U <= 2) = 1 - 8/252; the same runs, held to a
+    // 30% drop, are no regression
+    let (code, text) = validate(&b, &c, &["--threshold", "30"]);
+    assert_eq!(code, 0, "{text}");
 }
 
 #[test]

@@ -17,6 +17,9 @@ pub enum Metric {
     ReadRequestsPerQuery,
     CsPerQuery,
     CpuMsPerQuery,
+    /// CPU of the server and of sysbench (the client) per query, as Mark
+    /// Callaghan's tables count it
+    ServerAndClientCpuMsPerQuery,
     BufPoolMutexPerQuery,
     BufPoolMutexWaitUsPerQuery,
     /// scan-loop: share of the hot table resident, second half of the
@@ -44,6 +47,9 @@ pub struct MetricInfo {
     pub column: Option<(&'static str, usize)>,
     /// a bar chart of its medians per workload and variant
     pub chart: Option<Chart>,
+    /// a column of the relative table (variant / baseline per workload,
+    /// Mark Callaghan's form): its header
+    pub relative: Option<&'static str>,
 }
 
 /// A metric's bar chart.
@@ -66,6 +72,7 @@ const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricI
         in_medians: false,
         column: None,
         chart: None,
+        relative: None,
     }
 }
 
@@ -86,14 +93,19 @@ impl MetricInfo {
         self.chart = Some(chart);
         self
     }
+    const fn relative(mut self, header: &'static str) -> Self {
+        self.relative = Some(header);
+        self
+    }
 }
 
 /// Every metric, in the order summary.json's medians and the results
 /// table's columns list them.
-pub const METRICS: [MetricInfo; 13] = [
+pub const METRICS: [MetricInfo; 14] = [
     row(Metric::Qps, "qps", "QPS")
         .higher_is_better()
         .median()
+        .relative("QPS")
         .chart(Chart {
             file: "qps.svg",
             title: "QPS per workload and variant",
@@ -136,14 +148,23 @@ pub const METRICS: [MetricInfo; 13] = [
         "context switches per query",
     )
     .median()
-    .column("cs / query", 2),
+    .column("cs / query", 2)
+    .relative("server context switches / query"),
     row(
         Metric::CpuMsPerQuery,
         "cpu_ms_per_query",
         "server CPU ms per query",
     )
     .median()
-    .column("CPU ms / query", 3),
+    .column("CPU ms / query", 3)
+    .relative("server CPU / query"),
+    row(
+        Metric::ServerAndClientCpuMsPerQuery,
+        "server_and_client_cpu_ms_per_query",
+        "server and sysbench CPU ms per query",
+    )
+    .median()
+    .relative("server + sysbench CPU / query"),
     row(
         Metric::BufPoolMutexPerQuery,
         "buf_pool_mutex_per_query",
@@ -180,8 +201,8 @@ pub const METRICS: [MetricInfo; 13] = [
 
 impl Metric {
     /// Every metric, in the table's order.
-    pub const ALL: [Metric; 13] = {
-        let mut all = [Metric::Qps; 13];
+    pub const ALL: [Metric; 14] = {
+        let mut all = [Metric::Qps; 14];
         let mut i = 0;
         while i < METRICS.len() {
             all[i] = METRICS[i].metric;

@@ -5,6 +5,7 @@ use super::progress::Progress;
 use super::run::{Prepared, Shared};
 use crate::record::{Cell, CellKey, RunResult};
 use crate::report::analysis::{Analysis, Decision};
+use crate::report::verdict::{self, Answer};
 use crate::results::manifest::is_baseline;
 use crate::results::question::Kind;
 use crate::results::store::{self, Inputs};
@@ -66,9 +67,15 @@ pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<C
         for c in &a.cells {
             let asked = c.cell.variant == q.variant
                 || (q.variant == "base" && is_baseline(&c.cell.variant));
-            if asked && (q.workloads.is_empty() || q.workloads.contains(&c.cell.workload)) {
-                let base = crate::report::verdict::against_cell(&a, q, &c.cell);
-                if a.compare_cells(&c.cell, &base, q.metric()).verdict == Decision::Undecided {
+            if asked
+                && (q.workloads.is_empty() || q.workloads.contains(&c.cell.workload))
+                && (q.trees.is_empty() || q.trees.contains(&c.cell.tree))
+            {
+                let base = verdict::against_cell(&a, q, &c.cell);
+                // the question's own rule (non-inferiority), not the
+                // comparison's: a change within the noise floor decides
+                // a comparison but not a no-slower question
+                if verdict::no_slower(&a, q, &c.cell).answer == Answer::Undecided {
                     need.insert(c.cell.clone());
                     need.insert(base);
                 }

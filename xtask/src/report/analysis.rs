@@ -61,7 +61,9 @@ pub enum Decision {
     /// significantly higher, beyond the threshold and the noise floor
     Higher,
     Lower,
-    /// no change beyond the threshold and the noise floor
+    /// no change shown: the change of the median is within the threshold,
+    /// or beyond it but within the noise floor (which says nothing of how
+    /// large a change the runs rule out: that is `NonInferiority`'s)
     NoChange,
     /// too few runs to tell, or a change beyond the threshold that is not
     /// significant
@@ -73,10 +75,24 @@ impl Decision {
         match self {
             Decision::Higher => "higher",
             Decision::Lower => "lower",
-            Decision::NoChange => "no change beyond the threshold",
+            Decision::NoChange => "no change shown",
             Decision::Undecided => "undecided",
         }
     }
+}
+
+/// Whether a change is no worse than an allowed one, decided by the
+/// interval of the change alone (the noise floor plays no part: a noisier
+/// control must not make a pass easier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NonInferiority {
+    /// a 95% interval lies on the good side of the allowed change
+    Shown,
+    /// a 95% interval lies on the bad side of it
+    Refuted,
+    /// the interval reaches across it, or no 95% interval exists
+    Open,
 }
 
 /// A candidate cell against a baseline cell on one metric. Serialized as
@@ -91,7 +107,8 @@ pub struct Comparison {
     pub median: Option<f64>,
     /// (median / base median - 1) * 100
     pub change_pct: Option<f64>,
-    /// bootstrap interval of median / base median
+    /// interval of candidate / base with its method and coverage
+    /// (`stats::ratio_ci`: exact Hodges-Lehmann below 8 runs a side)
     pub ratio_interval: Option<Interval>,
     /// exact two-sided Mann-Whitney p
     pub p_value: Option<f64>,
@@ -99,10 +116,34 @@ pub struct Comparison {
     pub min_possible_p: Option<f64>,
     /// |change| between the control's two runs of this workload
     pub noise_floor_pct: Option<f64>,
+    /// this is the control's second run against its first: its |change|
+    /// is the noise floor it measures
+    #[serde(default)]
+    pub control: bool,
     pub threshold_pct: f64,
     pub verdict: Decision,
     /// the numbers that decided it, in words
     pub why: String,
+    /// when undecided: about how many runs a side would decide it
+    /// (`stats::runs_to_decide`)
+    #[serde(default)]
+    pub runs_to_decide: Option<usize>,
+}
+
+/// `-14.1% to +11.5% (Hodges-Lehmann, exact 97.1%)`: an interval of a
+/// ratio as a change in percent, with its method and coverage.
+pub fn change_interval_words(i: &Interval) -> String {
+    format!(
+        "{:+.1}% to {:+.1}% ({})",
+        (i.lo - 1.0) * 100.0,
+        (i.hi - 1.0) * 100.0,
+        i.coverage_words()
+    )
+}
+
+/// A percentage limit as written in a matrix: -5, +2.5.
+fn limit_words(pct: f64) -> String {
+    format!("{pct:+}%")
 }
 
 impl Comparison {
@@ -113,6 +154,26 @@ impl Comparison {
         cand: &[f64],
         noise_floor_pct: Option<f64>,
         threshold_pct: f64,
+    ) -> Comparison {
+        Comparison::build(
+            against,
+            metric,
+            base,
+            cand,
+            noise_floor_pct,
+            threshold_pct,
+            false,
+        )
+    }
+
+    fn build(
+        against: &str,
+        metric: Metric,
+        base: &[f64],
+        cand: &[f64],
+        noise_floor_pct: Option<f64>,
+        threshold_pct: f64,
+        control: bool,
     ) -> Comparison {
         let base_median = median(base);
         let cand_median = median(cand);
@@ -129,21 +190,52 @@ impl Comparison {
             base_median,
             median: cand_median,
             change_pct,
-            ratio_interval: stats::bootstrap_ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
+            ratio_interval: stats::ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
             p_value: mw.map(|m| m.p_two_sided),
             min_possible_p: mw.map(|m| m.min_p),
             noise_floor_pct,
+            control,
             threshold_pct: threshold_pct.abs(),
             verdict: Decision::Undecided,
             why: String::new(),
+            runs_to_decide: None,
         };
         (c.verdict, c.why) = c.decide();
+        if c.verdict == Decision::Undecided {
+            c.runs_to_decide = c.runs_to_decide_change(base, cand);
+            if let Some(n) = c.runs_to_decide {
+                c.why
+                    .push_str(&format!(" (about {n} runs a side would decide it)"));
+            }
+        }
+        if control {
+            c.why = format!(
+                "the control's two runs of one build: {} is the noise floor it measures; {}",
+                c.change_pct
+                    .map(|x| format!("{:.1}%", x.abs()))
+                    .unwrap_or_else(|| "n/a".into()),
+                c.why
+            );
+        }
         c
     }
 
     /// Beyond the threshold and beyond the noise floor where measured.
     fn beyond(&self, change: f64, threshold: f64) -> bool {
         change.abs() > threshold && self.noise_floor_pct.is_none_or(|n| change.abs() > n)
+    }
+
+    /// Runs a side for an undecided comparison: where the change is
+    /// within the threshold or the noise floor, the fewest whose exact test
+    /// can be significant (then it is "no change shown"); else enough to
+    /// show the change significant.
+    fn runs_to_decide_change(&self, base: &[f64], cand: &[f64]) -> Option<usize> {
+        let change = self.change_pct?;
+        if !self.beyond(change, self.threshold_pct) {
+            return (1..=stats::MAX_RUNS_ESTIMATED)
+                .find(|&n| stats::mann_whitney_min_p(n, n) < ALPHA);
+        }
+        stats::runs_to_decide(base, cand, 1.0)
     }
 
     fn decide(&self) -> (Decision, String) {
@@ -167,23 +259,29 @@ impl Comparison {
                 ),
             );
         }
-        let noise = self
-            .noise_floor_pct
-            .map(|n| format!(", noise floor {n:.1}%"))
-            .unwrap_or_default();
-        if !self.beyond(change, self.threshold_pct) {
+        let threshold = self.threshold_pct;
+        if change.abs() <= threshold {
+            return (
+                Decision::NoChange,
+                format!("{change:+.1}% is within ±{threshold:.0}% (p = {p:.3})"),
+            );
+        }
+        if let Some(n) = self.noise_floor_pct.filter(|n| change.abs() <= *n) {
             return (
                 Decision::NoChange,
                 format!(
-                    "{change:+.1}% is within ±{:.0}%{noise} (p = {p:.3})",
-                    self.threshold_pct
+                    "{change:+.1}% is beyond ±{threshold:.0}% but within the noise floor of {n:.1}% (p = {p:.3})"
                 ),
             );
         }
+        let beyond = match self.noise_floor_pct {
+            Some(n) => format!("beyond ±{threshold:.0}% and the noise floor of {n:.1}%"),
+            None => format!("beyond ±{threshold:.0}%"),
+        };
         if p >= ALPHA {
             return (
                 Decision::Undecided,
-                format!("{change:+.1}% but p = {p:.3} ≥ {ALPHA}: add repetitions"),
+                format!("{change:+.1}% is {beyond} but p = {p:.3} ≥ {ALPHA}: add repetitions"),
             );
         }
         let d = if change > 0.0 {
@@ -191,13 +289,78 @@ impl Comparison {
         } else {
             Decision::Lower
         };
-        (
-            d,
-            format!(
-                "{change:+.1}% beyond ±{:.0}%{noise}, p = {p:.3}",
-                self.threshold_pct
-            ),
-        )
+        (d, format!("{change:+.1}% is {beyond}, p = {p:.3}"))
+    }
+
+    /// Is the change no worse than `allowed_pct` (negative: the drop a
+    /// higher-is-better metric may take; for a cost, the rise it may take
+    /// is -allowed_pct)? Shown when the interval of the change, at 95%
+    /// coverage or more, lies wholly on the good side of the allowed
+    /// change, refuted when it lies wholly on the bad side, open
+    /// otherwise; the words say which, with the numbers.
+    pub fn non_inferiority(
+        &self,
+        allowed_pct: f64,
+        higher_is_better: bool,
+    ) -> (NonInferiority, String) {
+        // the allowed change as a change of the metric
+        let limit = if higher_is_better {
+            allowed_pct
+        } else {
+            -allowed_pct
+        };
+        let Some(i) = self.ratio_interval else {
+            return (
+                NonInferiority::Open,
+                format!(
+                    "no interval of the change ({} runs against {}, or values without a ratio)",
+                    self.runs, self.base_runs
+                ),
+            );
+        };
+        let (lo, hi) = ((i.lo - 1.0) * 100.0, (i.hi - 1.0) * 100.0);
+        let interval = format!(
+            "the interval of the change, {lo:+.1}% to {hi:+.1}% ({})",
+            i.coverage_words()
+        );
+        if !i.reaches(LEVEL) {
+            return (
+                NonInferiority::Open,
+                format!(
+                    "{interval}, is the widest {} runs against {} allow and covers less than {}: it decides nothing",
+                    self.runs,
+                    self.base_runs,
+                    stats::percent(LEVEL)
+                ),
+            );
+        }
+        let (good_side, bad_side) = if higher_is_better {
+            ("above", "below")
+        } else {
+            ("below", "above")
+        };
+        let (shown, refuted) = if higher_is_better {
+            (lo > limit, hi < limit)
+        } else {
+            (hi < limit, lo > limit)
+        };
+        let limit = limit_words(limit);
+        if shown {
+            (
+                NonInferiority::Shown,
+                format!("{interval}, lies {good_side} the allowed {limit}"),
+            )
+        } else if refuted {
+            (
+                NonInferiority::Refuted,
+                format!("{interval}, lies {bad_side} the allowed {limit}"),
+            )
+        } else {
+            (
+                NonInferiority::Open,
+                format!("{interval}, reaches across the allowed {limit}"),
+            )
+        }
     }
 }
 
@@ -210,6 +373,9 @@ pub struct Analysis<'a> {
     pub cells: Vec<CellRuns<'a>>,
     /// QPS of every non-baseline cell against its tree's baseline
     pub comparisons: Vec<(Cell, Comparison)>,
+    /// the revision of the tool that renders the reports, when known
+    /// (`results::manifest::Reported`); the runs carry their own
+    pub reported_by: Option<String>,
 }
 
 impl<'a> Analysis<'a> {
@@ -245,6 +411,7 @@ impl<'a> Analysis<'a> {
             results,
             cells,
             comparisons: Vec::new(),
+            reported_by: None,
         };
         let mut comparisons = Vec::new();
         for c in &a.cells {
@@ -261,6 +428,23 @@ impl<'a> Analysis<'a> {
         }
         a.comparisons = comparisons;
         a
+    }
+
+    /// The same analysis, rendered by the tool of `revision`.
+    pub fn reported_by(mut self, revision: Option<String>) -> Analysis<'a> {
+        self.reported_by = revision;
+        self
+    }
+
+    /// The tool revisions that made the runs, in the order first seen.
+    pub fn run_revisions(&self) -> Vec<String> {
+        let mut revs: Vec<String> = Vec::new();
+        for r in self.results {
+            if !revs.contains(&r.tool_revision) {
+                revs.push(r.tool_revision.clone());
+            }
+        }
+        revs
     }
 
     pub fn cell(&self, cell: &Cell) -> Option<&CellRuns<'a>> {
@@ -320,14 +504,22 @@ impl<'a> Analysis<'a> {
         h
     }
 
+    /// Whether the counted runs of both cells come from one host (or
+    /// either has none): only then are they compared.
+    pub fn one_host(&self, cell: &Cell, base: &Cell) -> bool {
+        let (hosts, base_hosts) = (self.hosts(cell), self.hosts(base));
+        let mixed = hosts.len() > 1 || base_hosts.len() > 1;
+        let either_empty = hosts.is_empty() || base_hosts.is_empty();
+        !mixed && (either_empty || hosts == base_hosts)
+    }
+
     /// `cell` against `base` (another variant, or another tree's); never
     /// across hosts: throughput is only compared between runs of one host
     /// (merged shards keep whole comparison groups on one host).
     pub fn compare_cells(&self, cell: &Cell, base: &Cell, metric: Metric) -> Comparison {
         let values = |c: &Cell| self.cell(c).map(|r| r.values(metric)).unwrap_or_default();
         let (hosts, base_hosts) = (self.hosts(cell), self.hosts(base));
-        let mixed = hosts.len() > 1 || base_hosts.len() > 1;
-        if mixed || (!hosts.is_empty() && !base_hosts.is_empty() && hosts != base_hosts) {
+        if !self.one_host(cell, base) {
             let mut c = Comparison::new(
                 &base.variant,
                 metric,
@@ -360,13 +552,14 @@ impl<'a> Analysis<'a> {
         } else {
             format!("{} {}", base.tree, base.variant)
         };
-        Comparison::new(
+        Comparison::build(
             &against,
             metric,
             &values(base),
             &values(cell),
             noise,
             self.manifest.threshold_pct,
+            is_control_pair,
         )
     }
 
@@ -398,6 +591,59 @@ mod tests {
         assert_eq!(c.verdict, Decision::Undecided);
         assert_eq!(c.min_possible_p, Some(0.1));
         assert!(c.why.contains("cannot give p below 0.100"), "{}", c.why);
+    }
+
+    #[test]
+    fn no_slower_is_decided_by_the_interval_never_by_the_noise_floor() {
+        let base = [1000.0, 1100.0, 900.0, 1050.0, 950.0];
+        // +4% of the median, but the interval reaches far below -5%
+        let wide = [1040.0, 1150.0, 850.0, 1100.0, 1000.0];
+        for noise in [None, Some(25.0)] {
+            let c = Comparison::new("base", Metric::Qps, &base, &wide, noise, 5.0);
+            let (ni, words) = c.non_inferiority(-5.0, true);
+            assert_eq!(ni, NonInferiority::Open, "{words}");
+            assert!(words.contains("reaches across the allowed -5%"), "{words}");
+        }
+        let tight = [1030.0, 1031.0, 1032.0, 1033.0, 1034.0];
+        let close = [1000.0, 1001.0, 1002.0, 1003.0, 1004.0];
+        let c = Comparison::new("base", Metric::Qps, &close, &tight, None, 5.0);
+        let (ni, words) = c.non_inferiority(-5.0, true);
+        assert_eq!(ni, NonInferiority::Shown, "{words}");
+        assert!(words.contains("lies above the allowed -5%"), "{words}");
+        let slow: Vec<f64> = close.iter().map(|q| q * 0.8).collect();
+        let c = Comparison::new("base", Metric::Qps, &close, &slow, Some(30.0), 5.0);
+        assert_eq!(c.non_inferiority(-5.0, true).0, NonInferiority::Refuted);
+        // within a 30% noise floor the comparison shows no change, and says why
+        assert_eq!(c.verdict, Decision::NoChange);
+        assert!(
+            c.why
+                .contains("-20.0% is beyond ±5% but within the noise floor of 30.0%"),
+            "{}",
+            c.why
+        );
+        // for a cost the allowed change is a rise: -20% CPU is fine
+        assert_eq!(c.non_inferiority(-5.0, false).0, NonInferiority::Shown);
+        // 3 against 3 reach 90% at most: nothing is decided by it
+        let c = Comparison::new("base", Metric::Qps, &close[..3], &tight[..3], None, 5.0);
+        let (ni, words) = c.non_inferiority(-5.0, true);
+        assert_eq!(ni, NonInferiority::Open);
+        assert!(
+            words.contains("(Hodges-Lehmann, exact 90%)") && words.contains("decides nothing"),
+            "{words}"
+        );
+    }
+
+    #[test]
+    fn an_undecided_comparison_says_about_how_many_runs_would_decide_it() {
+        let base = [100.0, 101.0, 102.0];
+        let c = Comparison::new("base", Metric::Qps, &base, &[80.0, 81.0, 82.0], None, 5.0);
+        assert_eq!(c.verdict, Decision::Undecided);
+        assert_eq!(c.runs_to_decide, Some(4), "{}", c.why);
+        assert!(
+            c.why.ends_with("(about 4 runs a side would decide it)"),
+            "{}",
+            c.why
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! interval; pages made young and buf_pool.mutex acquisitions per query;
 //! QPS against threads where a workload ran at several thread counts.
 
-use super::analysis::{Analysis, LEVEL};
+use super::analysis::Analysis;
 use crate::charts::{self, Bar, BarGroup, Line};
 use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
@@ -48,15 +48,49 @@ fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
     groups
 }
 
+/// What the whiskers of a chart are: the order-statistic interval of the
+/// median, with the coverages its cells have (one per number of runs).
+fn whisker_words(a: &Analysis, metric: Metric) -> String {
+    let mut by_runs: Vec<(usize, String)> = a
+        .cells
+        .iter()
+        .filter_map(|c| {
+            let i = c.interval(metric)?;
+            Some((c.values(metric).len(), crate::stats::percent(i.coverage)))
+        })
+        .collect();
+    by_runs.sort();
+    by_runs.dedup();
+    let coverages: Vec<String> = by_runs
+        .iter()
+        .map(|(n, cov)| format!("{cov} coverage with {n} runs"))
+        .collect();
+    format!(
+        "whiskers: the median's order-statistic interval, {}",
+        coverages.join(", ")
+    )
+}
+
+/// A chart's title with its note on a second line (drawn under the
+/// chart), and the same on one line for the report's image text.
+fn titled(title: String, note: Option<String>) -> (String, String) {
+    match note {
+        Some(n) => (format!("{title}\n{n}"), format!("{title}; {n}")),
+        None => (title.clone(), title),
+    }
+}
+
 pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     let mut out = Vec::new();
     let mut bars =
         |file: &str, title: String, y: &str, metric: Metric, with_interval: bool| -> Result<()> {
             let g = groups(a, metric, with_interval);
             if g.iter().any(|g| g.bars.iter().any(|b| b.value.is_some())) {
+                let note = with_interval.then(|| whisker_words(a, metric));
+                let (drawn, title) = titled(title, note);
                 out.push(Chart {
                     file: file.into(),
-                    svg: charts::grouped_bars(&title, y, &g)?,
+                    svg: charts::grouped_bars(&drawn, y, &g)?,
                     title,
                 });
             }
@@ -66,7 +100,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     for info in METRICS.iter() {
         let Some(chart) = info.chart else { continue };
         let title = if chart.interval {
-            format!("{} (median, {:.0}% interval)", chart.title, LEVEL * 100.0)
+            format!("{} (median)", chart.title)
         } else {
             chart.title.to_string()
         };
@@ -113,10 +147,13 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         if lines.is_empty() {
             continue;
         }
-        let title = format!("QPS against threads: {w}");
+        let (drawn, title) = titled(
+            format!("QPS against threads: {w} (median)"),
+            Some(whisker_words(a, Metric::Qps)),
+        );
         out.push(Chart {
             file: format!("qps-threads-{}.svg", crate::util::slug(w)),
-            svg: charts::lines(&title, "threads", "queries per second", &lines)?,
+            svg: charts::lines(&drawn, "threads", "queries per second", &lines)?,
             title,
         });
     }

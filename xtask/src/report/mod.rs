@@ -6,12 +6,15 @@
 pub mod analysis;
 pub mod charts;
 pub mod doc;
+pub mod relative;
+mod reproduction;
 pub mod scan;
 pub mod summary;
 pub mod verdict;
 
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
+use crate::results::manifest::Reported;
 use crate::results::{self, Manifest};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
@@ -24,18 +27,55 @@ pub use summary::{summarize, Medians, SummaryRow};
 
 /// Rewrites every report file in `out` from the results under `out/runs`
 /// (this invocation's and earlier ones').
+/// The revision of this tool is recorded first (`reported.json`), so the
+/// report says which tool rendered it from which tool's runs.
 pub fn write(out: &Path) -> Result<()> {
-    let results = results::read_results(out)?;
-    if results.is_empty() {
-        bail!("no run results under {}", out.join("runs").display());
+    Reported {
+        tool_revision: crate::provenance::tool_revision(),
     }
-    let manifest = Manifest::read_or_derive(out, &results)?;
-    let a = Analysis::new(manifest, &results);
-    let files = render(&a)?;
+    .write(out)?;
+    let files = render_dir(out)?;
     for (name, text) in &files {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
     Ok(())
+}
+
+/// Every report file of the results directory `dir`, as `write` would
+/// write them: a function of `runs/`, `matrix.json` and `reported.json`.
+pub fn render_dir(dir: &Path) -> Result<Vec<(String, String)>> {
+    let results = results::read_results(dir)?;
+    if results.is_empty() {
+        bail!("no run results under {}", dir.join("runs").display());
+    }
+    let manifest = Manifest::read_or_derive(dir, &results)?;
+    let a =
+        Analysis::new(manifest, &results).reported_by(Reported::read(dir).map(|r| r.tool_revision));
+    render(&a)
+}
+
+/// Which tool made the runs and, when another one rendered this report
+/// from them, which.
+fn revision_fact(a: &Analysis) -> String {
+    revision_words(&a.run_revisions(), a.reported_by.as_deref())
+}
+
+fn revision_words(runs: &[String], reported_by: Option<&str>) -> String {
+    let quoted: Vec<String> = runs.iter().map(|r| format!("`{r}`")).collect();
+    let mut s = match reported_by {
+        Some(by) if runs.iter().any(|r| r != by) => format!(
+            "innodb-lab revision: runs made by {}; this report rendered again from those runs by `{by}` (`cargo xtask report`)",
+            quoted.join(", ")
+        ),
+        _ => format!("innodb-lab revision: {}", quoted.join(", ")),
+    };
+    if runs.iter().any(|r| r.ends_with("+dirty")) {
+        s.push_str(
+            "; `+dirty`: the runs were made from a checkout with local changes, which no commit \
+             reproduces exactly",
+        );
+    }
+    s
 }
 
 /// Every report file of an analysis: (file name, contents).
@@ -142,6 +182,40 @@ fn small_host_note(cores: usize) -> String {
     }
 }
 
+/// How the interval of a change is made, for the paragraph under every
+/// table that prints one.
+pub const INTERVALS: &str = "The interval of the change is, with fewer than 8 runs a side, the \
+     Hodges-Lehmann interval of the ratio (the n*m ratios of a run of the variant to a run of the \
+     baseline, sorted, cut where the exact Mann-Whitney distribution puts the smallest coverage at \
+     or above 95%; exact when the variant's runs are the baseline's scaled by a factor), and its \
+     coverage is printed: 97.1% for 4 runs against 4, below 95% (and deciding nothing) where the \
+     runs cannot reach it, as 3 against 3 (90%); from 8 runs a side a percentile bootstrap of the \
+     ratio of medians (2000 resamples, fixed seed), at its nominal 95%.";
+
+/// How the runs a decision would take are estimated, said wherever an
+/// estimate is printed.
+pub const RUNS_ESTIMATE: &str = "\"About N runs a side would decide it\" is an estimate: \
+     if the change and the spread of these runs (the pooled standard deviation of the logs of the \
+     values) were the true ones, N runs a side would give a 95% interval that clears the boundary \
+     (the allowed change for a question, no change for a comparison) 80% of the time, by the \
+     normal approximation widened for the Hodges-Lehmann interval's efficiency (3/pi); a change \
+     within the threshold or the noise floor is decided once the exact test can be significant \
+     (4 runs a side).";
+
+/// The noise floor column: the control's own row shows the floor it
+/// measures; the others the floor they are held against.
+fn noise_floor_cell(c: &analysis::Comparison) -> String {
+    if c.control {
+        return c
+            .change_pct
+            .map(|x| format!("measured here: {:.1}%", x.abs()))
+            .unwrap_or_else(|| "n/a".into());
+    }
+    c.noise_floor_pct
+        .map(|n| format!("{n:.1}%"))
+        .unwrap_or_else(|| "not measured".into())
+}
+
 /// A number for a table: n/a when not measured.
 pub fn num(v: Option<f64>, digits: usize) -> String {
     v.map(|x| format!("{x:.digits$}"))
@@ -164,7 +238,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     let mut facts = vec![
         format!("host: `{}` ({})", first.host.hostname, first.host.label()),
         small_host_note(first.host.cores),
-        format!("innodb-lab revision: `{}`", first.tool_revision),
+        revision_fact(a),
         format!(
             "{} counted, {} flagged busy and left out, {} failed; {} planned per cell{}",
             plural(counted, "run", "runs"),
@@ -177,10 +251,13 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         ),
         format!(
             "a change counts when beyond ±{}%, beyond the noise floor where a control measured one, \
-             and significant (exact two-sided Mann-Whitney p < {}); intervals are {:.0}%",
+             and significant (exact two-sided Mann-Whitney p < {}); a no-slower question passes only \
+             when a {} interval of the change lies above the allowed change (non-inferiority; the \
+             noise floor plays no part), fails when it lies below it, and is undecided otherwise; \
+             every interval says its method and its coverage",
             m.threshold_pct,
             analysis::ALPHA,
-            LEVEL * 100.0
+            crate::stats::percent(LEVEL)
         ),
     ];
     if m.until_decided.is_some() {
@@ -213,14 +290,31 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                 .iter()
                 .map(|v| {
                     format!(
-                        "**{}**: {} ({})",
+                        "**{}** by {}: {} ({})",
                         v.verdict.word(),
+                        verdict::rule_name(&v.rule),
                         v.question,
                         v.details.join("; ")
                     )
                 })
                 .collect(),
         ));
+        let mut rules: Vec<&str> = verdicts.iter().map(|v| v.rule.as_str()).collect();
+        rules.dedup();
+        rules.sort_unstable();
+        rules.dedup();
+        // the estimate is explained under the comparisons when they follow
+        b.push(Block::Para(format!(
+            "Rules: {}.{}",
+            rules.join("; "),
+            if a.comparisons.is_empty() {
+                format!(" {RUNS_ESTIMATE}")
+            } else {
+                " How the runs a decision would take are estimated: under \"QPS against the \
+                 baseline\"."
+                    .to_string()
+            }
+        )));
     }
 
     b.push(Block::Heading(
@@ -230,13 +324,17 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     b.push(results_table(a));
     b.push(Block::Para(
         "Pages made young, context switches and CPU are counter deltas over the measured interval only \
-         (the warm-up is not counted). buf_pool.mutex acquisitions and wait time come from a separate \
+         (the warm-up is not counted); CPU and context switches are the server process's (all its \
+         threads), not sysbench's. The QPS interval of the median is a pair of order statistics with \
+         the smallest exact coverage at or above 95%; with fewer than 6 runs no pair reaches 95%, so it \
+         is the range, min-max, with the coverage it has (75% for 3 runs, 87.5% for 4, 93.8% for 5). \
+         buf_pool.mutex acquisitions and wait time come from a separate \
          diagnostic pass with the performance_schema instrument `wait/synch/mutex/innodb/buf_pool_mutex` \
          enabled, because timing that instrument slows the hot path; its QPS is not reported. \
          n/a: not measured."
             .into(),
     ));
-    b.extend(scan::blocks(a));
+    b.extend(scan::blocks(&scan::rows(a)));
 
     if !a.comparisons.is_empty() {
         b.push(Block::Heading(2, "QPS against the baseline".into()));
@@ -255,19 +353,11 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                         .map(|x| format!("{x:+.1}%"))
                         .unwrap_or_else(|| "n/a".into()),
                     c.ratio_interval
-                        .map(|i| {
-                            format!(
-                                "{:+.1}% to {:+.1}%",
-                                (i.lo - 1.0) * 100.0,
-                                (i.hi - 1.0) * 100.0
-                            )
-                        })
+                        .map(|i| analysis::change_interval_words(&i))
                         .unwrap_or_else(|| "n/a".into()),
                     num(c.p_value, 3),
                     num(c.min_possible_p, 3),
-                    c.noise_floor_pct
-                        .map(|n| format!("{n:.1}%"))
-                        .unwrap_or_else(|| "not measured".into()),
+                    noise_floor_cell(c),
                     format!("{}: {}", c.verdict.words(), c.why),
                 ]
             })
@@ -281,7 +371,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
                 "against",
                 "runs",
                 "change of median",
-                "95% interval of the change",
+                "interval of the change (method, coverage)",
                 "p",
                 "smallest possible p",
                 "noise floor",
@@ -291,14 +381,17 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
             .to_vec(),
             rows,
         });
-        b.push(Block::Para(
+        b.push(Block::Para(format!(
             "Undecided means these runs cannot tell: with n runs against m the exact test cannot give p \
-             below 2/C(n+m, n) (3 against 3: 0.100), so a change is never shown with fewer than 4 runs \
-             a side; add repetitions or run with `--until-decided N`. The interval of the change is a \
-             bootstrap interval of the ratio of medians (fixed seed)."
-                .into(),
-        ));
+             below 2/C(n+m, n) (the smallest possible p), so a change can be shown only where that is \
+             below {alpha}: never with 3 runs against 3 (0.100) or 3 against 4 (0.057), but with 3 \
+             against 5 (0.036) or 4 against 4 (0.029); add repetitions or run with `--until-decided N`. \
+             {INTERVALS} {RUNS_ESTIMATE}",
+            alpha = analysis::ALPHA
+        )));
     }
+
+    b.extend(relative::blocks(&relative::rows(a)));
 
     let busy_runs: Vec<&RunResult> = a
         .cells
@@ -340,7 +433,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         }
     }
 
-    reproduction(a, &mut b);
+    reproduction::blocks(a, &mut b);
 
     // metrics a run could not measure: absent from the tables (n/a), and why
     let not_measured: Vec<String> = a
@@ -405,7 +498,14 @@ fn results_table(a: &Analysis) -> Block {
             // the order statistics of few runs cover less than the level asked for
             let interval = c
                 .interval(Metric::Qps)
-                .map(|i| format!("{:.0}-{:.0} ({:.0}%)", i.lo, i.hi, i.level * 100.0))
+                .map(|i| {
+                    format!(
+                        "{:.0}-{:.0} ({})",
+                        i.lo,
+                        i.hi,
+                        crate::stats::percent(i.coverage)
+                    )
+                })
                 .unwrap_or_else(|| "n/a".into());
             vec![
                 c.cell.tree.clone(),
@@ -435,7 +535,7 @@ fn results_table(a: &Analysis) -> Block {
             "variant",
             "runs",
             "QPS",
-            "QPS interval (coverage)",
+            "QPS interval of the median (order statistics, coverage)",
             "QPS min-max",
         ]
         .into_iter()
@@ -446,190 +546,27 @@ fn results_table(a: &Analysis) -> Block {
     }
 }
 
-/// What it takes to reproduce the numbers: trees, builds, patches, cmake
-/// options, my.cnf, sysbench command lines, host and tool revision.
-fn reproduction(a: &Analysis, b: &mut Vec<Block>) {
-    let results = a.results;
-    b.push(Block::Heading(2, "Reproduction".into()));
-    let first = &results[0];
-    b.push(Block::Bullets(vec![
-        format!(
-            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}",
-            first.host.hostname,
-            first.host.cores,
-            first.host.memory_bytes,
-            first.host.cpu_model,
-            first.host.kernel
-        ),
-        format!("innodb-lab revision: `{}`", first.tool_revision),
-        match &a.manifest.file {
-            Some(f) => format!("command: `cargo xtask matrix {f}`"),
-            None => format!(
-                "command: `cargo xtask matrix` with the file of matrix `{}`",
-                a.manifest.name
-            ),
-        },
-    ]));
-    // workloads, in the matrix's order
-    let mut workloads = Vec::new();
-    for name in &a.manifest.workloads {
-        if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
-            let w = &r.workload_def;
-            if w.kind()
-                .is_ok_and(|k| k == crate::dims::WorkloadKind::ScanLoop)
-            {
-                workloads.push(format!(
-                    "workload `{}` (scan-loop): hot table {} rows, scanned table {} rows, {} hot \
-                     lookup thread(s) and {} scanning, {}; warm-up {} s, \
-                     residency pass {} s sampled every {} s, measured {} s (not sampled)",
-                    w.name,
-                    w.hot_rows,
-                    w.scan_rows,
-                    w.threads,
-                    w.scan_threads,
-                    if w.hot_rate == 0 {
-                        "events as fast as they go".to_string()
-                    } else {
-                        format!("at most {} events a second", w.hot_rate)
-                    },
-                    w.warmup_seconds,
-                    w.residency_seconds,
-                    w.sample_seconds,
-                    w.measure_seconds
-                ));
-                continue;
-            }
-            workloads.push(format!(
-                "workload `{}` ({}): {} tables x {} rows, threads {}, {} ids per IN-list, range size {}; \
-                 arming {} s, warm-up {} s (not measured), measured {} s, diagnostic pass {} s",
-                w.name,
-                w.kind().map(|k| k.to_string()).unwrap_or_else(|_| "?".into()),
-                w.tables,
-                w.table_size,
-                w.threads,
-                w.random_points,
-                w.range_size,
-                w.arm_seconds,
-                w.warmup_seconds,
-                w.measure_seconds,
-                w.diagnostic_seconds
-            ));
-        }
-    }
-    b.push(Block::Bullets(workloads));
-    for tree in &a.manifest.trees {
-        let tree_runs: Vec<&RunResult> = results.iter().filter(|r| &r.key.tree == tree).collect();
-        let Some(t) = tree_runs.iter().find_map(|r| r.tree_info.as_ref()) else {
-            continue;
-        };
-        b.push(Block::Heading(
-            3,
-            format!("Tree `{tree}`: {} `{}`", t.version, t.spec),
-        ));
-        let mut facts = vec![format!("id: `{}`", t.id)];
-        for variant in &a.manifest.variants {
-            let Some(v) = tree_runs.iter().find(|r| &r.key.variant == variant) else {
-                continue;
-            };
-            let mut what = Vec::new();
-            if let Some(build) = &v.build {
-                what.push(format!("build `{}`", build.key_hash));
-                if let Some(p) = &build.patch {
-                    what.push(format!(
-                        "patch `{}` (sha256 `{}`)",
-                        p.file.display(),
-                        p.sha256
-                    ));
-                }
-                if let Some(c) = &build.cherry_pick {
-                    what.push(format!(
-                        "cherry-picked {} from {}",
-                        c.commits.join(", "),
-                        c.remote
-                    ));
-                }
-            } else if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
-                what.push("packaged binary".to_string());
-            }
-            for (k, val) in &v.variant_settings {
-                what.push(format!("`{k}={val}`"));
-            }
-            facts.push(format!("variant `{variant}`: {}", what.join("; ")));
-        }
-        b.push(Block::Bullets(facts));
-        if let Some(build) = tree_runs.iter().find_map(|r| r.build.as_ref()) {
-            b.push(Block::Para(format!(
-                "cmake options (compiler {}):",
-                build.key.compiler
-            )));
-            b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
-        }
-        if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
-            let mut scaled = vec![format!(
-                "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
-                t.series
-            )];
-            scaled.extend(
-                cnf.scaled
-                    .iter()
-                    .map(|s| format!("`{}` = {} (Mark: {}): {}", s.name, s.here, s.mark, s.why)),
-            );
-            b.push(Block::Bullets(scaled));
-        }
-        // one my.cnf per variant whose file differs from the baseline's
-        let mut shown: Vec<String> = Vec::new();
-        for variant in &a.manifest.variants {
-            let Some(text) = tree_runs
-                .iter()
-                .filter(|r| &r.key.variant == variant)
-                .find_map(|r| r.my_cnf_text.as_deref())
-            else {
-                continue;
-            };
-            let text = strip_run_paths(text);
-            if shown.contains(&text) {
-                continue;
-            }
-            b.push(Block::Para(format!(
-                "my.cnf of `{variant}` (run paths shown as <run>):"
-            )));
-            b.push(Block::Pre(text.clone()));
-            shown.push(text);
-        }
-    }
-    // sysbench command lines, one set per workload
-    let mut commands = Vec::new();
-    for name in &a.manifest.workloads {
-        if let Some(o) = results
-            .iter()
-            .filter(|r| &r.key.workload == name)
-            .find_map(|r| r.outcome.as_ref())
-        {
-            commands.extend(o.sysbench_commands.iter().map(|c| strip_run_paths(c)));
-        }
-    }
-    if !commands.is_empty() {
-        b.push(Block::Para("sysbench command lines:".into()));
-        b.push(Block::Pre(commands.join("\n")));
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Run directories (`/dev/shm/innodb-lab/<run>/`) differ between runs;
-/// the rest of a my.cnf or command line does not.
-fn strip_run_paths(text: &str) -> String {
-    const SHM: &str = "/dev/shm/innodb-lab/";
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find(SHM) {
-        out.push_str(&rest[..i]);
-        out.push_str("<run>");
-        let after = &rest[i + SHM.len()..];
-        // the run directory's name ends at the next separator
-        let end = after
-            .find(|c: char| c == '/' || c.is_whitespace())
-            .unwrap_or(after.len());
-        rest = &after[end..];
+    #[test]
+    fn the_header_says_which_tool_made_the_runs_and_which_rendered_them() {
+        let runs = vec!["aaa".to_string()];
+        assert_eq!(revision_words(&runs, None), "innodb-lab revision: `aaa`");
+        assert_eq!(
+            revision_words(&runs, Some("aaa")),
+            "innodb-lab revision: `aaa`"
+        );
+        assert_eq!(
+            revision_words(&runs, Some("bbb")),
+            "innodb-lab revision: runs made by `aaa`; this report rendered again from those runs by `bbb` (`cargo xtask report`)"
+        );
+        let dirty = revision_words(&["ccc+dirty".to_string()], Some("bbb"));
+        assert!(
+            dirty.contains("runs made by `ccc+dirty`")
+                && dirty.contains("checkout with local changes"),
+            "{dirty}"
+        );
     }
-    out.push_str(rest);
-    out
 }

@@ -16,6 +16,7 @@ use crate::record::ScanLoopOutcome;
 use anyhow::Result;
 use lru_model::sim::{self, ScanLoopParams, ScanLoopResult};
 use lru_model::{Config, ShortLru};
+use serde::{Deserialize, Serialize};
 
 /// A difference between the model and a measurement worth explaining, in
 /// percentage points of the hot set.
@@ -60,27 +61,31 @@ pub fn model_params(o: &ScanLoopOutcome, short_lru: ShortLru) -> ScanLoopParams 
     }
 }
 
-/// One scan-loop cell: measured medians beside the model's medians.
-pub struct Row<'a> {
-    pub cell: &'a Cell,
+/// One scan-loop cell: measured medians beside the model's medians, as
+/// the report's table prints them and summary.json's `scan_resistance`
+/// holds them (absent where not measured, or where the model has no
+/// policy for the variant).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    #[serde(flatten)]
+    pub cell: Cell,
+    pub settings: String,
     pub runs: usize,
+    /// hot set kept, second half of the residency pass, in percent
     pub kept_pct: Option<f64>,
     pub model_kept_pct: Option<f64>,
+    /// model minus measurement, in points of the hot set
+    pub model_minus_measured_pp: Option<f64>,
+    /// scanned pages in the young sublist, same samples
     pub scan_young: Option<f64>,
     pub model_scan_young: Option<f64>,
+    /// from the measured pass, which samples nothing
     pub hot_lookups_per_s: Option<f64>,
     pub scans_per_s: Option<f64>,
-    /// the largest share of a residency pass spent sampling, and the
-    /// longest sample
-    pub sampling: Option<(f64, f64)>,
-    pub settings: Option<String>,
-}
-
-impl Row<'_> {
-    /// Model minus measurement, in points of the hot set.
-    pub fn diff_pp(&self) -> Option<f64> {
-        Some(self.model_kept_pct? - self.kept_pct?)
-    }
+    /// the largest share of a residency pass spent sampling
+    pub sampling_share: Option<f64>,
+    /// the longest sample, in ms
+    pub longest_sample_ms: Option<f64>,
 }
 
 fn outcomes<'a>(c: &'a CellRuns) -> Vec<&'a ScanLoopOutcome> {
@@ -101,7 +106,7 @@ fn model_runs(c: &CellRuns) -> Vec<ScanLoopResult> {
         .collect()
 }
 
-pub fn rows<'a>(a: &'a Analysis) -> Vec<Row<'a>> {
+pub fn rows(a: &Analysis) -> Vec<Row> {
     a.cells
         .iter()
         .filter_map(|c| {
@@ -110,31 +115,35 @@ pub fn rows<'a>(a: &'a Analysis) -> Vec<Row<'a>> {
             let models = model_runs(c);
             let med = |v: Vec<f64>| median(&v);
             let s = &first.settings;
+            let kept_pct = c.median(Metric::HotKeptPct);
+            let model_kept_pct = med(models.iter().map(|m| m.kept * 100.0).collect());
+            let sampling = os
+                .iter()
+                .map(|o| o.sampling_cost())
+                .reduce(|x, y| (x.0.max(y.0), x.1.max(y.1)));
             Some(Row {
-                cell: &c.cell,
+                cell: c.cell.clone(),
+                settings: format!(
+                    "pool {} pages, lru_scan_depth {}, old_blocks_time {} ms",
+                    s.pool_pages, s.lru_scan_depth, s.old_blocks_time_ms
+                ),
                 runs: os.len(),
-                kept_pct: c.median(Metric::HotKeptPct),
-                model_kept_pct: med(models.iter().map(|m| m.kept * 100.0).collect()),
+                kept_pct,
+                model_kept_pct,
+                model_minus_measured_pp: model_kept_pct.zip(kept_pct).map(|(m, k)| m - k),
                 scan_young: c.median(Metric::ScanYoungPages),
                 model_scan_young: med(models.iter().map(|m| m.scan_young_avg).collect()),
                 hot_lookups_per_s: c.median(Metric::HotLookupsPerS),
                 scans_per_s: med(os.iter().map(|o| o.scans_per_s).collect()),
-                sampling: os
-                    .iter()
-                    .map(|o| o.sampling_cost())
-                    .reduce(|x, y| (x.0.max(y.0), x.1.max(y.1))),
-                settings: Some(format!(
-                    "pool {} pages, lru_scan_depth {}, old_blocks_time {} ms",
-                    s.pool_pages, s.lru_scan_depth, s.old_blocks_time_ms
-                )),
+                sampling_share: sampling.map(|s| s.0),
+                longest_sample_ms: sampling.map(|s| s.1),
             })
         })
         .collect()
 }
 
 /// The report's blocks, or none when no cell ran scan-loop.
-pub fn blocks(a: &Analysis) -> Vec<Block> {
-    let rows = rows(a);
+pub fn blocks(rows: &[Row]) -> Vec<Block> {
     if rows.is_empty() {
         return Vec::new();
     }
@@ -155,7 +164,7 @@ pub fn blocks(a: &Analysis) -> Vec<Block> {
     let table_rows = rows
         .iter()
         .map(|r| {
-            let diff = r.diff_pp();
+            let diff = r.model_minus_measured_pp;
             if diff.is_some_and(|d| d.abs() > FLAG_PP) {
                 flagged.push(format!(
                     "{} {}: model {:+.0} points",
@@ -167,7 +176,7 @@ pub fn blocks(a: &Analysis) -> Vec<Block> {
             vec![
                 r.cell.tree.clone(),
                 r.cell.variant.clone(),
-                r.settings.clone().unwrap_or_default(),
+                r.settings.clone(),
                 r.runs.to_string(),
                 num(r.kept_pct, 1),
                 num(r.model_kept_pct, 1),
@@ -201,7 +210,7 @@ pub fn blocks(a: &Analysis) -> Vec<Block> {
     let cost: Vec<String> = rows
         .iter()
         .filter_map(|r| {
-            let (share, max_ms) = r.sampling?;
+            let (share, max_ms) = r.sampling_share.zip(r.longest_sample_ms)?;
             Some(format!(
                 "{}: up to {:.1}% of the residency pass, longest sample {:.0} ms",
                 r.cell.variant,

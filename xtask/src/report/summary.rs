@@ -91,7 +91,14 @@ pub struct Summary {
     pub matrix: String,
     pub description: String,
     pub host: String,
+    /// the revision that made the (first) run
     pub tool_revision: String,
+    /// every revision that made a run, in the order first seen
+    #[serde(default)]
+    pub run_revisions: Vec<String>,
+    /// the revision that rendered this summary, when recorded
+    #[serde(default)]
+    pub reported_by: Option<String>,
     pub threshold_pct: f64,
     pub busy_cpu_bound: f64,
     pub control: Option<String>,
@@ -102,6 +109,14 @@ pub struct Summary {
     pub failed_runs: usize,
     pub verdicts: Vec<Verdict>,
     pub rows: Vec<SummaryRow>,
+    /// the relative table: per cell and geometric means
+    /// (`report::relative`)
+    #[serde(default)]
+    pub relative: Vec<super::relative::RelativeRow>,
+    /// the scan-resistance table, measured beside modelled
+    /// (`report::scan`); empty without scan-loop cells
+    #[serde(default)]
+    pub scan_resistance: Vec<super::scan::Row>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -141,6 +156,8 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         description: m.description.clone(),
         host: format!("{} ({})", first.host.hostname, first.host.label()),
         tool_revision: first.tool_revision.clone(),
+        run_revisions: a.run_revisions(),
+        reported_by: a.reported_by.clone(),
         threshold_pct: m.threshold_pct,
         busy_cpu_bound: m.busy_cpu_bound,
         control: m.control.clone(),
@@ -151,6 +168,8 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         failed_runs: failed,
         verdicts: verdicts.to_vec(),
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
+        relative: super::relative::rows(a),
+        scan_resistance: super::scan::rows(a),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Verdicts: one answer per question of the matrix, with the numbers that
 //! decided it.
 
-use super::analysis::{Analysis, CellRuns, ALPHA};
+use super::analysis::{Analysis, CellRuns, NonInferiority};
 use crate::record::Cell;
 use crate::results::manifest::is_baseline;
 use crate::results::question::{Kind, Question};
@@ -42,20 +42,43 @@ impl Answer {
 pub struct Verdict {
     pub question: String,
     pub verdict: Answer,
+    /// the rule that decided it, in words (`rule_of`)
+    #[serde(default)]
+    pub rule: String,
     /// one line per cell asked about, with its numbers
     pub details: Vec<String>,
+    /// undecided: about how many runs a side the most demanding cell
+    /// would need for a decision (`stats::runs_to_decide`)
+    #[serde(default)]
+    pub runs_to_decide: Option<usize>,
 }
 
 impl Verdict {
-    /// `pass: gate removes promotion (…; …)`
+    /// `pass by non-inferiority: fixed is no slower (…; …)`
     pub fn line(&self) -> String {
         format!(
-            "{}: {} ({})",
+            "{} by {}: {} ({})",
             self.verdict.word(),
+            rule_name(&self.rule),
             self.question,
             self.details.join("; ")
         )
     }
+}
+
+/// The rule a question is decided by, as the README states it.
+pub fn rule_of(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Below => "bound: pass when every counted run of the variant is below the value (and, when asked, every run of the baseline on the other side of its bound), fail when one is not",
+        Kind::Above => "bound: pass when every counted run of the variant is above the value (and, when asked, every run of the baseline on the other side of its bound), fail when one is not",
+        Kind::NoSlower => "non-inferiority: pass when the lower bound of a 95% interval of the change is above the allowed change, fail when its upper bound is below it, undecided otherwise; the noise floor plays no part",
+        Kind::NotBelow => "margin: pass when the median of the variant is at least the median of the baseline less the margin, fail otherwise",
+    }
+}
+
+/// The rule's name: the words before its colon.
+pub fn rule_name(rule: &str) -> &str {
+    rule.split(':').next().unwrap_or(rule)
 }
 
 pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
@@ -70,24 +93,41 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
         return Verdict {
             question: q.name.clone(),
             verdict: Answer::Undecided,
+            rule: rule_of(q.kind).to_string(),
             details: vec![format!("no results of variant `{}`", q.variant)],
+            runs_to_decide: None,
         };
     }
     let mut answers = Vec::new();
     let mut details = Vec::new();
+    let mut runs_needed: Vec<Option<usize>> = Vec::new();
     for t in targets {
         let (answer, detail) = match q.kind {
             Kind::Below | Kind::Above => bound(a, q, t),
-            Kind::NoSlower => no_slower(a, q, &t.cell),
+            Kind::NoSlower => {
+                let n = no_slower(a, q, &t.cell);
+                if n.answer == Answer::Undecided {
+                    runs_needed.push(n.runs_to_decide);
+                }
+                (n.answer, n.detail)
+            }
             Kind::NotBelow => not_below(a, q, t),
         };
         answers.push(answer);
         details.push(format!("{}: {detail}", place(&t.cell)));
     }
+    let verdict = Answer::all(answers);
+    // the most any undecided cell needs; unknown when one cannot say
+    let runs_to_decide = (verdict == Answer::Undecided && !runs_needed.is_empty())
+        .then(|| runs_needed.iter().copied().collect::<Option<Vec<usize>>>())
+        .flatten()
+        .and_then(|v| v.into_iter().max());
     Verdict {
         question: q.name.clone(),
-        verdict: Answer::all(answers),
+        verdict,
+        rule: rule_of(q.kind).to_string(),
         details,
+        runs_to_decide,
     }
 }
 
@@ -234,59 +274,84 @@ fn not_below(a: &Analysis, q: &Question, t: &CellRuns) -> (Answer, String) {
     }
 }
 
-/// no-slower: the change against `against` is not below the allowed
-/// change, or it is but not beyond the noise floor; a drop beyond it that
-/// is not significant, or too few runs, is undecided.
-fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> (Answer, String) {
+/// A no-slower question's answer for one cell.
+pub struct NoSlower {
+    pub answer: Answer,
+    pub detail: String,
+    /// undecided: about how many runs a side would decide it
+    pub runs_to_decide: Option<usize>,
+}
+
+/// no-slower, by non-inferiority: pass when a 95% interval of the change
+/// against `against` lies above the allowed change, fail when it lies
+/// below it, undecided otherwise (then `--until-decided` repeats the
+/// cell). The noise floor is not consulted: it widens what counts as a
+/// change, never what counts as a pass.
+pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
     let m = q.metric();
     let allowed = q.threshold_pct.unwrap_or(-a.manifest.threshold_pct);
     let base = against_cell(a, q, cell);
     let c = a.compare_cells(cell, &base, m);
-    let (Some(change), Some(p), Some(min_p)) = (c.change_pct, c.p_value, c.min_possible_p) else {
-        return (
-            Answer::Undecided,
-            format!(
+    let Some(change) = c.change_pct else {
+        return NoSlower {
+            answer: Answer::Undecided,
+            detail: format!(
                 "{} against {} `{}`: {}",
                 m.words(),
                 base.tree,
                 base.variant,
                 c.why
             ),
-        );
-    };
-    // a change in the bad direction, as a percentage to hold against `allowed`
-    let better = if m.higher_is_better() {
-        change
-    } else {
-        -change
+            runs_to_decide: None,
+        };
     };
     let numbers = format!(
-        "{} {change:+.1}% against {} `{}` ({} runs vs {}), p = {p:.3}{}, allowed {allowed:+.0}%",
+        "{} {change:+.1}% against {} `{}` ({} runs vs {})",
         m.words(),
         base.tree,
         base.variant,
         c.runs,
-        c.base_runs,
-        c.noise_floor_pct
-            .map(|n| format!(", noise floor {n:.1}%"))
-            .unwrap_or_default()
+        c.base_runs
     );
-    if min_p >= ALPHA {
-        return (
-            Answer::Undecided,
-            format!(
-                "{numbers}; {} runs vs {} cannot give p below {min_p:.3}",
-                c.runs, c.base_runs
-            ),
-        );
+    if !a.one_host(cell, &base) {
+        return NoSlower {
+            answer: Answer::Undecided,
+            detail: format!("{numbers}; {}", c.why),
+            runs_to_decide: None,
+        };
     }
-    if better >= allowed || c.noise_floor_pct.is_some_and(|n| change.abs() <= n) {
-        return (Answer::Pass, numbers);
+    let (shown, words) = c.non_inferiority(allowed, m.higher_is_better());
+    let answer = match shown {
+        NonInferiority::Shown => Answer::Pass,
+        NonInferiority::Refuted => Answer::Fail,
+        NonInferiority::Open => Answer::Undecided,
+    };
+    let runs_to_decide = (answer == Answer::Undecided)
+        .then(|| {
+            let values = |x: &Cell| a.cell(x).map(|r| r.values(m)).unwrap_or_default();
+            // the factor at the allowed change: 0.95 for -5% of QPS, 1.05
+            // for +5% of a cost
+            let boundary = if m.higher_is_better() {
+                1.0 + allowed / 100.0
+            } else {
+                1.0 - allowed / 100.0
+            };
+            crate::stats::runs_to_decide(&values(&base), &values(cell), boundary)
+        })
+        .flatten();
+    let estimate = match (answer, runs_to_decide) {
+        (Answer::Undecided, Some(n)) => format!("; about {n} runs a side would decide it"),
+        (Answer::Undecided, None) => format!(
+            "; no estimate of the runs it would take (the change lies at the allowed one, or beyond {} runs a side)",
+            crate::stats::MAX_RUNS_ESTIMATED
+        ),
+        _ => String::new(),
+    };
+    NoSlower {
+        answer,
+        detail: format!("{numbers}: {words}{estimate}"),
+        runs_to_decide,
     }
-    if p >= ALPHA {
-        return (Answer::Undecided, format!("{numbers}; not significant"));
-    }
-    (Answer::Fail, numbers)
 }
 
 #[cfg(test)]

@@ -48,6 +48,26 @@ pub struct Manifest {
     pub shard: Option<String>,
 }
 
+/// Which tool last wrote a directory's reports: `report::write` records
+/// its own revision here, so that a report rendered again by a later tool
+/// (`cargo xtask report`) from runs of an earlier one says both.
+pub const REPORTED_FILE: &str = "reported.json";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reported {
+    pub tool_revision: String,
+}
+
+impl Reported {
+    pub fn read(dir: &Path) -> Option<Reported> {
+        crate::util::read_json_if_any(&dir.join(REPORTED_FILE))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        write_json(&dir.join(REPORTED_FILE), self)
+    }
+}
+
 impl Manifest {
     /// For a directory without `matrix.json`: names in first-seen order
     /// (results come sorted by key), baselines first, default bounds and

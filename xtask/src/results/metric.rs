@@ -39,6 +39,16 @@ impl Metric {
             Metric::ReadRequestsPerQuery => m.read_requests_per_query,
             Metric::CsPerQuery => m.cs_per_query,
             Metric::CpuMsPerQuery => m.cpu_ms_per_query,
+            // both are read around the measured interval with the host's
+            // CPU; sysbench's from its /proc stat after it exited
+            Metric::ServerAndClientCpuMsPerQuery => {
+                let o = m.other_cpu?;
+                let queries = m.sysbench.queries;
+                if queries == 0 {
+                    return None;
+                }
+                (o.server_cpu_seconds + o.sysbench_cpu_seconds) * 1000.0 / queries as f64
+            }
             Metric::BufPoolMutexPerQuery | Metric::BufPoolMutexWaitUsPerQuery => unreachable!(),
             // only a scan-loop cell measures them
             Metric::HotKeptPct | Metric::ScanYoungPages | Metric::HotLookupsPerS => return None,

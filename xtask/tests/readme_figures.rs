@@ -1,0 +1,277 @@
+//! The figures the README quotes from the committed reports are the
+//! figures of their summary.json: the evidence table cell by cell, the
+//! sentences on mdev-37992 and scan-resistance, and "0 busy" (a quiet
+//! host) only for reports whose runs had none flagged busy. A report
+//! rendered again, or a README edited, that makes them differ fails here.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn readme() -> String {
+    std::fs::read_to_string(root().join("README.md")).unwrap()
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn summary(report: &str) -> Value {
+    let path = root().join("reports").join(report).join("summary.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// summary.json's rows: a list (schema 1, `reports/series/`) or `rows`.
+fn rows(s: &Value) -> &Vec<Value> {
+    s.as_array()
+        .or_else(|| s["rows"].as_array())
+        .expect("summary rows")
+}
+
+/// A cell's first word, without code marks: `fixed (`...`)` is `fixed`.
+fn first_word(cell: &str) -> String {
+    cell.split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches('`')
+        .to_string()
+}
+
+/// A tree cell's label: the code span after "tree " where the README
+/// names it (`10.11.19 (Debian package, tree `10.11-pkg`)`), else its
+/// first word.
+fn tree_label(cell: &str) -> String {
+    match cell.split_once("tree `") {
+        Some((_, rest)) => rest.split('`').next().unwrap_or("").to_string(),
+        None => first_word(cell),
+    }
+}
+
+/// A figure as the README writes it, checked against the value: `0`,
+/// `0 (in N queries)`, `2.6e-5`, or a number with its decimals.
+fn check_figure(cell: &str, value: f64, queries: u64, at: &str) {
+    if let Some(n) = cell
+        .strip_prefix("0 (in ")
+        .and_then(|r| r.strip_suffix(" queries)"))
+    {
+        assert_eq!(value, 0.0, "{at}");
+        assert_eq!(n.replace(',', ""), queries.to_string(), "{at}: queries");
+    } else if cell == "0" {
+        // a bare 0 claims none at all, not a small figure rounded away
+        assert_eq!(value, 0.0, "{at}");
+    } else if cell.contains('e') {
+        assert_eq!(format!("{value:.1e}"), cell, "{at}");
+    } else {
+        let digits = cell.split('.').nth(1).map_or(0, str::len);
+        assert_eq!(format!("{value:.digits$}"), cell, "{at}");
+    }
+}
+
+#[test]
+fn the_evidence_table_quotes_the_committed_summaries() {
+    let text = readme();
+    let start = text
+        .find(
+            "| report | tree | variant | QPS | pages made young / query | buf_pool.mutex / query |",
+        )
+        .expect("the evidence table");
+    let (mut report, mut tree) = (String::new(), String::new());
+    let mut checked = 0;
+    for line in text[start..].lines().skip(2) {
+        if !line.starts_with('|') {
+            break;
+        }
+        // one `|` off each end: an empty first cell carries the report over
+        let inner = line.strip_prefix('|').and_then(|l| l.strip_suffix('|'));
+        let cells: Vec<&str> = inner.unwrap_or(line).split('|').map(str::trim).collect();
+        if !cells[0].is_empty() {
+            report = cells[0]
+                .trim_matches('`')
+                .trim_start_matches("reports/")
+                .trim_end_matches('/')
+                .to_string();
+        }
+        if !cells[1].is_empty() {
+            tree = tree_label(cells[1]);
+        }
+        let variant = first_word(cells[2]);
+        let at = format!("README row {line}");
+        let s = summary(&report);
+        let row = rows(&s)
+            .iter()
+            .find(|r| r["tree"] == tree.as_str() && r["variant"] == variant.as_str())
+            .unwrap_or_else(|| panic!("{at}: no {tree} {variant} in reports/{report}"));
+        let queries = row["total_queries"].as_u64().unwrap();
+        let median = |m: &str| row["median"][m].as_f64().unwrap();
+        check_figure(cells[3], median("qps"), queries, &at);
+        check_figure(cells[4], median("pages_made_young_per_query"), queries, &at);
+        check_figure(cells[5], median("buf_pool_mutex_per_query"), queries, &at);
+        checked += 1;
+    }
+    assert_eq!(checked, 9, "rows of the evidence table");
+}
+
+fn find<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
+    rows(s)
+        .iter()
+        .find(|r| r["workload"] == workload && r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no {workload} {variant}"))
+}
+
+fn change(r: &Value) -> f64 {
+    r["qps_vs_base"]["change_pct"].as_f64().unwrap()
+}
+
+/// `from -20.7% to +15.4%`
+fn interval(r: &Value) -> String {
+    let i = &r["qps_vs_base"]["ratio_interval"];
+    format!(
+        "from {:+.1}% to {:+.1}%",
+        (i["lo"].as_f64().unwrap() - 1.0) * 100.0,
+        (i["hi"].as_f64().unwrap() - 1.0) * 100.0
+    )
+}
+
+#[test]
+fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
+    let text = one_line(&readme());
+    let s = summary("mdev-37992-10.11.18");
+    let median = |w: &str, v: &str, m: &str| find(&s, w, v)["median"][m].as_f64().unwrap();
+    let fixed_rw = find(&s, "read-write", "fixed");
+    let fixed_ui = find(&s, "update-index", "fixed");
+    let quoted = [
+        format!(
+            "where base makes {:.2} (points-covered-pk) and {:.2} (random-points) a query",
+            median("points-covered-pk", "base", "pages_made_young_per_query"),
+            median("random-points", "base", "pages_made_young_per_query")
+        ),
+        format!(
+            "(fixed on read-write {:+.1}%, {}; on update-index {:+.1}%, {})",
+            change(fixed_rw),
+            interval(fixed_rw),
+            change(fixed_ui),
+            interval(fixed_ui)
+        ),
+        format!(
+            "where base takes it {:.1} times",
+            median("points-covered-pk", "base", "buf_pool_mutex_per_query")
+        ),
+        format!(
+            "fixed is {:+.1}% and gate {:+.1}% against base",
+            change(find(&s, "points-covered-pk", "fixed")),
+            change(find(&s, "points-covered-pk", "gate"))
+        ),
+        format!(
+            "p = {:.3}, beyond the control's {:.1}% noise floor",
+            find(&s, "points-covered-pk", "fixed")["qps_vs_base"]["p_value"]
+                .as_f64()
+                .unwrap(),
+            find(&s, "points-covered-pk", "fixed")["qps_vs_base"]["noise_floor_pct"]
+                .as_f64()
+                .unwrap()
+        ),
+        format!(
+            "(`matrix/mdev-37992.toml`, {} runs,",
+            s["counted_runs"].as_u64().unwrap()
+        ),
+    ];
+    for q in quoted {
+        assert!(text.contains(&q), "README.md does not say `{q}`");
+    }
+    // the other variants take the mutex 0.00 times per query there
+    for v in ["gate", "clock", "workaround", "fixed"] {
+        assert_eq!(
+            format!(
+                "{:.2}",
+                median("points-covered-pk", v, "buf_pool_mutex_per_query")
+            ),
+            "0.00",
+            "{v}"
+        );
+    }
+}
+
+#[test]
+fn the_readme_sentence_on_scan_resistance_quotes_its_summary() {
+    let text = one_line(&readme());
+    let s = summary("scan-resistance-10.11.18");
+    let scan = s["scan_resistance"].as_array().unwrap();
+    let kept = |v: &str, key: &str| {
+        scan.iter().find(|r| r["variant"] == v).unwrap()[key]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{v} {key}"))
+    };
+    let pair = |v: &str| {
+        format!(
+            "{:.1}% ({:.1}%)",
+            kept(v, "kept_pct"),
+            kept(v, "model_kept_pct")
+        )
+    };
+    let gate: Vec<f64> = ["gate", "gate-d128", "gate-t0"]
+        .iter()
+        .map(|v| kept(v, "kept_pct"))
+        .collect();
+    let (lo, hi) = gate
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(l, h), x| (l.min(*x), h.max(*x)));
+    let quoted = format!(
+        "Hot set kept, measured (LRU model): base {}, base at `innodb_lru_scan_depth=128` {}, fixed {}, \
+         fixed at 128 {}; with `innodb_old_blocks_time=0` base {:.1}% and fixed {:.1}%; gate {lo:.0}-{hi:.0}% \
+         at every setting.",
+        pair("base"),
+        pair("base-d128"),
+        pair("fixed"),
+        pair("fixed-d128"),
+        kept("base-t0", "kept_pct"),
+        kept("fixed-t0", "kept_pct")
+    );
+    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert!(text.contains(&format!(
+        "(`matrix/scan-resistance.toml`, {} runs,",
+        s["counted_runs"].as_u64().unwrap()
+    )));
+}
+
+/// "0 busy" and "0 runs flagged busy" stand in the README only beside a
+/// report whose runs had none flagged busy.
+#[test]
+fn the_readme_calls_quiet_only_reports_without_busy_runs() {
+    let text = one_line(&readme());
+    let mut checked = 0;
+    for report in [
+        "smoke-10.11.18",
+        "mdev-37992-10.11.18",
+        "scan-resistance-10.11.18",
+    ] {
+        let s = summary(report);
+        // each passage naming the report, up to the next report named
+        for name in [format!("`reports/{report}/`"), format!("`{report}`")] {
+            for (at, _) in text.match_indices(&name) {
+                let rest = &text[at + name.len()..];
+                let end = rest.find("`reports/").unwrap_or(rest.len()).min(600);
+                let said = &rest[..end];
+                for claim in [
+                    "0 busy",
+                    "0 runs flagged busy",
+                    "quiet",
+                    "nothing else running",
+                ] {
+                    if said.contains(claim) {
+                        assert_eq!(
+                            s["busy_runs"].as_u64(),
+                            Some(0),
+                            "README says `{claim}` of {report}"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 2, "the README's busy claims were not found");
+}
