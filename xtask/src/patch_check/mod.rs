@@ -45,7 +45,7 @@ pub enum PatchCommand {
     /// the InnoDB files it changes; print a table and write it as JSON.
     Check {
         /// A tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1` (repeatable;
-        /// default: the Debian 10.11.18 and 10.5.23 trees).
+        /// default: Debian's 10.11.18, 10.5.23 and 11.8.6).
         #[arg(long = "tree")]
         trees: Vec<String>,
         /// Where to write the JSON result (default:
