@@ -112,7 +112,7 @@ fn the_evidence_table_quotes_the_committed_summaries() {
         check_figure(cells[5], median("buf_pool_mutex_per_query"), queries, &at);
         checked += 1;
     }
-    assert_eq!(checked, 9, "rows of the evidence table");
+    assert_eq!(checked, 13, "rows of the evidence table");
 }
 
 fn find<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
