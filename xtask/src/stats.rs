@@ -245,17 +245,34 @@ pub fn median_ci(values: &[f64], level: f64) -> Option<Interval> {
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
     let coverage = |k: usize| 1.0 - 2.0 * half_binomial_cdf(n, k - 1);
-    // coverage falls as k grows; k = 1 is (min, max)
+    Some(narrowest_symmetric(
+        &sorted,
+        level,
+        IntervalMethod::OrderStatistics,
+        coverage,
+    ))
+}
+
+/// The interval (`sorted[k-1]`, `sorted[n-k]`) of the largest k whose
+/// `coverage(k)` is still at least `level` (k = 1, the whole range, when
+/// none is): coverage falls as k grows.
+fn narrowest_symmetric(
+    sorted: &[f64],
+    level: f64,
+    method: IntervalMethod,
+    coverage: impl Fn(usize) -> f64,
+) -> Interval {
+    let n = sorted.len();
     let mut k = 1;
     while k < n.div_ceil(2) && coverage(k + 1) >= level {
         k += 1;
     }
-    Some(Interval {
+    Interval {
         lo: sorted[k - 1],
         hi: sorted[n - k],
-        method: IntervalMethod::OrderStatistics,
+        method,
         coverage: coverage(k),
-    })
+    }
 }
 
 /// P(Binomial(n, 1/2) <= j). Summed term by term up to n = 1000, where
@@ -390,7 +407,6 @@ pub fn hodges_lehmann_ratio_ci(base: &[f64], candidate: &[f64], level: f64) -> O
         .flat_map(|b| candidate.iter().map(move |c| c / b))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let pairs = ratios.len();
     let counts = mann_whitney_null_counts(base.len(), candidate.len());
     let all: f64 = counts.iter().sum();
     // cdf[u] = P(U <= u)
@@ -402,16 +418,12 @@ pub fn hodges_lehmann_ratio_ci(base: &[f64], candidate: &[f64], level: f64) -> O
         })
         .collect();
     let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
-    let mut k = 1;
-    while k < pairs.div_ceil(2) && coverage(k + 1) >= level - 1e-12 {
-        k += 1;
-    }
-    Some(Interval {
-        lo: ratios[k - 1],
-        hi: ratios[pairs - k],
-        method: IntervalMethod::HodgesLehmann,
-        coverage: coverage(k),
-    })
+    Some(narrowest_symmetric(
+        &ratios,
+        level - 1e-12,
+        IntervalMethod::HodgesLehmann,
+        coverage,
+    ))
 }
 
 /// counts[u] = how many of the C(n + m, n) orders of n values of one
