@@ -21,8 +21,17 @@ pub const STATUS_COUNTERS: &[&str] = &[
 /// Counters read when the server has them: a missing one is recorded as
 /// absent, never as 0. Rows changed come from the handler counters (all
 /// engines, internal temporary tables excluded: MariaDB counts those in
-/// Handler_tmp_*), as MariaDB 10.11 has no Innodb_rows_* counters.
-pub const OPTIONAL_COUNTERS: &[&str] = &["Handler_write", "Handler_update", "Handler_delete"];
+/// Handler_tmp_*), as MariaDB 10.11 has no Innodb_rows_* counters. The
+/// flush counters say whether an LRU or flush-list sweep ran (10.5 has no
+/// `_LRU_freed`).
+pub const OPTIONAL_COUNTERS: &[&str] = &[
+    "Handler_write",
+    "Handler_update",
+    "Handler_delete",
+    "Innodb_buffer_pool_pages_LRU_flushed",
+    "Innodb_buffer_pool_pages_LRU_freed",
+    "Innodb_buffer_pool_pages_flushed",
+];
 
 /// performance_schema's name for buf_pool.mutex.
 pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
@@ -332,6 +341,9 @@ impl Measured {
             rows_inserted: before.delta_if_read(after, "Handler_write"),
             rows_updated: before.delta_if_read(after, "Handler_update"),
             rows_deleted: before.delta_if_read(after, "Handler_delete"),
+            lru_flushed: before.delta_if_read(after, "Innodb_buffer_pool_pages_LRU_flushed"),
+            lru_freed: before.delta_if_read(after, "Innodb_buffer_pool_pages_LRU_freed"),
+            pages_flushed: before.delta_if_read(after, "Innodb_buffer_pool_pages_flushed"),
             other_cpu: None,
             sysbench,
         }

@@ -363,3 +363,173 @@ fn until_decided_follows_the_no_slower_rule() {
     assert!(!has("points-covered-pk", "fixed"), "{need:?}");
     assert!(!has("points-covered-pk", "gate"), "{need:?}");
 }
+
+/// Four runs each of base, gate and fixed on one workload, with build
+/// records, and the flush counters set on fixed's runs by `flushes`
+/// (None: the runs predate the counters).
+fn write_young_cells(out: &Path, flushes: impl Fn(u32) -> Option<u64>) {
+    use xtask::record::CellKey;
+    for rep in 1..=4 {
+        for (variant, young, patch) in [
+            ("base", 29.0, None),
+            ("gate", 0.0, Some("gate.patch")),
+            ("fixed", 0.0, Some("fixed.patch")),
+        ] {
+            let key = CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep);
+            let mut r = common::with_build(
+                common::run("young", key, 1000.0 + rep as f64, young, Some(0.02)),
+                patch,
+            );
+            let m = r.outcome.as_mut().unwrap().measured.as_mut().unwrap();
+            let counted = if variant == "fixed" {
+                flushes(rep)
+            } else {
+                Some(0)
+            };
+            (m.pages_flushed, m.lru_flushed, m.lru_freed) = (counted, counted, counted);
+            r.write(out).unwrap();
+        }
+    }
+}
+
+fn results_row<'a>(md: &'a str, variant: &str) -> &'a str {
+    let start = format!("| 10.11.18 | points-covered-pk | 2 | {variant} |");
+    md.lines()
+        .find(|l| l.starts_with(&start))
+        .unwrap_or_else(|| panic!("no results row for {variant}:\n{md}"))
+}
+
+/// In the fix, pages made young counts the moves of sweeps: where the
+/// flush counters show that none ran, the report says "no sweep ran"
+/// instead of a 0 beside gate's 0, and summary.json says the same.
+#[test]
+fn the_fixes_pages_made_young_are_read_for_what_they_count() {
+    let dir = tempfile::tempdir().unwrap();
+    write_young_cells(dir.path(), |_| Some(0));
+    let files = render(dir.path());
+    let text = |name: &str| files.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    let md = text("report.md");
+    assert!(
+        results_row(&md, "fixed").contains("| no sweep ran |"),
+        "{md}"
+    );
+    assert!(results_row(&md, "gate").contains("| 0.0000 |"), "{md}");
+    assert!(results_row(&md, "base").contains("| 29.0000 |"), "{md}");
+    assert!(md.contains("In `fixed` (the fix"), "{md}");
+    let summary: serde_json::Value = serde_json::from_str(&text("summary.json")).unwrap();
+    let row = |variant: &str| {
+        summary["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == variant)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("fixed")["pages_made_young_counts"], "sweep-moves");
+    assert_eq!(row("fixed")["sweeps"], "none-ran");
+    assert_eq!(row("gate")["pages_made_young_counts"], "promotions");
+    assert!(row("gate").get("sweeps").is_none());
+
+    // one fixed run wrote pages: the number stands, said as sweep moves
+    let dir = tempfile::tempdir().unwrap();
+    write_young_cells(dir.path(), |rep| Some(u64::from(rep == 3) * 12));
+    let md = render(dir.path())
+        .into_iter()
+        .find(|(n, _)| n == "report.md")
+        .unwrap()
+        .1;
+    assert!(
+        results_row(&md, "fixed").contains("| 0.0000 (sweep moves) |"),
+        "{md}"
+    );
+
+    // runs made before the counters were read cannot tell
+    let dir = tempfile::tempdir().unwrap();
+    write_young_cells(dir.path(), |_| None);
+    let md = render(dir.path())
+        .into_iter()
+        .find(|(n, _)| n == "report.md")
+        .unwrap()
+        .1;
+    assert!(
+        results_row(&md, "fixed").contains("| 0.0000 (sweep moves; sweeps not counted) |"),
+        "{md}"
+    );
+}
+
+/// The build-noise control: base against its rebuild measures what two
+/// builds of one code differ by, and another build's change is held
+/// against that floor where it is larger than the same-build control's; a
+/// settings-only variant (base's binary) is not.
+#[test]
+fn a_rebuild_control_sets_the_floor_other_builds_are_held_against() {
+    use xtask::record::CellKey;
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let mut manifest = Manifest::derive(&[]);
+    manifest.name = "rebuilt".into();
+    manifest.trees = vec!["10.11.18".into()];
+    manifest.variants = ["base", "base-again", "base-rebuilt", "gate", "workaround"]
+        .map(String::from)
+        .to_vec();
+    manifest.workloads = vec!["points-covered-pk".into()];
+    manifest.repetitions = 5;
+    manifest.control = Some("base".into());
+    manifest.threshold_pct = 5.0;
+    manifest.write(out).unwrap();
+    // base-again +0.2%, base-rebuilt +10%, gate +8%, workaround +8%
+    for (variant, qps, patch) in [
+        ("base", 1000.0, None),
+        ("base-again", 1002.0, None),
+        ("base-rebuilt", 1100.0, Some("layout-shift.patch")),
+        ("gate", 1080.0, Some("gate.patch")),
+        ("workaround", 1080.0, None),
+    ] {
+        for rep in 1..=5u32 {
+            let key = CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep);
+            let q = qps + rep as f64;
+            common::with_build(common::run("rebuilt", key, q, 1.0, Some(0.02)), patch)
+                .write(out)
+                .unwrap();
+        }
+    }
+    let results = results::read_results(out).unwrap();
+    let manifest = Manifest::read_or_derive(out, &results).unwrap();
+    let a = report::analysis::Analysis::new(manifest, &results);
+    let cmp = |variant: &str| {
+        a.comparisons
+            .iter()
+            .find(|(c, _)| c.variant == variant)
+            .unwrap_or_else(|| panic!("no comparison for {variant}"))
+            .1
+            .clone()
+    };
+    let rebuilt = cmp("base-rebuilt");
+    assert!(rebuilt.control, "{rebuilt:?}");
+    assert!(
+        rebuilt
+            .why
+            .starts_with("the control's two builds of one code: 10.0%"),
+        "{}",
+        rebuilt.why
+    );
+    let gate = cmp("gate");
+    assert_eq!(gate.noise_floor_from.as_deref(), Some("base-rebuilt"));
+    assert!(
+        gate.why
+            .contains("within the noise floor of 10.0% (`base-rebuilt`: two builds of one code)"),
+        "{}",
+        gate.why
+    );
+    assert_eq!(gate.verdict, report::analysis::Decision::NoChange);
+    // the workaround runs base's binary: only the same-build floor applies
+    let workaround = cmp("workaround");
+    assert_eq!(workaround.noise_floor_from, None);
+    assert_eq!(
+        workaround.verdict,
+        report::analysis::Decision::Higher,
+        "{}",
+        workaround.why
+    );
+}

@@ -17,3 +17,12 @@ pub use workload_kind::WorkloadKind;
 /// cell under this name so that reports show the noise between two runs
 /// of the same build.
 pub const CONTROL_SUFFIX: &str = "-again";
+
+/// The build-noise control: base rebuilt with a change that moves its code
+/// and alters nothing it does (`patches/any/layout-shift.patch`, from the
+/// patch table), so that a difference between two builds is weighed
+/// against what two builds of the same code differ by.
+pub const REBUILT_CONTROL: &str = "base-rebuilt";
+
+/// The file name of that change: a build with it runs base's code.
+pub const LAYOUT_SHIFT_PATCH: &str = "layout-shift.patch";

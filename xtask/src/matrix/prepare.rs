@@ -213,17 +213,11 @@ pub(super) fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Resu
 }
 
 /// The LRU model's policy for a variant of a tree (report::scan reads
-/// it): the tree as it is follows its series' rule, our fixed patch the
-/// lazy policy with its rule for a short LRU; other patches (gate, clock)
-/// change rules the model does not have.
+/// it); `results::sweeps::model_policy` decides, for runs and records alike.
 pub(super) fn model_policy(t: &Tree, change: &SourceChange) -> Option<ModelPolicy> {
-    match change {
-        _ if t.has_upstream_fix => Some(ModelPolicy::Lazy),
-        SourceChange::None if !t.series.has_eager_promotion() => Some(ModelPolicy::Classic),
-        SourceChange::None => Some(ModelPolicy::Eager),
-        SourceChange::Patch(p) if p.file.file_name().is_some_and(|f| f == "fixed.patch") => {
-            Some(ModelPolicy::LazyPort)
-        }
+    let patch = match change {
+        SourceChange::Patch(p) => Some(p.file.as_path()),
         _ => None,
-    }
+    };
+    crate::results::sweeps::model_policy(t, patch, matches!(change, SourceChange::CherryPick(_)))
 }

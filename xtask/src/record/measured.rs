@@ -93,6 +93,17 @@ pub struct Measured {
     pub rows_updated: Option<u64>,
     #[serde(default)]
     pub rows_deleted: Option<u64>,
+    /// The work of the LRU and flush-list sweeps, when the server counts
+    /// it: pages an LRU flush batch wrote (Innodb_buffer_pool_pages_LRU_flushed)
+    /// and evicted clean (_pages_LRU_freed), and pages written by any
+    /// batch (_pages_flushed). In the fix these sweeps are where blocks
+    /// flagged on access are moved; `results::sweeps` reads them.
+    #[serde(default)]
+    pub lru_flushed: Option<u64>,
+    #[serde(default)]
+    pub lru_freed: Option<u64>,
+    #[serde(default)]
+    pub pages_flushed: Option<u64>,
     /// CPU the rest of the host used meanwhile
     #[serde(default)]
     pub other_cpu: Option<OtherCpu>,

@@ -4,10 +4,11 @@
 //! Mann-Whitney p and the smallest p the repetitions allow, the noise
 //! floor where a control measured it, and what all that decides.
 
-use crate::dims::Metric;
+use crate::dims::{Metric, REBUILT_CONTROL};
 use crate::record::{Cell, RunResult};
 use crate::results::manifest::is_baseline;
 use crate::results::metric;
+use crate::results::sweeps::{self, Sweeps, YoungCounts};
 use crate::results::Manifest;
 use crate::stats::{self, Interval, MannWhitney};
 use serde::{Deserialize, Serialize};
@@ -47,6 +48,16 @@ impl CellRuns<'_> {
 
     pub fn all(&self) -> impl Iterator<Item = &&RunResult> {
         self.counted.iter().chain(&self.busy).chain(&self.failed)
+    }
+
+    /// What pages made young counts in this cell's build.
+    pub fn young_counts(&self) -> Option<YoungCounts> {
+        self.all().find_map(|r| sweeps::young_counts(r))
+    }
+
+    /// Whether a sweep ran in the counted runs' measured intervals.
+    pub fn sweeps(&self) -> Option<Sweeps> {
+        sweeps::sweeps_of(self.counted.iter().filter_map(|r| r.measured()))
     }
 }
 
@@ -114,10 +125,16 @@ pub struct Comparison {
     pub p_value: Option<f64>,
     /// the smallest p these numbers of runs can give
     pub min_possible_p: Option<f64>,
-    /// |change| between the control's two runs of this workload
+    /// |change| between the control's two runs of this workload, or
+    /// between base and its rebuild where that is larger and the candidate
+    /// is another build
     pub noise_floor_pct: Option<f64>,
-    /// this is the control's second run against its first: its |change|
-    /// is the noise floor it measures
+    /// the control that measured the noise floor, when it is the rebuild
+    /// (`base-rebuilt`); absent: the control's two runs of one build
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_floor_from: Option<String>,
+    /// this is a control against its baseline (the second run of the same
+    /// build, or the rebuild): its |change| is the noise floor it measures
     #[serde(default)]
     pub control: bool,
     pub threshold_pct: f64,
@@ -128,6 +145,31 @@ pub struct Comparison {
     /// (`stats::runs_to_decide`)
     #[serde(default)]
     pub runs_to_decide: Option<usize>,
+}
+
+/// A noise floor, and the rebuild control's label when that measured it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoiseFloor {
+    pub pct: f64,
+    pub from: Option<String>,
+}
+
+/// Which control a comparison is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Control {
+    /// the baseline's build run a second time (`base-again`)
+    SameBuild,
+    /// the baseline rebuilt with its code moved (`base-rebuilt`)
+    Rebuilt,
+}
+
+impl Control {
+    fn words(self) -> &'static str {
+        match self {
+            Control::SameBuild => "the control's two runs of one build",
+            Control::Rebuilt => "the control's two builds of one code",
+        }
+    }
 }
 
 /// `-14.1% to +11.5% (Hodges-Lehmann, exact 97.1%)`: an interval of a
@@ -155,15 +197,8 @@ impl Comparison {
         noise_floor_pct: Option<f64>,
         threshold_pct: f64,
     ) -> Comparison {
-        Comparison::build(
-            against,
-            metric,
-            base,
-            cand,
-            noise_floor_pct,
-            threshold_pct,
-            false,
-        )
+        let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
+        Comparison::build(against, metric, base, cand, floor, threshold_pct, None)
     }
 
     fn build(
@@ -171,9 +206,9 @@ impl Comparison {
         metric: Metric,
         base: &[f64],
         cand: &[f64],
-        noise_floor_pct: Option<f64>,
+        noise_floor: Option<NoiseFloor>,
         threshold_pct: f64,
-        control: bool,
+        control: Option<Control>,
     ) -> Comparison {
         let base_median = median(base);
         let cand_median = median(cand);
@@ -193,8 +228,9 @@ impl Comparison {
             ratio_interval: stats::ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
             p_value: mw.map(|m| m.p_two_sided),
             min_possible_p: mw.map(|m| m.min_p),
-            noise_floor_pct,
-            control,
+            noise_floor_pct: noise_floor.as_ref().map(|n| n.pct),
+            noise_floor_from: noise_floor.and_then(|n| n.from),
+            control: control.is_some(),
             threshold_pct: threshold_pct.abs(),
             verdict: Decision::Undecided,
             why: String::new(),
@@ -208,9 +244,10 @@ impl Comparison {
                     .push_str(&format!(" (about {n} runs a side would decide it)"));
             }
         }
-        if control {
+        if let Some(control) = control {
             c.why = format!(
-                "the control's two runs of one build: {} is the noise floor it measures; {}",
+                "{}: {} is the noise floor it measures; {}",
+                control.words(),
                 c.change_pct
                     .map(|x| format!("{:.1}%", x.abs()))
                     .unwrap_or_else(|| "n/a".into()),
@@ -218,6 +255,15 @@ impl Comparison {
             );
         }
         c
+    }
+
+    /// "the noise floor of 8.9%", and which control measured it when it
+    /// is the rebuild.
+    fn floor_words(&self, n: f64) -> String {
+        match &self.noise_floor_from {
+            Some(from) => format!("the noise floor of {n:.1}% (`{from}`: two builds of one code)"),
+            None => format!("the noise floor of {n:.1}%"),
+        }
     }
 
     /// Beyond the threshold and beyond the noise floor where measured.
@@ -270,12 +316,13 @@ impl Comparison {
             return (
                 Decision::NoChange,
                 format!(
-                    "{change:+.1}% is beyond ±{threshold:.0}% but within the noise floor of {n:.1}% (p = {p:.3})"
+                    "{change:+.1}% is beyond ±{threshold:.0}% but within {} (p = {p:.3})",
+                    self.floor_words(n)
                 ),
             );
         }
         let beyond = match self.noise_floor_pct {
-            Some(n) => format!("beyond ±{threshold:.0}% and the noise floor of {n:.1}%"),
+            Some(n) => format!("beyond ±{threshold:.0}% and {}", self.floor_words(n)),
             None => format!("beyond ±{threshold:.0}%"),
         };
         if p >= ALPHA {
@@ -470,6 +517,47 @@ impl<'a> Analysis<'a> {
         stats::change_pct(a, b).map(f64::abs)
     }
 
+    /// |change| of `metric` between the baseline and its rebuild
+    /// (`base-rebuilt`) on this tree, workload and thread count.
+    pub fn rebuild_floor(&self, cell: &Cell, metric: Metric) -> Option<f64> {
+        let rebuilt = self.cell(&cell.with_variant(REBUILT_CONTROL))?;
+        let base = self.baseline_of(cell)?;
+        stats::change_pct(base.median(metric)?, rebuilt.median(metric)?).map(f64::abs)
+    }
+
+    /// The build a cell's runs ran, by its key.
+    fn build_key(&self, cell: &Cell) -> Option<&str> {
+        self.cell(cell)?
+            .all()
+            .find_map(|r| Some(r.build.as_ref()?.key_hash.as_str()))
+    }
+
+    /// The floor `cell` is held against beside `base`: the control's two
+    /// runs of one build, or base against its rebuild where that is
+    /// larger and `cell` is another build than `base` (then its layout
+    /// moved too); a settings-only variant runs base's binary.
+    pub fn noise_floor_for(&self, cell: &Cell, base: &Cell, metric: Metric) -> Option<NoiseFloor> {
+        let same_build = self
+            .noise_floor(base, metric)
+            .map(|pct| NoiseFloor { pct, from: None });
+        let other_build = match (self.build_key(cell), self.build_key(base)) {
+            (Some(a), Some(b)) => a != b,
+            _ => true,
+        };
+        let rebuilt = self
+            .rebuild_floor(base, metric)
+            .filter(|_| other_build)
+            .map(|pct| NoiseFloor {
+                pct,
+                from: Some(REBUILT_CONTROL.to_string()),
+            });
+        match (same_build, rebuilt) {
+            (Some(a), Some(b)) if b.pct > a.pct => Some(b),
+            (Some(a), _) => Some(a),
+            (None, b) => b,
+        }
+    }
+
     /// The labels of the control's two runs on `tree`: `base` is run as
     /// `fixed` on a tree that carries the fix.
     pub fn control_labels(&self, tree: &str) -> Option<(String, String)> {
@@ -540,12 +628,21 @@ impl<'a> Analysis<'a> {
             && self
                 .control_labels(&cell.tree)
                 .is_some_and(|(first, again)| base.variant == first && cell.variant == again);
-        // the control's second run is the noise measurement itself; across
+        let is_rebuilt_pair =
+            base.tree == cell.tree && cell.variant == REBUILT_CONTROL && is_baseline(&base.variant);
+        let control = if is_control_pair {
+            Some(Control::SameBuild)
+        } else if is_rebuilt_pair {
+            Some(Control::Rebuilt)
+        } else {
+            None
+        };
+        // a control's own change is the noise measurement itself; across
         // trees the baseline tree's noise floor applies
-        let noise = if is_control_pair {
+        let noise = if control.is_some() {
             None
         } else {
-            self.noise_floor(base, metric)
+            self.noise_floor_for(cell, base, metric)
         };
         let against = if base.tree == cell.tree {
             base.variant.clone()
@@ -559,7 +656,7 @@ impl<'a> Analysis<'a> {
             &values(cell),
             noise,
             self.manifest.threshold_pct,
-            is_control_pair,
+            control,
         )
     }
 

@@ -15,6 +15,7 @@ pub mod verdict;
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
 use crate::results::manifest::Reported;
+use crate::results::sweeps::{Sweeps, YoungCounts};
 use crate::results::{self, Manifest};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
@@ -322,6 +323,12 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         "Results (median of the counted runs)".into(),
     ));
     b.push(results_table(a));
+    if let Some(words) = young_words(a) {
+        b.push(Block::Para(words));
+    }
+    if let Some(words) = write_mutex_words(a) {
+        b.push(Block::Para(words));
+    }
     b.push(Block::Para(
         "Pages made young, context switches and CPU are counter deltas over the measured interval only \
          (the warm-up is not counted); CPU and context switches are the server process's (all its \
@@ -474,6 +481,109 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     b
 }
 
+/// Pages made young of a cell, said for what they count: in the fix they
+/// are sweep moves, and where no sweep ran a 0 would stand beside gate's
+/// 0 meaning something else.
+fn young_cell(c: &CellRuns, decimals: usize) -> String {
+    let value = num(c.median(Metric::PagesMadeYoungPerQuery), decimals);
+    match (c.young_counts(), c.sweeps()) {
+        (Some(YoungCounts::SweepMoves), Some(Sweeps::NoneRan)) => Sweeps::NoneRan.words().into(),
+        (Some(YoungCounts::SweepMoves), Some(Sweeps::MayHaveRun)) => {
+            format!("{value} (sweep moves)")
+        }
+        (Some(YoungCounts::SweepMoves), _) => {
+            format!("{value} (sweep moves; {})", Sweeps::NotCounted.words())
+        }
+        _ => value,
+    }
+}
+
+/// What the pages-made-young column means, when a cell of the fix is in it.
+fn young_words(a: &Analysis) -> Option<String> {
+    let lazy: Vec<&CellRuns> = a
+        .cells
+        .iter()
+        .filter(|c| c.young_counts() == Some(YoungCounts::SweepMoves))
+        .collect();
+    if lazy.is_empty() {
+        return None;
+    }
+    let mut variants: Vec<&str> = lazy.iter().map(|c| c.cell.variant.as_str()).collect();
+    variants.sort_unstable();
+    variants.dedup();
+    Some(format!(
+        "In {} (the fix: an access only flags a block), pages made young counts the old blocks an LRU \
+         eviction, LRU flush or flush-list sweep moved, not accesses; the access path's cost is its \
+         buf_pool.mutex column. \"no sweep ran\": every counted run's measured interval read no page \
+         and wrote none, and no LRU batch evicted one (`Innodb_buffer_pool_reads`, `_pages_flushed`, \
+         `_pages_LRU_flushed`, `_pages_LRU_freed`), so its 0 says nothing of what the accesses did. \
+         \"sweeps not counted\": the runs predate those counters.",
+        variants
+            .iter()
+            .map(|v| format!("`{v}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+/// Why every variant still takes buf_pool.mutex on a workload that
+/// writes: those are the writes' own acquisitions, which no promotion rule
+/// touches.
+fn write_mutex_words(a: &Analysis) -> Option<String> {
+    let writes = |c: &&CellRuns| {
+        c.counted.iter().any(|r| {
+            r.measured().is_some_and(|m| {
+                [m.rows_inserted, m.rows_updated, m.rows_deleted]
+                    .iter()
+                    .flatten()
+                    .sum::<u64>()
+                    > 0
+            })
+        })
+    };
+    let least = |v: Vec<f64>| v.into_iter().reduce(f64::min);
+    let parts: Vec<String> = a
+        .manifest
+        .workloads
+        .iter()
+        .filter_map(|w| {
+            let cells: Vec<&CellRuns> = a.cells.iter().filter(|c| &c.cell.workload == w).collect();
+            if !cells.iter().any(writes) {
+                return None;
+            }
+            let mutex = least(
+                cells
+                    .iter()
+                    .filter_map(|c| c.median(Metric::BufPoolMutexPerQuery))
+                    .collect(),
+            )?;
+            let flushed: Vec<f64> = cells
+                .iter()
+                .filter_map(|c| c.median(Metric::PagesFlushedPerQuery))
+                .collect();
+            let written = match (least(flushed.clone()), flushed.into_iter().reduce(f64::max)) {
+                (Some(lo), Some(hi)) => format!("{lo:.2} to {hi:.2} pages written per query"),
+                _ => "pages written not counted in these runs".to_string(),
+            };
+            Some(format!(
+                "{w}: at least {mutex:.2} per query in every variant, {written}"
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "On the workloads that write, every variant takes buf_pool.mutex, whether it promotes on \
+         access or not ({}). These are the writes' own acquisitions (read in the 10.11.18 source): \
+         the page cleaner's flush-list batch (`buf_do_flush_list_batch`, buf0flu.cc) takes it again \
+         after each page it writes and once more when the next page is in another tablespace, and \
+         creating a page (a new undo segment's) takes it two or three times; an UPDATE's own page \
+         accesses take none once no access promotes. gate, clock and the fix change none of these.",
+        parts.join("; ")
+    ))
+}
+
 fn results_table(a: &Analysis) -> Block {
     let rows = a
         .cells
@@ -522,7 +632,10 @@ fn results_table(a: &Analysis) -> Block {
                 METRICS
                     .iter()
                     .filter_map(|i| Some((i.metric, i.column?.1)))
-                    .map(|(m, decimals)| num(c.median(m), decimals)),
+                    .map(|(m, decimals)| match m {
+                        Metric::PagesMadeYoungPerQuery => young_cell(c, decimals),
+                        _ => num(c.median(m), decimals),
+                    }),
             )
             .collect()
         })

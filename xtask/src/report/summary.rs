@@ -7,6 +7,7 @@ use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
 use super::verdict::Verdict;
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
+use crate::results::sweeps::{Sweeps, YoungCounts};
 use crate::results::Manifest;
 use crate::stats::{self, Interval, Spread};
 use serde::{Deserialize, Serialize};
@@ -81,6 +82,14 @@ pub struct SummaryRow {
     pub qps_vs_base: Option<Comparison>,
     pub total_queries: u64,
     pub total_pages_made_young: u64,
+    /// what pages made young counts in this build: promotions on access,
+    /// or (the fix) blocks a sweep moved; absent without a build record
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages_made_young_counts: Option<YoungCounts>,
+    /// where they count sweep moves: whether a sweep ran in the counted
+    /// runs (`results::sweeps`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweeps: Option<Sweeps>,
     pub build_key: Option<String>,
     pub patch_sha256: Option<String>,
 }
@@ -141,6 +150,10 @@ pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
             .map(|(_, cmp)| cmp.clone()),
         total_queries: measured.iter().map(|m| m.sysbench.queries).sum(),
         total_pages_made_young: measured.iter().map(|m| m.pages_made_young).sum(),
+        pages_made_young_counts: c.young_counts(),
+        sweeps: c
+            .sweeps()
+            .filter(|_| c.young_counts() == Some(YoungCounts::SweepMoves)),
         build_key: build.map(|b| b.key_hash.clone()),
         patch_sha256: build.and_then(|b| b.patch.as_ref().map(|p| p.sha256.clone())),
     }

@@ -37,6 +37,13 @@ impl Metric {
             Metric::PagesMadeYoungPerQuery => m.pages_made_young_per_query,
             Metric::PagesMadeNotYoungPerQuery => m.pages_made_not_young_per_query,
             Metric::ReadRequestsPerQuery => m.read_requests_per_query,
+            Metric::PagesFlushedPerQuery => {
+                let queries = m.sysbench.queries;
+                if queries == 0 {
+                    return None;
+                }
+                m.pages_flushed? as f64 / queries as f64
+            }
             Metric::CsPerQuery => m.cs_per_query,
             Metric::CpuMsPerQuery => m.cpu_ms_per_query,
             // both are read around the measured interval with the host's

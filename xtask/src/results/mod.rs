@@ -10,6 +10,7 @@ pub mod merge;
 pub mod metric;
 pub mod question;
 pub mod store;
+pub mod sweeps;
 
 pub use manifest::Manifest;
 pub use question::Question;

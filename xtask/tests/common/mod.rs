@@ -116,6 +116,44 @@ pub fn run(
     }
 }
 
+/// A build record for `r`: its own key per variant, with `patch` (a file
+/// name under patches/10.11/) when given.
+pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
+    use xtask::record::{Build, BuildKey, Patch};
+    let patch = patch.map(|f| Patch {
+        file: format!("patches/10.11/{f}").into(),
+        sha256: format!("sha-of-{f}"),
+        bytes: Vec::new(),
+    });
+    r.build = Some(Build {
+        key: BuildKey {
+            tree_id: "6aafdb3a4c234d00002d04681d92ef4a742df440".into(),
+            patch_sha256: patch.as_ref().map(|p| p.sha256.clone()),
+            cmake_options: vec!["-DCMAKE_BUILD_TYPE=RelWithDebInfo".into()],
+            compiler: "gcc 12.2.0".into(),
+        },
+        key_hash: format!(
+            "build-of-{}",
+            patch.as_ref().map_or("base", |_| r.key.variant.as_str())
+        ),
+        tree_spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
+        tree_version: "10.11.18".into(),
+        variant: r.key.variant.clone(),
+        patch,
+        cherry_pick: None,
+        src: "/cache/src".into(),
+        build: "/cache/build".into(),
+        mariadbd: "/cache/build/sql/mariadbd".into(),
+        build_type: Default::default(),
+        checkout_seconds: 1.0,
+        configure_seconds: 1.0,
+        make_seconds: 1.0,
+        ccache: Default::default(),
+        reused: true,
+    });
+    r
+}
+
 pub fn failed(matrix: &str, key: CellKey) -> RunResult {
     let mut r = run(matrix, key, 1.0, 0.0, None);
     r.outcome = None;

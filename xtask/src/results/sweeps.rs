@@ -1,0 +1,172 @@
+//! What `Innodb_buffer_pool_pages_made_young` counts in a run, and whether
+//! the sweeps that make it count anything ran at all.
+//!
+//! Before the fix (10.5 on) and in gate and clock, a block is made young
+//! by the access itself, under buf_pool.mutex: the counter counts
+//! promotions. In the fix an access only flags the block; the LRU
+//! eviction, LRU flush and flush-list sweeps move flagged blocks under the
+//! mutex they already hold, and the counter counts those moves. An
+//! in-memory read-only interval reads no page and writes none, so no
+//! sweep runs and the counter is 0 whatever the accesses did: that 0 is
+//! not gate's 0, and a report says "no sweep ran" instead.
+
+use crate::dims::{ModelPolicy, LAYOUT_SHIFT_PATCH};
+use crate::record::{Measured, RunResult, Tree};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The LRU model's policy for a build: the tree as it is (or moved by the
+/// layout shift of the build-noise control) follows its series' rule, our
+/// fixed patch the lazy policy with its rule for a short LRU, a tree that
+/// carries upstream's fix upstream's; other changes (gate, clock, a
+/// cherry-pick) follow rules the model does not have.
+pub fn model_policy(
+    tree: &Tree,
+    patch_file: Option<&Path>,
+    cherry_pick: bool,
+) -> Option<ModelPolicy> {
+    if tree.has_upstream_fix {
+        return Some(ModelPolicy::Lazy);
+    }
+    let patch_file = patch_file.filter(|f| f.file_name().is_none_or(|n| n != LAYOUT_SHIFT_PATCH));
+    match patch_file {
+        None if cherry_pick => None,
+        None if !tree.series.has_eager_promotion() => Some(ModelPolicy::Classic),
+        None => Some(ModelPolicy::Eager),
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed.patch") => Some(ModelPolicy::LazyPort),
+        Some(_) => None,
+    }
+}
+
+/// What pages made young counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum YoungCounts {
+    /// accesses that moved a block to the head (or, in gate, would have)
+    Promotions,
+    /// old blocks a sweep moved because an access had flagged them
+    SweepMoves,
+}
+
+/// Whether any sweep that moves flagged blocks ran in the measured
+/// interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sweeps {
+    /// no page read, no page written, nothing evicted by an LRU batch
+    NoneRan,
+    /// a page was read (an eviction may have made room) or written
+    MayHaveRun,
+    /// the server did not count its flushes (or the run predates the
+    /// counters): nothing can be said
+    NotCounted,
+}
+
+impl Sweeps {
+    pub fn words(self) -> &'static str {
+        match self {
+            Sweeps::NoneRan => "no sweep ran",
+            Sweeps::MayHaveRun => "sweeps ran",
+            Sweeps::NotCounted => "sweeps not counted",
+        }
+    }
+}
+
+/// What a run's pages made young counts, from its tree and build; None
+/// when the run has no build record.
+pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
+    let (tree, build) = (r.tree_info.as_ref()?, r.build.as_ref()?);
+    let policy = model_policy(
+        tree,
+        build.patch.as_ref().map(|p| p.file.as_path()),
+        build.cherry_pick.is_some(),
+    );
+    Some(match policy {
+        Some(ModelPolicy::Lazy | ModelPolicy::LazyPort) => YoungCounts::SweepMoves,
+        _ => YoungCounts::Promotions,
+    })
+}
+
+/// Whether a sweep ran in one measured interval. A page read needs a free
+/// block, which an eviction sweep may have made; an LRU batch that only
+/// evicts counts in `_LRU_freed`; every write counts in `_pages_flushed`.
+pub fn sweeps(m: &Measured) -> Sweeps {
+    let counted = [m.pages_flushed, m.lru_flushed];
+    if counted.iter().any(Option::is_none) {
+        return Sweeps::NotCounted;
+    }
+    let work = m.reads + counted.iter().flatten().sum::<u64>() + m.lru_freed.unwrap_or(0);
+    if work == 0 {
+        Sweeps::NoneRan
+    } else {
+        Sweeps::MayHaveRun
+    }
+}
+
+/// One verdict for several runs of a cell: none ran only if none ran in
+/// any of them; not counted if any run could not tell.
+pub fn sweeps_of<'a>(runs: impl IntoIterator<Item = &'a Measured>) -> Option<Sweeps> {
+    runs.into_iter().map(sweeps).reduce(|a, b| match (a, b) {
+        (Sweeps::NotCounted, _) | (_, Sweeps::NotCounted) => Sweeps::NotCounted,
+        (Sweeps::MayHaveRun, _) | (_, Sweeps::MayHaveRun) => Sweeps::MayHaveRun,
+        _ => Sweeps::NoneRan,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measured(
+        reads: u64,
+        flushed: Option<u64>,
+        lru_flushed: Option<u64>,
+        lru_freed: Option<u64>,
+    ) -> Measured {
+        Measured {
+            reads,
+            pages_flushed: flushed,
+            lru_flushed,
+            lru_freed,
+            ..Measured::default()
+        }
+    }
+
+    #[test]
+    fn no_sweep_ran_only_when_nothing_was_read_written_or_evicted() {
+        assert_eq!(
+            sweeps(&measured(0, Some(0), Some(0), Some(0))),
+            Sweeps::NoneRan
+        );
+        // 10.5 has no _LRU_freed: the other counters still tell
+        assert_eq!(
+            sweeps(&measured(0, Some(0), Some(0), None)),
+            Sweeps::NoneRan
+        );
+        assert_eq!(
+            sweeps(&measured(1, Some(0), Some(0), Some(0))),
+            Sweeps::MayHaveRun
+        );
+        assert_eq!(
+            sweeps(&measured(0, Some(7), Some(0), Some(0))),
+            Sweeps::MayHaveRun
+        );
+        assert_eq!(
+            sweeps(&measured(0, Some(0), Some(0), Some(3))),
+            Sweeps::MayHaveRun
+        );
+        // runs made before the counters were read cannot tell
+        assert_eq!(sweeps(&measured(0, None, None, None)), Sweeps::NotCounted);
+    }
+
+    #[test]
+    fn a_cell_says_none_ran_only_if_every_run_says_so() {
+        let none = measured(0, Some(0), Some(0), Some(0));
+        let some = measured(5, Some(0), Some(0), Some(0));
+        let old = measured(0, None, None, None);
+        assert_eq!(sweeps_of([&none, &none]), Some(Sweeps::NoneRan));
+        assert_eq!(sweeps_of([&none, &some]), Some(Sweeps::MayHaveRun));
+        assert_eq!(sweeps_of([&some, &old]), Some(Sweeps::NotCounted));
+        assert_eq!(sweeps_of([]), None);
+    }
+}

@@ -1,0 +1,77 @@
+//! The build-noise control on real builds of Debian's 10.11.18: the
+//! `base-rebuilt` variant is base's tree with its code moved. Its binary
+//! defines exactly the functions base's does plus the one never-called
+//! function the layout shift adds, and the buffer pool's hot functions sit
+//! at other addresses, in the file of the shift and in files linked after
+//! it.
+
+// nm is run as a shell would run it; the tool's runner is not needed here
+#![allow(clippy::disallowed_methods)]
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
+
+/// Every function a binary defines (demangled), with its address.
+fn functions(mariadbd: &Path) -> BTreeMap<String, u64> {
+    let out = Command::new("nm")
+        .args(["-C", "--defined-only"])
+        .arg(mariadbd)
+        .output()
+        .expect("nm runs (binutils)");
+    assert!(out.status.success(), "nm {}", mariadbd.display());
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (addr, rest) = l.split_once(' ')?;
+            let (kind, name) = rest.split_once(' ')?;
+            let addr = u64::from_str_radix(addr, 16).ok()?;
+            matches!(kind, "t" | "T" | "W").then(|| (name.to_string(), addr))
+        })
+        .collect()
+}
+
+#[test]
+fn the_rebuilt_control_moves_bases_code_and_adds_nothing_it_runs() {
+    let tree = xtask::tree::resolve(TREE).unwrap();
+    let build = |name: &str| {
+        let v = xtask::variant::resolve(&Default::default(), &tree, name).unwrap();
+        xtask::build::build(&tree, &v.label, &v.change, Default::default()).unwrap()
+    };
+    let base = build("base");
+    let rebuilt = build("base-rebuilt");
+    assert_ne!(base.key_hash, rebuilt.key_hash, "two builds");
+    let (b, r) = (functions(&base.mariadbd), functions(&rebuilt.mariadbd));
+    let added: Vec<&String> = r.keys().filter(|n| !b.contains_key(*n)).collect();
+    let lost: Vec<&String> = b.keys().filter(|n| !r.contains_key(*n)).collect();
+    assert_eq!(
+        added,
+        ["innodb_lab_layout_shift()"],
+        "functions only the rebuild defines"
+    );
+    assert!(lost.is_empty(), "functions the rebuild lost: {lost:?}");
+    // a function by the start of its demangled name
+    let moved = |prefix: &str| {
+        let f = b
+            .keys()
+            .find(|n| n.starts_with(prefix))
+            .unwrap_or_else(|| panic!("base defines no {prefix}..."));
+        let (x, y) = (b[f], r[f]);
+        eprintln!("{f}: base {x:#x}, base-rebuilt {y:#x}");
+        x != y
+    };
+    // in buf0buf.cc after the shift, and in files linked after it
+    for f in [
+        "buf_page_get_gen(",
+        "buf_LRU_get_free_block(",
+        "row_search_mvcc(",
+    ] {
+        assert!(moved(f), "{f} did not move");
+    }
+    // how many of the binary's functions moved at all
+    let n_moved = b.keys().filter(|f| b[*f] != r[*f]).count();
+    eprintln!("{n_moved} of {} functions moved", b.len());
+    assert!(n_moved > 1000, "only {n_moved} functions moved");
+}
