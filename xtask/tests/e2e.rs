@@ -113,6 +113,20 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
             r.total_pages_made_young,
         )
     };
+    // the fix's pages made young are sweep moves, and every run reads the
+    // flush counters that say whether a sweep ran
+    use xtask::results::sweeps::{Sweeps, YoungCounts};
+    let counts = |variant: &str| {
+        let r = summary.iter().find(|r| r.variant == variant).unwrap();
+        (r.pages_made_young_counts, r.sweeps)
+    };
+    assert_eq!(counts("base"), (Some(YoungCounts::Promotions), None));
+    let (fixed_counts, fixed_sweeps) = counts("fixed");
+    assert_eq!(fixed_counts, Some(YoungCounts::SweepMoves));
+    assert!(
+        matches!(fixed_sweeps, Some(Sweeps::NoneRan | Sweeps::MayHaveRun)),
+        "fixed's flush counters were not read: {fixed_sweeps:?}"
+    );
     let (base, base_queries, _) = row("base");
     let (gate, gate_queries, gate_young) = row("gate");
     let (fixed, fixed_queries, fixed_young) = row("fixed");
