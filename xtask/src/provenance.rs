@@ -40,6 +40,14 @@ pub fn has_local_changes(repo: &git2::Repository) -> bool {
         .unwrap_or(false)
 }
 
+/// Seconds since the Unix epoch (0 if the clock is before it).
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,12 +74,4 @@ mod tests {
         fs::write(dir.path().join("lib.rs"), "b\n").unwrap();
         assert!(has_local_changes(&repo), "a changed source");
     }
-}
-
-/// Seconds since the Unix epoch (0 if the clock is before it).
-pub fn unix_now() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
 }
