@@ -93,7 +93,7 @@ pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> 
         .context("SHOW GLOBAL STATUS failed")?;
     let map: BTreeMap<String, u64> = rows
         .into_iter()
-        .filter_map(|(k, v)| Some((k, v.parse().ok()?)))
+        .filter_map(|(k, v)| Some((canonical_name(&k).to_string(), v.parse().ok()?)))
         .collect();
     let missing: Vec<&str> = STATUS_COUNTERS
         .iter()
@@ -106,6 +106,19 @@ pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> 
         missing.join(", ")
     );
     Ok(map)
+}
+
+/// Our spelling of a counter the server named: the server may spell a
+/// name in another case than its source does (10.11 shows
+/// `Innodb_buffer_pool_pages_lru_flushed` for `buffer_pool_pages_LRU_flushed`),
+/// and `SHOW STATUS ... WHERE Variable_name IN` matches either.
+fn canonical_name(shown: &str) -> &str {
+    STATUS_COUNTERS
+        .iter()
+        .chain(OPTIONAL_COUNTERS)
+        .find(|n| n.eq_ignore_ascii_case(shown))
+        .copied()
+        .unwrap_or(shown)
 }
 
 fn monotonic_seconds() -> f64 {
@@ -459,6 +472,19 @@ intr 23456
         assert_eq!(h.total_ticks, h.busy_ticks + 80000 + 40);
         assert_eq!(parse_proc_stat("cpu0 1 2 3\n"), None);
         assert_eq!(parse_proc_stat("cpu  1 2 x 4 5 6 7 8\n"), None);
+    }
+
+    #[test]
+    fn a_counter_the_server_spells_in_another_case_is_ours() {
+        assert_eq!(
+            canonical_name("Innodb_buffer_pool_pages_lru_flushed"),
+            "Innodb_buffer_pool_pages_LRU_flushed"
+        );
+        assert_eq!(
+            canonical_name("INNODB_BUFFER_POOL_READS"),
+            "Innodb_buffer_pool_reads"
+        );
+        assert_eq!(canonical_name("Uptime"), "Uptime");
     }
 
     #[test]
