@@ -196,6 +196,110 @@ fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
 }
 
 #[test]
+fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
+    let text = one_line(&readme());
+    let s = summary("release-11.8-on-11.8.6");
+    let fixed_mutex = rows(&s)
+        .iter()
+        .filter(|r| r["variant"] == "fixed")
+        .filter(|r| r["workload"] == "points-covered-pk" || r["workload"] == "random-points-100")
+        .map(|r| r["median"]["buf_pool_mutex_per_query"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    let control = rows(&s)
+        .iter()
+        .filter(|r| r["variant"] == "base-again")
+        .map(|r| change(r).abs())
+        .fold(0.0, f64::max);
+    let range = find(&s, "range-covered-pk", "fixed");
+    let random = find(&s, "random-points-100", "fixed");
+    let quoted = [
+        format!(
+            "(`matrix/release-11.8-on-11.8.6.toml`, {} runs, 43 min, {} flagged busy,",
+            s["counted_runs"], s["busy_runs"]
+        ),
+        format!(
+            "where base takes it {:.1} times (points-covered-pk)",
+            find(&s, "points-covered-pk", "base")["median"]["buf_pool_mutex_per_query"]
+                .as_f64()
+                .unwrap()
+        ),
+        format!(
+            "only range-covered-pk ({:+.1}%, {}) and read-write clear -5%",
+            change(range),
+            interval(range)
+        ),
+        format!(
+            "random-points-100 is {:+.1}% ({}, p = {:.3})",
+            change(random),
+            interval(random),
+            random["qps_vs_base"]["p_value"].as_f64().unwrap()
+        ),
+        format!("the control's own medians moved by up to {control:.1}%"),
+    ];
+    for q in quoted {
+        assert!(text.contains(&q), "README.md does not say `{q}`");
+    }
+    assert!(fixed_mutex <= 0.0001, "fixed's median {fixed_mutex}");
+}
+
+#[test]
+fn the_readme_sentences_across_releases_quote_its_summary() {
+    let text = one_line(&readme());
+    let s = summary("across-releases");
+    let young = |tree: &str| {
+        rows(&s)
+            .iter()
+            .find(|r| {
+                r["tree"] == tree && r["variant"] == "base" && r["workload"] == "points-covered-pk"
+            })
+            .unwrap()["median"]["pages_made_young_per_query"]
+            .as_f64()
+            .unwrap()
+    };
+    let rebuilt = |tree: &str| {
+        let r = rows(&s)
+            .iter()
+            .find(|r| {
+                r["tree"] == tree
+                    && r["variant"] == "base-rebuilt"
+                    && r["workload"] == "points-covered-pk"
+            })
+            .unwrap();
+        change(r)
+    };
+    let quoted = [
+        format!(
+            "(`matrix/across-releases.toml`, {} runs, 17 min,",
+            s["counted_runs"]
+        ),
+        format!(
+            "(10.5.23 {:.1}, 10.11.18 {:.1}, 11.8.6 {:.1} on points-covered-pk)",
+            young("10.5.23"),
+            young("10.11.18"),
+            young("11.8.6")
+        ),
+        format!(
+            "{:+.1}% on 10.11.18 points-covered-pk, {:+.1}% on 11.8.6",
+            rebuilt("10.11.18"),
+            rebuilt("11.8.6")
+        ),
+    ];
+    for q in quoted {
+        assert!(text.contains(&q), "README.md does not say `{q}`");
+    }
+    for r in rows(&s).iter().filter(|r| r["variant"] == "fixed") {
+        assert_eq!(r["sweeps"], "none-ran", "{r}");
+        assert_eq!(
+            format!(
+                "{:.2}",
+                r["median"]["buf_pool_mutex_per_query"].as_f64().unwrap()
+            ),
+            "0.00"
+        );
+    }
+}
+
+#[test]
 fn the_readme_sentence_on_scan_resistance_quotes_its_summary() {
     let text = one_line(&readme());
     let s = summary("scan-resistance-10.11.18");
@@ -247,6 +351,8 @@ fn the_readme_calls_quiet_only_reports_without_busy_runs() {
         "smoke-10.11.18",
         "mdev-37992-10.11.18",
         "scan-resistance-10.11.18",
+        "across-releases",
+        "release-11.8-on-11.8.6",
     ] {
         let s = summary(report);
         // each passage naming the report, up to the next report named

@@ -17,6 +17,9 @@ fn dirs() -> Vec<PathBuf> {
         root.join("../reports/mdev-37992-10.11.18"),
         root.join("../reports/smoke-10.11.18"),
         root.join("../reports/scan-resistance-10.11.18"),
+        root.join("../reports/smoke-11.8.6"),
+        root.join("../reports/release-11.8-on-11.8.6"),
+        root.join("../reports/across-releases"),
     ]
 }
 

@@ -221,7 +221,13 @@ fn the_committed_scan_resistance_report_is_a_function_of_its_runs() {
 /// (reports/series/ was written by an older tool and is kept as it was.)
 #[test]
 fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
-    for name in ["smoke-10.11.18", "mdev-37992-10.11.18"] {
+    for name in [
+        "smoke-10.11.18",
+        "mdev-37992-10.11.18",
+        "smoke-11.8.6",
+        "release-11.8-on-11.8.6",
+        "across-releases",
+    ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")
             .join(name);
