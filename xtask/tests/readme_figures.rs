@@ -246,27 +246,21 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
 fn the_readme_sentences_across_releases_quote_its_summary() {
     let text = one_line(&readme());
     let s = summary("across-releases");
-    let young = |tree: &str| {
+    // a release's points-covered-pk row of one variant
+    let pk = |tree: &str, variant: &str| {
         rows(&s)
             .iter()
             .find(|r| {
-                r["tree"] == tree && r["variant"] == "base" && r["workload"] == "points-covered-pk"
+                r["tree"] == tree && r["variant"] == variant && r["workload"] == "points-covered-pk"
             })
-            .unwrap()["median"]["pages_made_young_per_query"]
+            .unwrap_or_else(|| panic!("no {tree} {variant} points-covered-pk"))
+    };
+    let young = |tree: &str| {
+        pk(tree, "base")["median"]["pages_made_young_per_query"]
             .as_f64()
             .unwrap()
     };
-    let rebuilt = |tree: &str| {
-        let r = rows(&s)
-            .iter()
-            .find(|r| {
-                r["tree"] == tree
-                    && r["variant"] == "base-rebuilt"
-                    && r["workload"] == "points-covered-pk"
-            })
-            .unwrap();
-        change(r)
-    };
+    let rebuilt = |tree: &str| change(pk(tree, "base-rebuilt"));
     let quoted = [
         format!(
             "(`matrix/across-releases.toml`, {} runs, 17 min,",

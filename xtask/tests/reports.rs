@@ -410,11 +410,7 @@ fn results_row<'a>(md: &'a str, variant: &str) -> &'a str {
 /// instead of a 0 beside gate's 0, and summary.json says the same.
 #[test]
 fn the_fixes_pages_made_young_are_read_for_what_they_count() {
-    let dir = tempfile::tempdir().unwrap();
-    write_young_cells(dir.path(), |_| Some(0));
-    let files = render(dir.path());
-    let text = |name: &str| files.iter().find(|(n, _)| n == name).unwrap().1.clone();
-    let md = text("report.md");
+    let (md, summary) = young_report(|_| Some(0));
     assert!(
         results_row(&md, "fixed").contains("| no sweep ran |"),
         "{md}"
@@ -422,7 +418,7 @@ fn the_fixes_pages_made_young_are_read_for_what_they_count() {
     assert!(results_row(&md, "gate").contains("| 0.0000 |"), "{md}");
     assert!(results_row(&md, "base").contains("| 29.0000 |"), "{md}");
     assert!(md.contains("In `fixed` (the fix"), "{md}");
-    let summary: serde_json::Value = serde_json::from_str(&text("summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
     let row = |variant: &str| {
         summary["rows"]
             .as_array()
@@ -438,30 +434,27 @@ fn the_fixes_pages_made_young_are_read_for_what_they_count() {
     assert!(row("gate").get("sweeps").is_none());
 
     // one fixed run wrote pages: the number stands, said as sweep moves
-    let dir = tempfile::tempdir().unwrap();
-    write_young_cells(dir.path(), |rep| Some(u64::from(rep == 3) * 12));
-    let md = render(dir.path())
-        .into_iter()
-        .find(|(n, _)| n == "report.md")
-        .unwrap()
-        .1;
+    let (md, _) = young_report(|rep| Some(u64::from(rep == 3) * 12));
     assert!(
         results_row(&md, "fixed").contains("| 0.0000 (sweep moves) |"),
         "{md}"
     );
 
     // runs made before the counters were read cannot tell
-    let dir = tempfile::tempdir().unwrap();
-    write_young_cells(dir.path(), |_| None);
-    let md = render(dir.path())
-        .into_iter()
-        .find(|(n, _)| n == "report.md")
-        .unwrap()
-        .1;
+    let (md, _) = young_report(|_| None);
     assert!(
         results_row(&md, "fixed").contains("| 0.0000 (sweep moves; sweeps not counted) |"),
         "{md}"
     );
+}
+
+/// report.md and summary.json of `write_young_cells` with these flushes.
+fn young_report(flushes: impl Fn(u32) -> Option<u64>) -> (String, String) {
+    let dir = tempfile::tempdir().unwrap();
+    write_young_cells(dir.path(), flushes);
+    let files = render(dir.path());
+    let text = |name: &str| files.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    (text("report.md"), text("summary.json"))
 }
 
 /// The build-noise control: base against its rebuild measures what two
