@@ -68,6 +68,10 @@ pub struct BuildKey {
     pub patch_sha256: Option<String>,
     pub cmake_options: Vec<String>,
     pub compiler: String,
+    /// the source repairs a build of this type may apply (`build::repair`);
+    /// absent where there are none, so such keys are as before
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<String>,
 }
 
 /// Upstream commits picked onto a tree, e.g. the MDEV-33966 fix.
@@ -109,6 +113,9 @@ pub struct Build {
     /// those were RelWithDebInfo)
     #[serde(default)]
     pub build_type: BuildType,
+    /// the source repairs this checkout needed and got (`build::repair`)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repairs_applied: Vec<String>,
     pub checkout_seconds: f64,
     pub configure_seconds: f64,
     pub make_seconds: f64,

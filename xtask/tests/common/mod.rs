@@ -131,6 +131,7 @@ pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
             patch_sha256: patch.as_ref().map(|p| p.sha256.clone()),
             cmake_options: vec!["-DCMAKE_BUILD_TYPE=RelWithDebInfo".into()],
             compiler: "gcc 12.2.0".into(),
+            repairs: Vec::new(),
         },
         key_hash: format!(
             "build-of-{}",
@@ -145,6 +146,7 @@ pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
         build: "/cache/build".into(),
         mariadbd: "/cache/build/sql/mariadbd".into(),
         build_type: Default::default(),
+        repairs_applied: Vec::new(),
         checkout_seconds: 1.0,
         configure_seconds: 1.0,
         make_seconds: 1.0,

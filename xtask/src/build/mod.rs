@@ -8,6 +8,8 @@
 //! relative paths in every variant and files the patch does not touch are
 //! cache hits.
 
+pub mod repair;
+
 use crate::patch;
 use crate::record::{Build, BuildKey, BuildType, CcacheUse, Patch, Tree, WholeBuild};
 use crate::tree;
@@ -212,6 +214,7 @@ pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Res
         patch_sha256: change.key(),
         cmake_options: compile_options(build_type),
         compiler: compiler_version()?,
+        repairs: repair::names_for(build_type),
     })
 }
 
@@ -244,6 +247,7 @@ pub fn build(
     let stage = Stage::start(format!("check out {} for {variant}", tree.version));
     let repo = tree::checkout(tree, &src)?;
     change.apply(&repo)?;
+    let repairs_applied = repair::apply(&src, build_type)?;
     let checkout_seconds = stage.done();
 
     let before = ccache_counters()?;
@@ -289,6 +293,7 @@ pub fn build(
         build: build_dir,
         mariadbd,
         build_type,
+        repairs_applied,
         checkout_seconds,
         configure_seconds,
         make_seconds,
@@ -444,6 +449,7 @@ mod tests {
             patch_sha256: None,
             cmake_options: vec!["-DX=1".into()],
             compiler: "g++ 12".into(),
+            repairs: Vec::new(),
         };
         let h = base.hash();
         assert_eq!(h, base.clone().hash(), "the hash is deterministic");
@@ -453,8 +459,11 @@ mod tests {
         let mut k = base.clone();
         k.compiler = "g++ 13".into();
         assert_ne!(k.hash(), h);
-        let mut k = base;
+        let mut k = base.clone();
         k.cmake_options.push("-DY=1".into());
+        assert_ne!(k.hash(), h);
+        let mut k = base;
+        k.repairs.push("r".into());
         assert_ne!(k.hash(), h);
     }
 
@@ -487,6 +496,7 @@ mod tests {
             patch_sha256: None,
             cmake_options: compile_options(t),
             compiler: "g++ 12".into(),
+            repairs: repair::names_for(t),
         };
         assert_ne!(
             key(BuildType::Debug).hash(),
