@@ -9,6 +9,7 @@
 //! text widths for the layout, so no system font library is needed.
 
 use anyhow::{bail, ensure, Context, Result};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
@@ -40,7 +41,7 @@ pub struct Line {
 }
 
 /// Okabe-Ito colours (told apart with the common colour blindnesses),
-/// without the yellow that vanishes on white; series beyond eight repeat.
+/// without the yellow that vanishes on white.
 const PALETTE: [RGBColor; 7] = [
     RGBColor(0x00, 0x72, 0xB2),
     RGBColor(0xD5, 0x5E, 0x00),
@@ -53,6 +54,90 @@ const PALETTE: [RGBColor; 7] = [
 
 fn colour(series_index: usize) -> RGBColor {
     PALETTE[series_index % PALETTE.len()]
+}
+
+/// A series' marker, drawn on each point and bar top and in the legend, so
+/// that series stay apart where colours do not (printed in grey, a
+/// colour-blind reader, more series than colours).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    Cross,
+    TriangleDown,
+}
+
+const MARKERS: [Marker; 6] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::TriangleUp,
+    Marker::Diamond,
+    Marker::Cross,
+    Marker::TriangleDown,
+];
+
+/// Seven colours against six markers: series i gets colour i mod 7 and
+/// marker i mod 6, so the first 42 series each have a pair of their own
+/// and neighbours differ in both.
+fn marker(series_index: usize) -> Marker {
+    MARKERS[series_index % MARKERS.len()]
+}
+
+/// The marker's outline, in pixels around its centre.
+fn marker_outline(m: Marker, r: i32) -> Vec<(i32, i32)> {
+    match m {
+        Marker::Circle => (0..16)
+            .map(|k| {
+                let a = f64::from(k) * std::f64::consts::TAU / 16.0;
+                (
+                    (f64::from(r) * a.cos()).round() as i32,
+                    (f64::from(r) * a.sin()).round() as i32,
+                )
+            })
+            .collect(),
+        Marker::Square => vec![(-r, -r), (r, -r), (r, r), (-r, r)],
+        Marker::TriangleUp => vec![(0, -r - 1), (r + 1, r), (-r - 1, r)],
+        Marker::TriangleDown => vec![(0, r + 1), (r + 1, -r), (-r - 1, -r)],
+        Marker::Diamond => vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)],
+        Marker::Cross => {
+            let t = (r / 3).max(1);
+            vec![
+                (-t, -r),
+                (t, -r),
+                (t, -t),
+                (r, -t),
+                (r, t),
+                (t, t),
+                (t, r),
+                (-t, r),
+                (-t, t),
+                (-r, t),
+                (-r, -t),
+                (-t, -t),
+            ]
+        }
+    }
+}
+
+type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Draws the marker of series `index` centred on `at`, filled with `fill`
+/// and outlined in `edge`.
+fn draw_marker(
+    chart: &mut Plot<'_, '_>,
+    at: (f64, f64),
+    index: usize,
+    fill: RGBColor,
+    edge: RGBColor,
+) -> Result<()> {
+    let outline = marker_outline(marker(index), 4);
+    let mut closed = outline.clone();
+    closed.push(outline[0]);
+    chart.draw_series([EmptyElement::at(at) + Polygon::new(outline, fill.filled())])?;
+    chart.draw_series([EmptyElement::at(at) + PathElement::new(closed, edge.stroke_width(1))])?;
+    Ok(())
 }
 
 const HEIGHT: u32 = 480;
@@ -147,6 +232,10 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
         let na_style = TextStyle::from((FONT, 13).into_font())
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
+        // above the marker
+        let value_style = TextStyle::from((FONT, 12).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
         for (s, name) in series.iter().enumerate() {
             let fill = colour(s).filled();
             for (g, row) in slots.iter().enumerate() {
@@ -169,6 +258,16 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
                                 hi,
                                 BLACK,
                             ))?;
+                        }
+                        draw_marker(&mut chart, (centre, value), s, WHITE, BLACK)?;
+                        // a bar too short to see says its value: a 0 is a
+                        // measured 0, not a missing bar
+                        if value.abs() < (y_hi - y_lo) * TINY_BAR {
+                            chart.draw_series([Text::new(
+                                small_value(value),
+                                (centre, value.max(0.0)),
+                                value_style.clone(),
+                            )])?;
                         }
                     }
                     None => {
@@ -264,11 +363,9 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
                 points.iter().map(|&(x, y, _)| (x, y)),
                 c.stroke_width(2),
             ))?;
-            chart.draw_series(
-                points
-                    .iter()
-                    .map(|&(x, y, _)| Circle::new((x, y), 3, c.filled())),
-            )?;
+            for &(x, y, _) in points {
+                draw_marker(&mut chart, (x, y), s, c, c)?;
+            }
             for &(x, _, interval) in points {
                 if let Some((lo, hi)) = interval {
                     chart.draw_series(error_bar(x, whisker, lo, hi, c))?;
@@ -398,19 +495,31 @@ fn draw_legend_entry(
     swatch: Swatch,
 ) -> Result<()> {
     let (x, y) = (8, 60 + index as i32 * 24);
-    match swatch {
-        Swatch::Box(c) => area.draw(&Rectangle::new(
-            [
-                (x, y - LEGEND_SWATCH / 2),
-                (x + LEGEND_SWATCH, y + LEGEND_SWATCH / 2),
-            ],
-            c.filled(),
-        ))?,
-        Swatch::Line(c) => area.draw(&PathElement::new(
-            [(x, y), (x + LEGEND_SWATCH, y)],
-            c.stroke_width(2),
-        ))?,
-    }
+    let centre = (x + LEGEND_SWATCH / 2, y);
+    let (fill, edge) = match swatch {
+        Swatch::Box(c) => {
+            area.draw(&Rectangle::new(
+                [
+                    (x, y - LEGEND_SWATCH / 2),
+                    (x + LEGEND_SWATCH, y + LEGEND_SWATCH / 2),
+                ],
+                c.filled(),
+            ))?;
+            (WHITE, BLACK)
+        }
+        Swatch::Line(c) => {
+            area.draw(&PathElement::new(
+                [(x, y), (x + LEGEND_SWATCH, y)],
+                c.stroke_width(2),
+            ))?;
+            (c, c)
+        }
+    };
+    let outline = marker_outline(marker(index), 4);
+    let mut closed = outline.clone();
+    closed.push(outline[0]);
+    area.draw(&(EmptyElement::at(centre) + Polygon::new(outline, fill.filled())))?;
+    area.draw(&(EmptyElement::at(centre) + PathElement::new(closed, edge.stroke_width(1))))?;
     area.draw(&Text::new(
         name.to_string(),
         (x + LEGEND_SWATCH + 6, y),
@@ -418,6 +527,22 @@ fn draw_legend_entry(
     ))
     .with_context(|| format!("legend entry {name:?}"))?;
     Ok(())
+}
+
+/// A bar shorter than this share of the y range gets its value written
+/// above it.
+const TINY_BAR: f64 = 0.01;
+
+/// The value of a bar too short to see: 0 as "0", others with two
+/// significant digits (1.8e-5, 0.0042).
+fn small_value(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() < 0.001 {
+        format!("{v:.1e}")
+    } else {
+        format!("{v:.2}")
+    }
 }
 
 /// An axis tick: integers without decimals, others with at most three.
@@ -713,13 +838,14 @@ mod tests {
                 .collect();
             assert_eq!(xs.len(), 4);
             assert!(xs.windows(2).all(|w| w[0] < w[1]), "{xs:?}");
-            let markers = elements(&doc, "circle")
+            // a marker per point and one in the legend
+            let markers = elements(&doc, "polygon")
                 .filter(|n| {
                     n.attribute("fill")
                         .is_some_and(|v| v.eq_ignore_ascii_case(&c))
                 })
                 .count();
-            assert_eq!(markers, 4, "series {s}");
+            assert_eq!(markers, 4 + 1, "series {s}");
         }
         let texts = texts(&doc);
         for label in [
@@ -734,6 +860,59 @@ mod tests {
                 "{label} missing: {texts:?}"
             );
         }
+    }
+
+    #[test]
+    fn twelve_series_keep_a_colour_and_marker_pair_each_and_neighbours_differ_in_both() {
+        let pairs: Vec<(RGBColor, Marker)> = (0..12).map(|i| (colour(i), marker(i))).collect();
+        for i in 0..pairs.len() {
+            for j in 0..i {
+                assert!(pairs[i] != pairs[j], "series {j} and {i} look alike");
+            }
+            if i > 0 {
+                assert!(pairs[i].0 != pairs[i - 1].0 && pairs[i].1 != pairs[i - 1].1);
+            }
+        }
+        // drawn: each series' legend entry has its marker's outline
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: (0..12)
+                .map(|i| bar(&format!("v{i}"), Some(1.0 + i as f64), None))
+                .collect(),
+        }];
+        let svg = grouped_bars("t", "y", &groups).unwrap();
+        let doc = parse(&svg);
+        let shapes: std::collections::BTreeSet<usize> = elements(&doc, "polygon")
+            .map(|n| n.attribute("points").unwrap().split_whitespace().count())
+            .collect();
+        // circle 16 corners, square and diamond 4, triangles 3, cross 12
+        assert_eq!(shapes, [3, 4, 12, 16].into_iter().collect());
+    }
+
+    #[test]
+    fn a_zero_bar_says_0_and_a_tiny_one_its_value() {
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: vec![
+                bar("base", Some(25.8), None),
+                bar("gate", Some(0.0), None),
+                bar("fixed", Some(0.000018), None),
+                bar("clock", None, None),
+            ],
+        }];
+        let svg = grouped_bars("mutex", "acquisitions / query", &groups).unwrap();
+        let t = texts(&parse(&svg));
+        assert_eq!(
+            t.iter().filter(|x| *x == "0").count(),
+            1 + 1,
+            "the bar and the axis: {t:?}"
+        );
+        assert!(t.iter().any(|x| x == "1.8e-5"), "{t:?}");
+        assert!(t.iter().any(|x| x == "n/a"), "{t:?}");
+        assert!(
+            !t.iter().any(|x| x == "25.80"),
+            "a visible bar is not labelled: {t:?}"
+        );
     }
 
     #[test]

@@ -545,6 +545,20 @@ impl SplitMix64 {
 
 /// (candidate / base - 1) * 100; None when base is 0 or a median is not
 /// finite (a change from nothing has no percentage).
+/// The least-squares slope of y over x; None with fewer than two
+/// distinct x.
+pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
+    let n = points.len() as f64;
+    let mean_x = points.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean_y = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let sxx: f64 = points.iter().map(|p| (p.0 - mean_x).powi(2)).sum();
+    if points.len() < 2 || sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = points.iter().map(|p| (p.0 - mean_x) * (p.1 - mean_y)).sum();
+    Some(sxy / sxx)
+}
+
 pub fn change_pct(base_median: f64, candidate_median: f64) -> Option<f64> {
     if base_median == 0.0 || !base_median.is_finite() || !candidate_median.is_finite() {
         return None;

@@ -151,6 +151,15 @@ impl Workload {
                     self.range_size
                 ),
             )?,
+            WorkloadKind::ScanLoop | WorkloadKind::HotPoints if !self.rand_type.is_uniform() => {
+                fail(
+                    "rand_type",
+                    format!(
+                        "= \"{}\": {kind} reads ids of its own choosing (its hot set), not drawn from a distribution",
+                        self.rand_type.name()
+                    ),
+                )?
+            }
             WorkloadKind::ScanLoop => {
                 for (field, value) in [
                     ("hot_rows", self.hot_rows),
@@ -262,7 +271,7 @@ fn sysbench_args(
         "--mysql-db=sbtest".into(),
         format!("--tables={}", w.tables),
         format!("--table-size={}", w.table_size),
-        "--rand-type=uniform".into(),
+        format!("--rand-type={}", w.rand_type.name()),
         "--mysql-storage-engine=innodb".into(),
     ];
     if let Some(k) = kind {
@@ -691,6 +700,35 @@ mod tests {
             "name = \"update-index\"\nmeasure_seconds = 0",
             "`measure_seconds`",
         );
+    }
+
+    #[test]
+    fn the_key_distribution_is_read_and_refused_where_no_ids_are_drawn() {
+        let w: Workload = toml::from_str(
+            "name = \"read-only-pareto\"\nkind = \"read-only\"\nrand_type = \"pareto\"",
+        )
+        .unwrap();
+        w.validate().unwrap();
+        assert_eq!(w.rand_type, crate::record::KeyDistribution::Pareto);
+        let uniform = Workload::new("read-only");
+        assert_eq!(uniform.rand_type, crate::record::KeyDistribution::Uniform);
+        // a uniform workload's record is written as before the field existed
+        let json = serde_json::to_string(&uniform).unwrap();
+        assert!(!json.contains("rand_type"), "{json}");
+        assert!(serde_json::to_string(&w)
+            .unwrap()
+            .contains("\"rand_type\":\"pareto\""));
+
+        for kind in ["scan-loop", "hot-points"] {
+            let w: Workload =
+                toml::from_str(&format!("name = \"{kind}\"\nrand_type = \"pareto\"")).unwrap();
+            let err = w.validate().unwrap_err().to_string();
+            assert!(err.contains("`rand_type` = \"pareto\""), "{err}");
+        }
+        let err = toml::from_str::<Workload>("name = \"read-only\"\nrand_type = \"zipfian\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rand_type") && err.contains("pareto"), "{err}");
     }
 
     #[test]

@@ -15,6 +15,11 @@ pub enum Metric {
     PagesMadeYoungPerQuery,
     PagesMadeNotYoungPerQuery,
     ReadRequestsPerQuery,
+    /// 1 - Innodb_buffer_pool_reads / Innodb_buffer_pool_read_requests, in
+    /// percent: the share of page requests the pool served
+    HitRatioPct,
+    /// pages read into the pool per query (Innodb_buffer_pool_reads)
+    PagesReadPerQuery,
     /// pages written by any flush batch (Innodb_buffer_pool_pages_flushed)
     PagesFlushedPerQuery,
     CsPerQuery,
@@ -29,6 +34,9 @@ pub enum Metric {
     HotKeptPct,
     /// scan-loop: scanned pages in the young sublist, same window
     ScanYoungPages,
+    /// scan-loop: the rate at which scanned pages enter the young sublist
+    /// during the residency pass, pages a second
+    ScanYoungPerS,
     /// scan-loop: hot lookups per second in the measured pass
     HotLookupsPerS,
 }
@@ -52,6 +60,10 @@ pub struct MetricInfo {
     /// a column of the relative table (variant / baseline per workload,
     /// Mark Callaghan's form): its header
     pub relative: Option<&'static str>,
+    /// its column appears only in a report where some cell read pages into
+    /// the pool: in-memory runs read none, and a column of 100.00 and 0
+    /// would stand in every report (one sentence says the data fit instead)
+    pub only_when_pages_read: bool,
 }
 
 /// A metric's bar chart.
@@ -75,6 +87,7 @@ const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricI
         column: None,
         chart: None,
         relative: None,
+        only_when_pages_read: false,
     }
 }
 
@@ -99,11 +112,15 @@ impl MetricInfo {
         self.relative = Some(header);
         self
     }
+    const fn only_when_pages_read(mut self) -> Self {
+        self.only_when_pages_read = true;
+        self
+    }
 }
 
 /// Every metric, in the order summary.json's medians and the results
 /// table's columns list them.
-pub const METRICS: [MetricInfo; 15] = [
+pub const METRICS: [MetricInfo; 18] = [
     row(Metric::Qps, "qps", "QPS")
         .higher_is_better()
         .median()
@@ -144,6 +161,23 @@ pub const METRICS: [MetricInfo; 15] = [
         "buffer pool read requests per query",
     )
     .median(),
+    row(
+        Metric::HitRatioPct,
+        "hit_ratio_pct",
+        "buffer pool hit ratio (%)",
+    )
+    .higher_is_better()
+    .median()
+    .column("hit ratio (%)", 2)
+    .only_when_pages_read(),
+    row(
+        Metric::PagesReadPerQuery,
+        "pages_read_per_query",
+        "pages read into the pool per query",
+    )
+    .median()
+    .column("pages read / query", 3)
+    .only_when_pages_read(),
     row(
         Metric::PagesFlushedPerQuery,
         "pages_flushed_per_query",
@@ -199,6 +233,11 @@ pub const METRICS: [MetricInfo; 15] = [
         Metric::ScanYoungPages,
         "scan_young_pages",
         "scanned pages in the young sublist",
+    ),
+    row(
+        Metric::ScanYoungPerS,
+        "scan_young_per_s",
+        "scanned pages entering the young sublist per second",
     ),
     row(
         Metric::HotLookupsPerS,

@@ -18,4 +18,8 @@ pub struct MyCnf {
     /// is ignored by series that do not know it.
     pub settings: Vec<(String, String)>,
     pub scaled: Vec<Scaled>,
+    /// whether the datadir was on a tmpfs (/dev/shm): then a page read is
+    /// a copy from memory, not a wait for a disk; None in older records
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub datadir_on_tmpfs: Option<bool>,
 }

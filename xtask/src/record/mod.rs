@@ -19,6 +19,6 @@ pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, Sysbench
 pub use run::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
 pub use tree::{Tree, TreeKind};
 pub use workload::{
-    Diagnostic, IdleBounds, IdleWait, NotMeasured, Outcome, Phase, PoolSettings, Sample,
-    ScanLoopOutcome, Threads, Workload,
+    Diagnostic, IdleBounds, IdleWait, KeyDistribution, NotMeasured, Outcome, Phase, PoolSettings,
+    Sample, ScanLoopOutcome, Threads, Workload,
 };

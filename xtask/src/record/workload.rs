@@ -35,6 +35,39 @@ impl fmt::Display for Threads {
     }
 }
 
+/// How sysbench picks the ids a query reads (`--rand-type`, sysbench
+/// 1.0's four). With data larger than the pool the skew decides the hit
+/// ratio: seed 000 compares uniform and Pareto.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KeyDistribution {
+    #[default]
+    Uniform,
+    /// sysbench's `--rand-pareto-h` at its default, 0.2: about 80% of the
+    /// reads go to 20% of the ids
+    Pareto,
+    Gaussian,
+    /// sysbench's `special`: `--rand-spec-pct` of the ids get
+    /// `--rand-spec-res` of the reads
+    Special,
+}
+
+impl KeyDistribution {
+    /// The value of sysbench's `--rand-type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyDistribution::Uniform => "uniform",
+            KeyDistribution::Pareto => "pareto",
+            KeyDistribution::Gaussian => "gaussian",
+            KeyDistribution::Special => "special",
+        }
+    }
+
+    pub fn is_uniform(&self) -> bool {
+        *self == KeyDistribution::Uniform
+    }
+}
+
 /// A workload as a matrix describes it (one `[[workload]]` entry).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -58,6 +91,10 @@ pub struct Workload {
     /// read-write (10 or 100).
     #[serde(default = "defaults::range_size")]
     pub range_size: u32,
+    /// How the ids of each query are drawn (`--rand-type`); uniform, as
+    /// in Mark's runs, when absent.
+    #[serde(default, skip_serializing_if = "KeyDistribution::is_uniform")]
+    pub rand_type: KeyDistribution,
     /// oltp_read_write with innodb_max_dirty_pages_pct(_lwm)=1 after the
     /// load, as Mark's write tests and load do: it starts freed_page_clock.
     /// 0 skips it.
@@ -112,6 +149,7 @@ impl Workload {
             threads: defaults::threads(),
             random_points: defaults::random_points(),
             range_size: defaults::range_size(),
+            rand_type: KeyDistribution::Uniform,
             arm_seconds: defaults::arm_seconds(),
             warmup_seconds: defaults::warmup_seconds(),
             measure_seconds: defaults::measure_seconds(),

@@ -71,6 +71,65 @@ fn whisker_words(a: &Analysis, metric: Metric) -> String {
     )
 }
 
+/// QPS of each variant relative to its baseline, in percent (a bar below
+/// zero is slower), with the interval of the change and its real coverage:
+/// the comparison table's figures, drawn. Controls are drawn too, so the
+/// noise a reader should expect stands beside each change.
+fn change_chart(a: &Analysis) -> Result<Option<Chart>> {
+    let mut groups: Vec<BarGroup> = Vec::new();
+    let mut coverages: Vec<String> = Vec::new();
+    for (cell, c) in &a.comparisons {
+        if c.metric != Metric::Qps {
+            continue;
+        }
+        let label = format!("{} {}t", cell.workload, cell.threads);
+        if let Some(i) = &c.ratio_interval {
+            let words = i.coverage_words();
+            if !coverages.contains(&words) {
+                coverages.push(words);
+            }
+        }
+        let bar = Bar {
+            series: format!("{} / {}", series(a, cell), c.against),
+            value: c.change_pct,
+            interval: c
+                .ratio_interval
+                .as_ref()
+                .map(|i| ((i.lo - 1.0) * 100.0, (i.hi - 1.0) * 100.0)),
+        };
+        match groups.iter_mut().find(|g| g.label == label) {
+            Some(g) => g.bars.push(bar),
+            None => groups.push(BarGroup {
+                label,
+                bars: vec![bar],
+            }),
+        }
+    }
+    if !groups
+        .iter()
+        .any(|g| g.bars.iter().any(|b| b.value.is_some()))
+    {
+        return Ok(None);
+    }
+    let note = if coverages.is_empty() {
+        "no interval: too few runs".to_string()
+    } else {
+        format!(
+            "whiskers: the interval of the change, {}",
+            coverages.join("; ")
+        )
+    };
+    let (drawn, title) = titled(
+        "QPS against the baseline: change of the median (%)".to_string(),
+        Some(note),
+    );
+    Ok(Some(Chart {
+        file: "qps-change.svg".into(),
+        svg: charts::grouped_bars(&drawn, "change of median QPS (%)", &groups)?,
+        title,
+    }))
+}
+
 /// A chart's title with its note on a second line (drawn under the
 /// chart), and the same on one line for the report's image text.
 fn titled(title: String, note: Option<String>) -> (String, String) {
@@ -111,6 +170,9 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             info.metric,
             chart.interval,
         )?;
+    }
+    if let Some(chart) = change_chart(a)? {
+        out.push(chart);
     }
     if let Some((file, title, svg)) = super::scan::chart(a)? {
         out.push(Chart { file, title, svg });

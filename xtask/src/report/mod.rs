@@ -326,6 +326,9 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     if let Some(words) = young_words(a) {
         b.push(Block::Para(words));
     }
+    if let Some(words) = pool_reads_words(a) {
+        b.push(Block::Para(words));
+    }
     if let Some(words) = write_mutex_words(a) {
         b.push(Block::Para(words));
     }
@@ -526,6 +529,65 @@ fn young_words(a: &Analysis) -> Option<String> {
     ))
 }
 
+/// Whether the data fit in the pool, and when it did not, what a page
+/// read cost: with the datadir on tmpfs a miss is a memory copy and an
+/// eviction, so such runs measure eviction, not I/O.
+fn pool_reads_words(a: &Analysis) -> Option<String> {
+    let measured: Vec<&CellRuns> = a
+        .cells
+        .iter()
+        .filter(|c| c.median(Metric::PagesReadPerQuery).is_some())
+        .collect();
+    if measured.is_empty() {
+        return None;
+    }
+    if !any_pages_read(a) {
+        return Some(
+            "No cell read a page into the buffer pool in its measured interval \
+             (`Innodb_buffer_pool_reads` did not move): the data fit in the pool, so the hit ratio \
+             (100%) and pages read per query (0) have no columns here."
+                .into(),
+        );
+    }
+    let range = |m: Metric, decimals: usize| {
+        let v: Vec<f64> = measured.iter().filter_map(|c| c.median(m)).collect();
+        if v.is_empty() {
+            return "n/a".to_string();
+        }
+        let lo = v.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{lo:.decimals$} to {hi:.decimals$}")
+    };
+    let runs: Vec<&RunResult> = measured
+        .iter()
+        .flat_map(|c| c.counted.iter().copied())
+        .collect();
+    let on_tmpfs = |want: bool| {
+        runs.iter().all(|r| {
+            r.my_cnf
+                .as_ref()
+                .and_then(|c| c.datadir_on_tmpfs)
+                .is_some_and(|t| t == want)
+        })
+    };
+    let cost = if on_tmpfs(true) {
+        "Every run's datadir was on tmpfs (/dev/shm), so a miss costs a copy from memory and an \
+         eviction, never a wait for a disk: these runs are eviction-bound, not I/O-bound, and on \
+         a disk each miss would cost far more."
+    } else if on_tmpfs(false) {
+        "Every run's datadir was on a disk, so a miss waits for a read."
+    } else {
+        "Whether the datadir was on tmpfs is not recorded for every run, so what a miss cost is not known."
+    };
+    Some(format!(
+        "Pages were read into the pool: {} pages per query, a hit ratio (1 - \
+         `Innodb_buffer_pool_reads` / `Innodb_buffer_pool_read_requests`, measured interval) of \
+         {}%. {cost}",
+        range(Metric::PagesReadPerQuery, 3),
+        range(Metric::HitRatioPct, 2),
+    ))
+}
+
 /// Why every variant still takes buf_pool.mutex on a workload that
 /// writes: those are the writes' own acquisitions, which no promotion rule
 /// touches.
@@ -584,7 +646,26 @@ fn write_mutex_words(a: &Analysis) -> Option<String> {
     ))
 }
 
+/// Whether some cell read pages into the pool in its measured interval:
+/// the data did not fit (or was not yet read in).
+pub(crate) fn any_pages_read(a: &Analysis) -> bool {
+    a.cells
+        .iter()
+        .any(|c| c.median(Metric::PagesReadPerQuery).is_some_and(|v| v > 0.0))
+}
+
+/// The metric columns of the results table: every metric with a column,
+/// the pool-read ones only where pages were read.
+fn result_columns(a: &Analysis) -> Vec<&'static crate::dims::MetricInfo> {
+    let read = any_pages_read(a);
+    METRICS
+        .iter()
+        .filter(|i| i.column.is_some() && (read || !i.only_when_pages_read))
+        .collect()
+}
+
 fn results_table(a: &Analysis) -> Block {
+    let columns = result_columns(a);
     let rows = a
         .cells
         .iter()
@@ -629,7 +710,7 @@ fn results_table(a: &Analysis) -> Block {
             ]
             .into_iter()
             .chain(
-                METRICS
+                columns
                     .iter()
                     .filter_map(|i| Some((i.metric, i.column?.1)))
                     .map(|(m, decimals)| match m {
@@ -652,7 +733,7 @@ fn results_table(a: &Analysis) -> Block {
             "QPS min-max",
         ]
         .into_iter()
-        .chain(METRICS.iter().filter_map(|i| Some(i.column?.0)))
+        .chain(columns.iter().filter_map(|i| Some(i.column?.0)))
         .map(String::from)
         .collect(),
         rows,

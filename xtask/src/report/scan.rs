@@ -79,6 +79,12 @@ pub struct Row {
     /// scanned pages in the young sublist, same samples
     pub scan_young: Option<f64>,
     pub model_scan_young: Option<f64>,
+    /// scanned pages entering the young sublist per second over the
+    /// residency pass (the slope, not the level)
+    #[serde(default)]
+    pub scan_young_per_s: Option<f64>,
+    #[serde(default)]
+    pub model_scan_young_per_s: Option<f64>,
     /// from the measured pass, which samples nothing
     pub hot_lookups_per_s: Option<f64>,
     pub scans_per_s: Option<f64>,
@@ -95,15 +101,31 @@ fn outcomes<'a>(c: &'a CellRuns) -> Vec<&'a ScanLoopOutcome> {
         .collect()
 }
 
-fn model_runs(c: &CellRuns) -> Vec<ScanLoopResult> {
+/// The model's run for each counted run, with that run's residency pass
+/// length.
+fn model_runs(c: &CellRuns) -> Vec<(ScanLoopResult, u64)> {
     c.counted
         .iter()
         .filter_map(|r| {
             let o = r.outcome.as_ref()?.scan_loop.as_ref()?;
             let (policy, short) = o.model_policy?.model();
-            sim::scan_loop(policy, &model_params(o, short)).ok()
+            let m = sim::scan_loop(policy, &model_params(o, short)).ok()?;
+            Some((m, o.residency_seconds))
         })
         .collect()
+}
+
+/// The model's rate of scanned pages entering the young sublist, over the
+/// same samples as the measurement's (`ScanLoopOutcome::scan_young_per_s`:
+/// from the scans' start to before the pass's end).
+fn model_young_rate(m: &ScanLoopResult, residency_seconds: u64) -> Option<f64> {
+    let points: Vec<(f64, f64)> = m
+        .samples
+        .iter()
+        .filter(|s| s.t_s >= 0.0 && s.t_s < residency_seconds as f64)
+        .map(|s| (s.t_s, s.scan_young as f64))
+        .collect();
+    crate::stats::slope(&points)
 }
 
 pub fn rows(a: &Analysis) -> Vec<Row> {
@@ -116,7 +138,7 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
             let med = |v: Vec<f64>| median(&v);
             let s = &first.settings;
             let kept_pct = c.median(Metric::HotKeptPct);
-            let model_kept_pct = med(models.iter().map(|m| m.kept * 100.0).collect());
+            let model_kept_pct = med(models.iter().map(|(m, _)| m.kept * 100.0).collect());
             let sampling = os
                 .iter()
                 .map(|o| o.sampling_cost())
@@ -132,7 +154,12 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
                 model_kept_pct,
                 model_minus_measured_pp: model_kept_pct.zip(kept_pct).map(|(m, k)| m - k),
                 scan_young: c.median(Metric::ScanYoungPages),
-                model_scan_young: med(models.iter().map(|m| m.scan_young_avg).collect()),
+                model_scan_young: med(models.iter().map(|(m, _)| m.scan_young_avg).collect()),
+                scan_young_per_s: c.median(Metric::ScanYoungPerS),
+                model_scan_young_per_s: med(models
+                    .iter()
+                    .filter_map(|(m, pass)| model_young_rate(m, *pass))
+                    .collect()),
                 hot_lookups_per_s: c.median(Metric::HotLookupsPerS),
                 scans_per_s: med(os.iter().map(|o| o.scans_per_s).collect()),
                 sampling_share: sampling.map(|s| s.0),
@@ -153,8 +180,14 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
     )];
     b.push(Block::Para(
         "Hot set kept: the share of the hot table's pages in the pool, averaged over the samples of \
-         the second half of the residency pass (scans running); scan young: the scanned table's \
-         pages in the young sublist over the same samples. The model column runs the LRU model's \
+         the second half of the residency pass (scans running), always of the pages the warm-up \
+         left resident (the chart and the model divide by the same); scan young: the scanned \
+         table's pages in the young sublist over the same samples, a level that includes what the \
+         load left young; scan young / s: the rate at which they enter it while the scans run \
+         (the least-squares slope over every sample of the pass; seed 001 counted about 35 a \
+         second), which the load's leftovers do not change. A sample due at the very end of the \
+         pass is left out of all of them: the lookups and scans may have stopped before it was \
+         taken. The model column runs the LRU model's \
          scan-loop scenario with each run's pool size, settings, table sizes and rates (medians \
          over the runs). Lookups and scans per second come from the measured pass, which samples \
          nothing."
@@ -184,6 +217,8 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
                     .unwrap_or_else(|| "n/a".into()),
                 num(r.scan_young, 0),
                 num(r.model_scan_young, 0),
+                num(r.scan_young_per_s, 1),
+                num(r.model_scan_young_per_s, 1),
                 num(r.hot_lookups_per_s, 0),
                 num(r.scans_per_s, 2),
             ]
@@ -200,6 +235,8 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
             "model - measured (points)",
             "scan young",
             "model scan young",
+            "scan young / s",
+            "model scan young / s",
             "hot lookups/s",
             "scans/s",
         ]
@@ -254,11 +291,13 @@ pub fn chart(a: &Analysis) -> Result<Option<(String, String, String)>> {
             continue;
         };
         let mut points = Vec::new();
-        for (i, s) in first.samples.iter().enumerate() {
-            let at_i: Vec<f64> = os
+        let passes: Vec<(&ScanLoopOutcome, Vec<&crate::record::Sample>)> =
+            os.iter().map(|o| (*o, o.during_pass().collect())).collect();
+        for (i, s) in first.during_pass().enumerate() {
+            let at_i: Vec<f64> = passes
                 .iter()
-                .filter_map(|o| {
-                    let x = o.samples.get(i)?;
+                .filter_map(|(o, samples)| {
+                    let x = samples.get(i)?;
                     (o.hot_pages > 0).then(|| x.hot_resident as f64 * 100.0 / o.hot_pages as f64)
                 })
                 .collect();

@@ -15,6 +15,7 @@ impl Metric {
             match self {
                 Metric::HotKeptPct => return sl.hot_kept().map(|k| k * 100.0),
                 Metric::ScanYoungPages => return sl.scan_young_avg(),
+                Metric::ScanYoungPerS => return sl.scan_young_per_s(),
                 Metric::HotLookupsPerS => return Some(sl.hot_lookups_per_s),
                 _ => {}
             }
@@ -37,6 +38,19 @@ impl Metric {
             Metric::PagesMadeYoungPerQuery => m.pages_made_young_per_query,
             Metric::PagesMadeNotYoungPerQuery => m.pages_made_not_young_per_query,
             Metric::ReadRequestsPerQuery => m.read_requests_per_query,
+            Metric::HitRatioPct => {
+                if m.read_requests == 0 {
+                    return None;
+                }
+                (1.0 - m.reads as f64 / m.read_requests as f64) * 100.0
+            }
+            Metric::PagesReadPerQuery => {
+                let queries = m.sysbench.queries;
+                if queries == 0 {
+                    return None;
+                }
+                m.reads as f64 / queries as f64
+            }
             Metric::PagesFlushedPerQuery => {
                 let queries = m.sysbench.queries;
                 if queries == 0 {
@@ -58,7 +72,10 @@ impl Metric {
             }
             Metric::BufPoolMutexPerQuery | Metric::BufPoolMutexWaitUsPerQuery => unreachable!(),
             // only a scan-loop cell measures them
-            Metric::HotKeptPct | Metric::ScanYoungPages | Metric::HotLookupsPerS => return None,
+            Metric::HotKeptPct
+            | Metric::ScanYoungPages
+            | Metric::ScanYoungPerS
+            | Metric::HotLookupsPerS => return None,
         })
     }
 }

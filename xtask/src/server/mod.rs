@@ -88,6 +88,7 @@ impl MyCnf {
         let mut cnf = MyCnf {
             settings: Vec::new(),
             scaled: Vec::new(),
+            datadir_on_tmpfs: Some(tmpfs_datadir),
         };
         let common = [
             ("sql_mode", "no_engine_substitution,no_unsigned_subtraction"),
