@@ -329,6 +329,15 @@ fn the_readme_sentence_on_scan_resistance_quotes_its_summary() {
         kept("fixed-t0", "kept_pct")
     );
     assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    let rates = format!(
+        "Scan pages enter the young sublist at base {:.1} a second (model {:.1}; seed 001 counted about \
+         35 on MySQL 8.4), gate {:.1} and fixed {:.1}",
+        kept("base", "scan_young_per_s"),
+        kept("base", "model_scan_young_per_s"),
+        kept("gate", "scan_young_per_s"),
+        kept("fixed", "scan_young_per_s"),
+    );
+    assert!(text.contains(&rates), "README.md does not say `{rates}`");
     assert!(text.contains(&format!(
         "(`matrix/scan-resistance.toml`, {} runs,",
         s["counted_runs"].as_u64().unwrap()
