@@ -26,17 +26,28 @@ pub struct Repair {
 }
 
 /// Every repair the tool knows.
-pub const REPAIRS: &[Repair] = &[Repair {
-    name: "debian-dbug-print-args",
-    build_type: BuildType::Debug,
-    file: "mysys/my_init.c",
-    broken: r#"DBUG_PRINT("deprecation warning", "skipped");"#,
-    repaired: r#"DBUG_PRINT("deprecation warning", ("skipped"));"#,
-    why:
-        "Debian's hide-mysql-command-deprecation-warnings.patch (11.8.6) passes DBUG_PRINT a bare \
-          string where the macro takes a parenthesised argument list; a release build expands \
-          DBUG_PRINT to nothing, a Debug build to a syntax error",
-}];
+pub const REPAIRS: &[Repair] = &[
+    Repair {
+        name: "debian-dbug-print-args",
+        build_type: BuildType::Debug,
+        file: "mysys/my_init.c",
+        broken: r#"DBUG_PRINT("deprecation warning", "skipped");"#,
+        repaired: r#"DBUG_PRINT("deprecation warning", ("skipped"));"#,
+        why: "Debian's hide-mysql-command-deprecation-warnings.patch (11.8.6) passes DBUG_PRINT a \
+              bare string where the macro takes a parenthesised argument list; a release build \
+              expands DBUG_PRINT to nothing, a Debug build to a syntax error",
+    },
+    Repair {
+        name: "debian-startup-message-else",
+        build_type: BuildType::Debug,
+        file: "sql/mysqld.cc",
+        broken: "  if (!opt_help)\n    if (SOURCE_REVISION) {",
+        repaired: "  if (opt_help) {}\n    else if (SOURCE_REVISION) {",
+        why: "Debian's startup-message.patch (11.8.6) nests an if-else under a bare if; a Debug \
+              build compiles in MariaDB's maintainer mode, where -Werror=dangling-else refuses it \
+              (the same branches, with the outer test inverted)",
+    },
+];
 
 /// The names of the repairs a build of `build_type` may apply (part of
 /// its key: empty for every build type that has none, so those keys stay
@@ -103,6 +114,9 @@ mod tests {
         assert_eq!(fs::read_to_string(&file).unwrap(), after);
 
         assert!(names_for(BuildType::RelWithDebInfo).is_empty());
-        assert_eq!(names_for(BuildType::Debug), vec!["debian-dbug-print-args"]);
+        assert_eq!(
+            names_for(BuildType::Debug),
+            vec!["debian-dbug-print-args", "debian-startup-message-else"]
+        );
     }
 }
