@@ -218,6 +218,16 @@ pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Res
     })
 }
 
+/// The key of a build of `tree` with `change`, and whether the cache holds
+/// it already (what `build` would reuse).
+pub fn cached(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Result<(String, bool)> {
+    let key = key_for(tree, change, build_type)?;
+    let hash = key.hash();
+    let record = cache_root().join("builds").join(&hash).join("build.json");
+    let found = finished::<Build>(&record, |b| b.key == key && b.mariadbd.exists()).is_some();
+    Ok((hash, found))
+}
+
 /// Builds `variant` of `tree` with a source change, or returns the existing
 /// build with the same key.
 pub fn build(

@@ -63,20 +63,6 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
             ));
         }
     }
-    let cache = crate::util::cache_root();
-    let cache_need = builds as u64 * BUILD_BYTES;
-    if let Some(free) = free_bytes(&cache) {
-        if free < cache_need {
-            problems.push(format!(
-                "{} has {} free, the matrix's {builds} build(s) need about {} (fewer when \
-                 some are in the cache already): free space on that filesystem or point \
-                 INNODB_LAB_CACHE elsewhere",
-                cache.display(),
-                human(free),
-                human(cache_need)
-            ));
-        }
-    }
     if !problems.is_empty() {
         bail!(
             "preflight: the matrix cannot run on this host; nothing was built:\n  {}",
@@ -84,6 +70,25 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Room in the cache for the builds the matrix still has to make, counted
+/// once its trees are fetched and its variants resolved (so a build the
+/// cache holds already costs nothing), before the first is started.
+pub fn cache_space(builds_to_make: usize) -> Result<()> {
+    let cache = crate::util::cache_root();
+    let need = builds_to_make as u64 * BUILD_BYTES;
+    match free_bytes(&cache) {
+        Some(free) if free < need => bail!(
+            "preflight: {} has {} free, the {builds_to_make} build(s) this matrix still has to \
+             make (the others are in the cache) need about {}: free space on that filesystem or \
+             point INNODB_LAB_CACHE elsewhere; nothing was built",
+            cache.display(),
+            human(free),
+            human(need)
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// sysbench is installed and recent enough.

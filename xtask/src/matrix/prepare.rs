@@ -101,6 +101,25 @@ pub(super) fn prepare(
     Ok(prepared)
 }
 
+/// How many distinct builds the prepared variants need that the cache
+/// does not hold (packaged trees and failed variants need none).
+pub(super) fn builds_to_make(prepared: &[Prepared]) -> Result<usize> {
+    let mut missing = std::collections::BTreeSet::new();
+    for p in prepared {
+        let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
+            continue;
+        };
+        if matches!(t.kind(), TreeKind::Packaged { .. }) {
+            continue;
+        }
+        let (key, found) = build::cached(t, &r.change, r.build_type)?;
+        if !found {
+            missing.insert(key);
+        }
+    }
+    Ok(missing.len())
+}
+
 /// Builds every prepared (tree, variant) once, or finds its packaged
 /// binary; the control's second run shares its variant's build. A failure
 /// is recorded on the variant and the others go on.

@@ -7,7 +7,7 @@
 
 use super::manifest::manifest;
 use super::plan::Plan;
-use super::prepare::{build_all, check_option_names, prepare};
+use super::prepare::{build_all, builds_to_make, check_option_names, prepare};
 use super::progress::Progress;
 use super::resume::undecided_cells;
 use super::server_run::run_server;
@@ -106,6 +106,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
     let mut prepared = prepare(matrix, &plan, &mut timings)?;
+    super::preflight::cache_space(builds_to_make(&prepared)?)?;
     // the whole matrix's: merged shards share it
     let manifest = manifest(full, &prepared, opts);
     manifest.write(&opts.out)?;
