@@ -7,6 +7,7 @@
 
 mod cell;
 mod manifest;
+pub mod names;
 pub mod plan;
 pub mod preflight;
 mod prepare;
@@ -109,6 +110,7 @@ pub fn load(path: &Path) -> Result<Matrix> {
     let text = fs::read_to_string(path)
         .with_context(|| format!("cannot read matrix {}", path.display()))?;
     let matrix: Matrix = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    names::check(&matrix, &text, path)?;
     // settings go into my.cnf: checked here, with their line, before
     // anything is fetched or built
     for (name, def) in &matrix.variants {

@@ -80,6 +80,12 @@ pub fn run_label(label: &str, again: bool) -> String {
     }
 }
 
+/// The name of the server of one repetition of a variant: its run
+/// directory, its socket, its logs.
+pub fn server_name(tree_label: &str, label: &str, rep: u32) -> String {
+    crate::util::slug(&format!("{tree_label}-{label}-rep{rep}"))
+}
+
 /// A tree's label before it is fetched: its name, else the version its
 /// spec names, else the spec.
 pub fn tree_label(entry: &super::TreeEntry) -> String {

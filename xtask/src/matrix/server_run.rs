@@ -10,7 +10,6 @@ use crate::children;
 use crate::dims::Step;
 use crate::record::{CellKey, Failure, MyCnf, RunResult};
 use crate::server::{self, Server};
-use crate::util::slug;
 use crate::workload;
 use anyhow::Result;
 use std::fs;
@@ -63,7 +62,7 @@ pub(super) fn run_server(
     for (k, v) in &settings {
         cnf.set(k, v);
     }
-    let name = slug(&format!("{}-{}-rep{rep}", p.tree_label, p.label));
+    let name = super::plan::server_name(&p.tree_label, &p.label, rep);
     let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
         Ok(s) => s,
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),

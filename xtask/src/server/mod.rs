@@ -291,6 +291,13 @@ impl MyCnf {
     }
 }
 
+/// The server's socket, in its run directory.
+const SOCKET_FILE: &str = "mariadbd.sock";
+
+/// The longest path a unix socket can have: `sun_path` is 108 bytes with
+/// the terminating NUL.
+pub const SOCKET_PATH_MAX: usize = 107;
+
 /// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
 pub fn shm_root() -> PathBuf {
     std::env::var_os("INNODB_LAB_SHM")
@@ -376,22 +383,29 @@ impl RunDir {
         Ok(init)
     }
 
+    /// The directory of the run named `name` for the tool process `pid`.
+    fn root_for(name: &str, pid: u32) -> PathBuf {
+        shm_root().join(format!("{}-{pid}", crate::util::slug(name)))
+    }
+
+    /// The longest socket path a run named `name` can get, whatever the
+    /// tool's pid (Linux's pids have at most 7 digits).
+    pub fn longest_socket_path(name: &str) -> PathBuf {
+        Self::root_for(name, 9_999_999).join(SOCKET_FILE)
+    }
+
     /// A new run directory, 0700, owned by the server's `user` when that
     /// is not the tool's own.
     pub fn create(name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
         let base = shm_root();
-        let root = base.join(format!(
-            "{}-{}",
-            crate::util::slug(name),
-            std::process::id()
-        ));
+        let root = Self::root_for(name, std::process::id());
         if root.exists() {
             fs::remove_dir_all(&root)?;
         }
         let dir = RunDir {
             data: root.join("data"),
             tmp: root.join("tmp"),
-            socket: root.join("mariadbd.sock"),
+            socket: root.join(SOCKET_FILE),
             error_log: root.join("error.log"),
             cnf: root.join("my.cnf"),
             root,

@@ -82,10 +82,7 @@ pub fn line_diff(old: &str, new: &str, limit: usize) -> String {
 #[test]
 fn a_snapshot_difference_is_shown_as_a_line_diff() {
     let d = line_diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 60);
-    assert_eq!(
-        d,
-        "@@ line 2\n  b\n  c\n- d\n+ D\n  e\n  f\n  g\n+ h"
-    );
+    assert_eq!(d, "@@ line 2\n  b\n  c\n- d\n+ D\n  e\n  f\n  g\n+ h");
     assert_eq!(line_diff("x\n", "x\n", 60), "");
 }
 
