@@ -159,7 +159,47 @@ fn jira_item(s: &mut String, item: &str) {
     }
 }
 
+/// A Jira table, where a comment has at most 32,767 characters: a column
+/// whose every row (of two or more) holds the same value is said once in
+/// a line above the table instead of in each row.
 fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
+    let constant: Vec<usize> = if rows.len() < 2 {
+        Vec::new()
+    } else {
+        (0..header.len())
+            .filter(|&i| {
+                let first = rows[0].get(i);
+                first.is_some_and(|v| !v.trim().is_empty())
+                    && rows.iter().all(|r| r.get(i) == first)
+            })
+            .collect()
+    };
+    // a table keeps at least one column of its own
+    let constant = if constant.len() == header.len() {
+        Vec::new()
+    } else {
+        constant
+    };
+    if !constant.is_empty() {
+        let said: Vec<String> = constant
+            .iter()
+            .map(|&i| format!("{} {}", header[i], rows[0][i]))
+            .collect();
+        let _ = writeln!(
+            s,
+            "{}\n",
+            inline(&format!("In every row: {}.", said.join("; ")))
+        );
+    }
+    let keep = |v: &[String]| -> Vec<String> {
+        v.iter()
+            .enumerate()
+            .filter(|(i, _)| !constant.contains(i))
+            .map(|(_, c)| c.clone())
+            .collect()
+    };
+    let header = keep(header);
+    let rows: Vec<Vec<String>> = rows.iter().map(|r| keep(r)).collect();
     let cell = |c: &String| {
         let t = inline(&c.replace('\n', " "));
         // an empty Jira cell collapses the row: give it a space
@@ -174,7 +214,7 @@ fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
         "||{}||",
         header.iter().map(cell).collect::<Vec<_>>().join("||")
     );
-    for r in rows {
+    for r in &rows {
         let _ = writeln!(s, "|{}|", r.iter().map(cell).collect::<Vec<_>>().join("|"));
     }
     s.push('\n');
@@ -341,6 +381,38 @@ mod tests {
             inline("-5.2% of points-covered-pk, --until"),
             "\\-5.2% of points-covered-pk, \\-\\-until"
         );
+    }
+
+    #[test]
+    fn a_jira_table_says_a_column_of_one_value_once() {
+        let table = |rows: Vec<Vec<&str>>| {
+            jira(&[Block::Table {
+                header: ["tree", "variant", "QPS"].map(String::from).to_vec(),
+                rows: rows
+                    .into_iter()
+                    .map(|r| r.into_iter().map(String::from).collect())
+                    .collect(),
+            }])
+        };
+        let j = table(vec![
+            vec!["10.11.18", "base", "9030"],
+            vec!["10.11.18", "gate", "9400"],
+        ]);
+        assert_eq!(
+            j,
+            "In every row: tree 10.11.18.\n\n||variant||QPS||\n|base|9030|\n|gate|9400|\n"
+        );
+        // one row, or every column constant: nothing is folded
+        let one = table(vec![vec!["10.11.18", "base", "9030"]]);
+        assert!(one.starts_with("||tree||variant||QPS||"), "{one}");
+        let same = table(vec![vec!["a", "b", "c"], vec!["a", "b", "c"]]);
+        assert!(same.starts_with("||tree||variant||QPS||"), "{same}");
+        // Markdown keeps every column
+        let md = markdown(&[Block::Table {
+            header: ["tree", "QPS"].map(String::from).to_vec(),
+            rows: vec![vec!["x".into(), "1".into()], vec!["x".into(), "2".into()]],
+        }]);
+        assert!(md.contains("| tree | QPS |"), "{md}");
     }
 
     #[test]
