@@ -273,6 +273,62 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     assert!(md.contains("## Failures") && md.contains("broken"));
 }
 
+/// A results directory is resumed only with what made it: run again as it
+/// was, every cell is done and nothing runs; under the same variant name
+/// with other settings the run refuses the directory and names the field;
+/// `--force` runs the cell again.
+#[test]
+fn a_resumed_directory_reuses_only_cells_made_from_the_same_inputs() {
+    let _guard = serialized();
+    let settings = |value: &str| -> matrix::VariantDef {
+        toml::from_str(&format!(
+            "settings = {{ innodb_old_blocks_time = {value} }}"
+        ))
+        .unwrap()
+    };
+    let mut m = one_repetition("e2e-resume", &["tuned"], small_workload());
+    m.variants = [("tuned".to_string(), settings("1000"))].into();
+    let out = tempfile::tempdir().unwrap();
+    let opts = RunOptions::new(out.path().to_path_buf());
+    assert_eq!(matrix::run(&m, &opts).unwrap(), 0);
+    let first = results::read_results(out.path()).unwrap();
+    assert_eq!(first.len(), 1);
+    let started = first[0].started_unix;
+
+    // the same inputs: done, not run again
+    assert_eq!(matrix::run(&m, &opts).unwrap(), 0);
+    let again = results::read_results(out.path()).unwrap();
+    assert_eq!(again[0].started_unix, started, "the cell ran again");
+
+    // the same name, other settings: refused, with the field named
+    m.variants = [("tuned".to_string(), settings("0"))].into();
+    let err = format!("{:#}", matrix::run(&m, &opts).unwrap_err());
+    assert!(
+        err.contains("another variant settings") && err.contains("--force"),
+        "{err}"
+    );
+    let kept = results::read_results(out.path()).unwrap();
+    assert_eq!(
+        kept[0].started_unix, started,
+        "the refused run wrote nothing"
+    );
+
+    // --force: run again with the new settings
+    let forced = RunOptions {
+        force: true,
+        ..RunOptions::new(out.path().to_path_buf())
+    };
+    assert_eq!(matrix::run(&m, &forced).unwrap(), 0);
+    let redone = results::read_results(out.path()).unwrap();
+    assert_eq!(
+        redone[0]
+            .variant_settings
+            .get("innodb_old_blocks_time")
+            .map(String::as_str),
+        Some("0")
+    );
+}
+
 /// Ctrl-C in the middle of a run leaves no mariadbd and no datadir behind.
 #[test]
 fn interrupt_stops_the_server_and_removes_its_datadir() {

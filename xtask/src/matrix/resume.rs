@@ -3,26 +3,31 @@
 
 use super::progress::Progress;
 use super::run::{Prepared, Shared};
-use crate::record::{Cell, CellKey, RunResult};
+use crate::record::{Cell, CellKey, MyCnf, RunResult};
 use crate::report::analysis::{Analysis, Decision};
 use crate::report::verdict::{self, Answer};
 use crate::results::manifest::is_baseline;
 use crate::results::question::Kind;
-use crate::results::store::{self, Inputs};
+use crate::results::store::{self, Inputs, Previous};
 use crate::results::Manifest;
+use anyhow::{bail, Result};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The cells of `cells` that this repetition of `p` still has to run: a
 /// cell with a successful result made from the same inputs is done (and
-/// counted as skipped), unless `--force`.
+/// counted as skipped), unless `--force`. A success made from other inputs
+/// (another tree under the same label, another build, my.cnf or workload)
+/// refuses the results directory, naming the field, since its report would
+/// mix two things under one name; `--force` runs such cells again.
 pub(super) fn cells_to_run(
     ctx: &Shared,
     p: &Prepared,
     rep: u32,
     settings: &BTreeMap<String, String>,
+    my_cnf: Option<&MyCnf>,
     cells: &[(usize, u32)],
     progress: &mut Progress,
-) -> Vec<(usize, u32, CellKey)> {
+) -> Result<Vec<(usize, u32, CellKey)>> {
     let mut todo = Vec::new();
     for &(w, threads) in cells {
         let key = CellKey::new(
@@ -33,20 +38,31 @@ pub(super) fn cells_to_run(
             rep,
         );
         let inputs = Inputs {
+            tree_id: p.tree.as_ref().map(|t| t.id.as_str()),
             workload: &ctx.matrix.workloads[w],
             build_key: p.build.as_ref().map(|b| b.key_hash.as_str()),
             settings,
+            my_cnf: my_cnf.map(|c| c.settings.as_slice()),
         };
-        let done = !ctx.opts.force
-            && store::previous(&ctx.opts.out, &key).is_some_and(|prev| inputs.done_by(&prev));
-        if done {
-            eprintln!("--- {} {key}: already done", progress.counter());
-            progress.skipped();
-        } else {
-            todo.push((w, threads, key));
+        let previous = match store::previous(&ctx.opts.out, &key) {
+            Some(prev) if !ctx.opts.force => inputs.compare(&prev),
+            _ => Previous::Run,
+        };
+        match previous {
+            Previous::Done => {
+                eprintln!("--- {} {key}: already done", progress.counter());
+                progress.skipped();
+            }
+            Previous::Run => todo.push((w, threads, key)),
+            Previous::Differs(field) => bail!(
+                "{}: {key} was run before with another {field} than this run would use: the \
+                 results directory holds another thing under the same name. Use a new --out, \
+                 or --force to run such cells again",
+                ctx.opts.out.display()
+            ),
         }
     }
-    todo
+    Ok(todo)
 }
 
 /// The cells a comparison or a question is still undecided on, with the

@@ -30,7 +30,17 @@ pub(super) fn run_server(
         .as_ref()
         .map(|r| r.settings.clone())
         .unwrap_or_default();
-    let todo = cells_to_run(ctx, p, rep, &settings, cells, progress);
+    let shm = Path::new("/dev/shm");
+    // the my.cnf this server gets: Mark's settings scaled to this host,
+    // then the variant's (the resume check compares it)
+    let cnf = p.tree.as_ref().map(|tree| {
+        let mut cnf = MyCnf::for_series(tree.series, &ctx.host, server::is_tmpfs(shm));
+        for (k, v) in &settings {
+            cnf.set(k, v);
+        }
+        cnf
+    });
+    let todo = cells_to_run(ctx, p, rep, &settings, cnf.as_ref(), cells, progress)?;
     if todo.is_empty() {
         return Ok(0);
     }
@@ -46,7 +56,7 @@ pub(super) fn run_server(
         }
         Ok(todo.len())
     };
-    let (Some(tree), Some(binaries), None) = (&p.tree, &p.binaries, &p.failure) else {
+    let (Some(cnf), Some(binaries), None) = (cnf, &p.binaries, &p.failure) else {
         let failure = p
             .failure
             .clone()
@@ -57,11 +67,6 @@ pub(super) fn run_server(
     progress.restart_clock();
     let server_label = format!("{} {} rep {rep}", p.tree_label, p.label);
     eprintln!("==> server {server_label}: {} cell(s)", todo.len());
-    let shm = Path::new("/dev/shm");
-    let mut cnf = MyCnf::for_series(tree.series, &ctx.host, server::is_tmpfs(shm));
-    for (k, v) in &settings {
-        cnf.set(k, v);
-    }
     let name = super::plan::server_name(&p.tree_label, &p.label, rep);
     let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
         Ok(s) => s,

@@ -85,20 +85,58 @@ pub fn previous(out: &Path, key: &CellKey) -> Option<RunResult> {
     parse(&fs::read_to_string(key.path(out)).ok()?).ok()
 }
 
-/// What a cell would be run with now; an earlier successful result with
-/// the same inputs makes the cell count as done (the resume check).
+/// What a cell would be run with now: the provenance an earlier result
+/// must have to stand for it (the resume check). Not the matrix file or
+/// the tool revision, so that a grown matrix, `--until-decided` and a
+/// resumed run reuse what is done.
 pub struct Inputs<'a> {
+    /// the tree's commit id (a packaged server's binary sha256)
+    pub tree_id: Option<&'a str>,
     pub workload: &'a Workload,
     pub build_key: Option<&'a str>,
     pub settings: &'a BTreeMap<String, String>,
+    /// the my.cnf lines the server would get (Mark's scaled to this host,
+    /// then the variant's settings)
+    pub my_cnf: Option<&'a [(String, String)]>,
+}
+
+/// What an earlier result of a cell says of it now.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Previous {
+    /// made from the same inputs: the cell is done
+    Done,
+    /// a failure, or no result: run it
+    Run,
+    /// a success made from other inputs: the named field differs
+    Differs(&'static str),
 }
 
 impl Inputs<'_> {
+    pub fn compare(&self, prev: &RunResult) -> Previous {
+        if !prev.ok() {
+            return Previous::Run;
+        }
+        let field = if prev.tree_info.as_ref().map(|t| t.id.as_str()) != self.tree_id {
+            Some("tree id")
+        } else if prev.build.as_ref().map(|b| b.key_hash.as_str()) != self.build_key {
+            Some("build key")
+        } else if &prev.workload_def != self.workload {
+            Some("workload parameters")
+        } else if &prev.variant_settings != self.settings {
+            Some("variant settings")
+        } else if prev.my_cnf.as_ref().map(|c| c.settings.as_slice()) != self.my_cnf {
+            Some("my.cnf")
+        } else {
+            None
+        };
+        match field {
+            Some(f) => Previous::Differs(f),
+            None => Previous::Done,
+        }
+    }
+
     pub fn done_by(&self, prev: &RunResult) -> bool {
-        prev.ok()
-            && &prev.workload_def == self.workload
-            && prev.build.as_ref().map(|b| b.key_hash.as_str()) == self.build_key
-            && &prev.variant_settings == self.settings
+        self.compare(prev) == Previous::Done
     }
 }
 
@@ -158,11 +196,17 @@ mod tests {
         assert_eq!(back.key, r.key);
         assert_eq!(back.failure, r.failure);
         let inputs = Inputs {
+            tree_id: r.tree_info.as_ref().map(|t| t.id.as_str()),
             workload: &r.workload_def,
             build_key: r.build.as_ref().map(|b| b.key_hash.as_str()),
             settings: &r.variant_settings,
+            my_cnf: r.my_cnf.as_ref().map(|c| c.settings.as_slice()),
         };
-        assert!(!inputs.done_by(&back), "a failure is never done");
+        assert_eq!(
+            inputs.compare(&back),
+            Previous::Run,
+            "a failure is never done"
+        );
         r.failure = None;
         r.write(dir.path()).unwrap();
         let back = previous(dir.path(), &r.key).unwrap();
@@ -172,7 +216,21 @@ mod tests {
             settings: &other,
             ..inputs
         };
-        assert!(!changed.done_by(&back), "other settings: run again");
+        assert_eq!(
+            changed.compare(&back),
+            Previous::Differs("variant settings")
+        );
+        let another_tree = Inputs {
+            tree_id: Some("0000000000000000000000000000000000000000"),
+            ..inputs
+        };
+        assert_eq!(another_tree.compare(&back), Previous::Differs("tree id"));
+        let cnf = vec![("innodb_buffer_pool_size".to_string(), "1G".to_string())];
+        let another_cnf = Inputs {
+            my_cnf: Some(&cnf),
+            ..inputs
+        };
+        assert_eq!(another_cnf.compare(&back), Previous::Differs("my.cnf"));
         assert!(parse("{\"schema_version\": 9}")
             .unwrap_err()
             .to_string()
