@@ -19,9 +19,9 @@ use crate::record::{Build, Cell, Failure, Tree};
 use crate::server::{self, ServerBinaries};
 use crate::util::human_duration;
 use crate::variant::Resolved;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Options of `cargo xtask matrix`.
@@ -77,9 +77,52 @@ pub(super) struct Shared<'a> {
     pub(super) revision: String,
 }
 
+/// Refuses an output directory the tool must not fill: the root, the home
+/// directory, or a directory with files in it that is not a results
+/// directory (one with `matrix.json` or `runs/`, which a run resumes).
+pub fn check_out_dir(out: &Path) -> Result<()> {
+    let resolved = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    if resolved == Path::new("/")
+        || home
+            .as_ref()
+            .is_some_and(|h| h.canonicalize().unwrap_or_else(|_| h.clone()) == resolved)
+    {
+        bail!(
+            "--out {}: the root or the home directory cannot hold a matrix's results; name a \
+             directory of their own",
+            out.display()
+        );
+    }
+    let Ok(entries) = fs::read_dir(out) else {
+        return Ok(());
+    };
+    // the lock and the logs a run that stopped early leaves are its own
+    let names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != ".lock" && n != "logs")
+        .collect();
+    let results_dir = names.iter().any(|n| n == "matrix.json" || n == "runs");
+    if !names.is_empty() && !results_dir {
+        let mut shown = names.clone();
+        shown.sort();
+        shown.truncate(5);
+        bail!(
+            "--out {}: it holds files that are not a matrix's results ({}{}): name an empty or \
+             new directory, or a results directory to resume",
+            out.display(),
+            shown.join(", "),
+            if names.len() > 5 { ", ..." } else { "" }
+        );
+    }
+    Ok(())
+}
+
 /// Runs the whole matrix, or its shard; returns the number of failed cells.
 pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     super::check(full)?;
+    check_out_dir(&opts.out)?;
     let sharded;
     let matrix = match opts.shard {
         Some(s) => {
@@ -177,6 +220,32 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_out_dir_that_holds_other_files_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        check_out_dir(&dir.path().join("new")).unwrap();
+        check_out_dir(dir.path()).unwrap();
+        std::fs::write(dir.path().join(".lock"), "").unwrap();
+        check_out_dir(dir.path()).unwrap();
+        std::fs::write(dir.path().join("thesis.tex"), "").unwrap();
+        let err = check_out_dir(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("thesis.tex") && err.contains("not a matrix's results"),
+            "{err}"
+        );
+        std::fs::create_dir(dir.path().join("runs")).unwrap();
+        check_out_dir(dir.path()).unwrap();
+        for bad in ["/", "/."] {
+            let err = check_out_dir(std::path::Path::new(bad))
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("the root or the home directory"), "{err}");
+        }
+        if let Some(home) = std::env::var_os("HOME") {
+            assert!(check_out_dir(std::path::Path::new(&home)).is_err());
+        }
+    }
+
     use super::*;
     use crate::dims::Step;
     use crate::matrix::TreeEntry;
