@@ -47,6 +47,17 @@ pub const REPAIRS: &[Repair] = &[
               build compiles in MariaDB's maintainer mode, where -Werror=dangling-else refuses it \
               (the same branches, with the outer test inverted)",
     },
+    Repair {
+        name: "debian-sysvar-comment-dot",
+        build_type: BuildType::Debug,
+        file: "storage/innobase/handler/ha_innodb.cc",
+        broken: "\"Encrypt the temporary table data.\",",
+        repaired: "\"Encrypt the temporary table data\",",
+        why: "Debian's Fix-misc-spelling patch (11.8.6) ends innodb_encrypt_temporary_tables' \
+              comment with a period; a Debug server asserts in sys_var's constructor that no \
+              comment does, and aborts before it can print its version (mtr: \"Could not find \
+              version of MariaDB\")",
+    },
 ];
 
 /// The names of the repairs a build of `build_type` may apply (part of
@@ -116,7 +127,11 @@ mod tests {
         assert!(names_for(BuildType::RelWithDebInfo).is_empty());
         assert_eq!(
             names_for(BuildType::Debug),
-            vec!["debian-dbug-print-args", "debian-startup-message-else"]
+            vec![
+                "debian-dbug-print-args",
+                "debian-startup-message-else",
+                "debian-sysvar-comment-dot"
+            ]
         );
     }
 }
