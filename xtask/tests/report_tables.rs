@@ -302,6 +302,8 @@ fn check_scan_table(header: &[String], rows: &[Vec<String>], s: &Value) {
             ("model %", "model_kept_pct", 1),
             ("scan young", "scan_young", 0),
             ("model scan young", "model_scan_young", 0),
+            ("scan young / s", "scan_young_per_s", 1),
+            ("model scan young / s", "model_scan_young_per_s", 1),
             ("hot lookups/s", "hot_lookups_per_s", 0),
             ("scans/s", "scans_per_s", 2),
         ] {
