@@ -103,10 +103,86 @@ pub fn check(name: &str, value: &toml::Value) -> Result<()> {
     Ok(())
 }
 
-/// The option names a server binary knows (`mariadbd --help --verbose`),
-/// normalised. Options of plugins that are not loaded are missing: a
-/// setting for one must be written `loose_<name>`.
-pub fn known_options(mariadbd: &std::path::Path) -> Result<std::collections::BTreeSet<String>> {
+/// What an option's value is, as `mariadbd --help --verbose` writes it
+/// after the name: nothing (a switch), `=#` (a number or a size), or
+/// `=name` / `[=name]` (a string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKind {
+    Switch,
+    Number,
+    Text,
+}
+
+/// Options whose value is a string that names no file, directory,
+/// library, plugin, provider, peer or host: enumerations, sets and
+/// formats the server validates (reviewed by hand from 10.11.18's and
+/// 11.8.6's `--help --verbose`). Every other string option is refused in a
+/// variant's settings: `innodb_undo_directory`, `ssl_ca`, `log_basename`,
+/// `init_connect`, `feedback_url`, `innodb_buffer_pool_filename` and the
+/// like can write or read outside the run, or reach a peer.
+pub const SAFE_TEXT_OPTIONS: &[&str] = &[
+    "alter_algorithm",
+    "aria_group_commit",
+    "aria_log_purge_type",
+    "aria_recover_options",
+    "aria_stats_method",
+    "binlog_checksum",
+    "binlog_format",
+    "binlog_row_image",
+    "binlog_row_metadata",
+    "character_set_server",
+    "collation_server",
+    "completion_type",
+    "concurrent_insert",
+    "default_regex_flags",
+    "default_storage_engine",
+    "default_time_zone",
+    "default_tmp_storage_engine",
+    "delay_key_write",
+    "histogram_type",
+    "innodb_change_buffering",
+    "innodb_checksum_algorithm",
+    "innodb_compression_algorithm",
+    "innodb_deadlock_report",
+    "innodb_default_row_format",
+    "innodb_flush_method",
+    "innodb_instant_alter_column_allowed",
+    "innodb_linux_aio",
+    "innodb_monitor_disable",
+    "innodb_monitor_enable",
+    "innodb_monitor_reset",
+    "innodb_monitor_reset_all",
+    "innodb_stats_method",
+    "lc_time_names",
+    "log_disabled_statements",
+    "log_slow_disabled_statements",
+    "log_slow_filter",
+    "log_slow_verbosity",
+    "myisam_recover_options",
+    "myisam_stats_method",
+    "note_verbosity",
+    "old_mode",
+    "optimizer_adjust_secondary_key_costs",
+    "optimizer_switch",
+    "optimizer_trace",
+    "performance_schema_instrument",
+    "query_cache_type",
+    "session_track_system_variables",
+    "session_track_transaction_info",
+    "sql_mode",
+    "thread_handling",
+    "thread_pool_priority",
+    "transaction_isolation",
+    "use_stat_tables",
+];
+
+/// The options a server binary knows (`mariadbd --help --verbose`),
+/// normalised, with the kind of value each takes. Options of plugins that
+/// are not loaded are missing: a setting for one must be written
+/// `loose_<name>`.
+pub fn known_options(
+    mariadbd: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, ArgKind>> {
     let help = crate::util::Command::new(mariadbd.display().to_string())
         .args(["--no-defaults", "--help", "--verbose"])
         .deadline(std::time::Duration::from_secs(60))
@@ -114,8 +190,9 @@ pub fn known_options(mariadbd: &std::path::Path) -> Result<std::collections::BTr
     Ok(parse_help(&help))
 }
 
-/// The `--name` of every option line (`  --name=#`, `  -P, --port=#`).
-fn parse_help(help: &str) -> std::collections::BTreeSet<String> {
+/// The `--name` of every option line (`  --name=#`, `  -P, --port=#`) and
+/// the kind of value it takes.
+fn parse_help(help: &str) -> std::collections::BTreeMap<String, ArgKind> {
     help.lines()
         .filter(|l| l.starts_with("  -"))
         .filter_map(|l| {
@@ -123,16 +200,43 @@ fn parse_help(help: &str) -> std::collections::BTreeSet<String> {
             let end = rest
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
                 .unwrap_or(rest.len());
-            Some(normalise(&rest[..end]))
+            let after = &rest[end..];
+            let kind = if after.starts_with("=#") || after.starts_with("[=#]") {
+                ArgKind::Number
+            } else if after.starts_with('=') || after.starts_with("[=") {
+                ArgKind::Text
+            } else {
+                ArgKind::Switch
+            };
+            Some((normalise(&rest[..end]), kind))
         })
         .collect()
+}
+
+/// Why the server's own description of `name` refuses it in a variant's
+/// settings, if it does: a string option outside the reviewed ones.
+pub fn refused_kind(
+    name: &str,
+    known: &std::collections::BTreeMap<String, ArgKind>,
+) -> Option<String> {
+    let n = normalise(name);
+    (known.get(&n) == Some(&ArgKind::Text) && !SAFE_TEXT_OPTIONS.contains(&n.as_str())).then(|| {
+        format!(
+            "`{name}` takes a string (`--{}=name` in `mariadbd --help --verbose`), which may name a \
+             file, a directory, a library, a plugin or a peer outside the run; a variant may set \
+             numbers, sizes and switches, and of the string options only the enumerations the \
+             tool has reviewed (settings::SAFE_TEXT_OPTIONS: sql_mode, optimizer_switch, \
+             innodb_flush_method, transaction_isolation, ...)",
+            n.replace('_', "-")
+        )
+    })
 }
 
 /// The settings whose name the server does not know (`loose_` ones are
 /// the server's to ignore).
 pub fn unknown<'a>(
     settings: impl IntoIterator<Item = &'a String>,
-    known: &std::collections::BTreeSet<String>,
+    known: &std::collections::BTreeMap<String, ArgKind>,
 ) -> Vec<String> {
     settings
         .into_iter()
@@ -141,7 +245,7 @@ pub fn unknown<'a>(
                 .replace('-', "_")
                 .starts_with("loose_")
         })
-        .filter(|k| !known.contains(&normalise(k)))
+        .filter(|k| !known.contains_key(&normalise(k)))
         .cloned()
         .collect()
 }
@@ -231,7 +335,7 @@ mod tests {
     fn option_names_come_from_the_help_text() {
         let help = "Variables:\n  --general-log       Log connections\n  -P, --port=#        Port\n  --skip-networking   Don't\n  --innodb-old-blocks-time=# \n                      more text --not-an-option\n";
         let known = parse_help(help);
-        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        let names: Vec<&str> = known.keys().map(String::as_str).collect();
         assert_eq!(
             names,
             [
@@ -249,6 +353,36 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(unknown(&settings, &known), ["innodb_no_such_option"]);
+    }
+
+    #[test]
+    fn string_options_are_refused_unless_reviewed() {
+        let help = "  --innodb-old-blocks-time=# \n  --innodb-adaptive-hash-index\n  --innodb-undo-directory=name \n  --log-error[=name] \n  --sql-mode=name \n  --innodb-flush-method=name \n";
+        let known = parse_help(help);
+        assert_eq!(known["innodb_old_blocks_time"], ArgKind::Number);
+        assert_eq!(known["innodb_adaptive_hash_index"], ArgKind::Switch);
+        assert_eq!(known["log_error"], ArgKind::Text);
+        for ok in [
+            "innodb_old_blocks_time",
+            "innodb-adaptive-hash-index",
+            "skip_innodb_adaptive_hash_index",
+            "sql_mode",
+            "loose-innodb-flush-method",
+        ] {
+            assert_eq!(refused_kind(ok, &known), None, "{ok}");
+        }
+        for bad in [
+            "innodb_undo_directory",
+            "loose-innodb-undo-directory",
+            "INNODB_UNDO_DIRECTORY",
+        ] {
+            let why = refused_kind(bad, &known).unwrap_or_else(|| panic!("{bad} accepted"));
+            assert!(why.contains("--innodb-undo-directory=name"), "{why}");
+        }
+        // every reviewed name is written as `normalise` writes it
+        for n in SAFE_TEXT_OPTIONS {
+            assert_eq!(normalise(n), *n);
+        }
     }
 
     #[test]

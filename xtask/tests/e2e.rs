@@ -273,6 +273,57 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     assert!(md.contains("## Failures") && md.contains("broken"));
 }
 
+/// A variant's string setting that could put files outside the run is
+/// refused by what the built server says of the option (it takes a name),
+/// before any server starts; a number, a switch and a reviewed enumeration
+/// pass the same check.
+#[test]
+fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
+    let _guard = serialized();
+    let escape = tempfile::tempdir().unwrap();
+    let target = escape.path().join("undo-outside-the-run");
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "name = \"e2e-undo\"\nrepetitions = 1\n[[tree]]\nspec = \"{TREE}\"\nname = \"10.11.18\"\nvariants = [\"base\", \"tuned\"]\n\
+             [[workload]]\nname = \"points-covered-pk\"\ntables = 1\ntable_size = 1000\narm_seconds = 0\nmeasure_seconds = 1\n\
+             [variant.tuned]\nsettings = {{ innodb_old_blocks_time = 0, skip_innodb_adaptive_hash_index = true, sql_mode = \"ANSI\", \
+             innodb_undo_directory = \"{}\" }}\n",
+            target.display()
+        ),
+    )
+    .unwrap();
+    let m = matrix::load(&file).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let err = format!(
+        "{:#}",
+        matrix::run(&m, &RunOptions::new(out.path().to_path_buf())).unwrap_err()
+    );
+    assert!(
+        err.contains(&format!("{}:14:", file.display()))
+            && err
+                .contains("`innodb_undo_directory` takes a string (`--innodb-undo-directory=name`"),
+        "{err}"
+    );
+    for accepted in [
+        "innodb_old_blocks_time",
+        "skip_innodb_adaptive_hash_index",
+        "sql_mode",
+    ] {
+        assert!(
+            !err.contains(&format!("`{accepted}`")),
+            "{accepted} refused: {err}"
+        );
+    }
+    assert!(!target.exists(), "the directory was made");
+    assert!(
+        results::read_results(out.path()).unwrap().is_empty(),
+        "no server ran"
+    );
+}
+
 /// A results directory is resumed only with what made it: run again as it
 /// was, every cell is done and nothing runs; under the same variant name
 /// with other settings the run refuses the directory and names the field;

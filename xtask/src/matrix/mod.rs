@@ -62,6 +62,27 @@ pub struct Matrix {
     /// Variants beyond the built-in ones, or settings for them.
     #[serde(default, rename = "variant")]
     pub variants: BTreeMap<String, VariantDef>,
+    /// The file it was read from, so that a check after the builds can
+    /// still name the line (None for a matrix made in code)
+    #[serde(skip)]
+    pub source: Option<std::path::PathBuf>,
+}
+
+impl Matrix {
+    /// `file:line` of a variant's settings key, or the file alone, or
+    /// nothing for a matrix made in code.
+    pub fn place_of_setting(&self, variant: &str, key: &str) -> String {
+        let Some(path) = &self.source else {
+            return String::new();
+        };
+        let line = fs::read_to_string(path)
+            .ok()
+            .and_then(|text| crate::settings::line_of(&text, variant, key));
+        match line {
+            Some(l) => format!("{}:{l}: ", path.display()),
+            None => format!("{}: ", path.display()),
+        }
+    }
 }
 
 mod defaults {
@@ -100,6 +121,7 @@ impl Matrix {
             trees,
             workloads,
             variants: BTreeMap::new(),
+            source: None,
         }
     }
 }
@@ -109,7 +131,9 @@ impl Matrix {
 pub fn load(path: &Path) -> Result<Matrix> {
     let text = fs::read_to_string(path)
         .with_context(|| format!("cannot read matrix {}", path.display()))?;
-    let matrix: Matrix = toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut matrix: Matrix =
+        toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    matrix.source = Some(path.to_path_buf());
     names::check(&matrix, &text, path)?;
     // settings go into my.cnf: checked here, with their line, before
     // anything is fetched or built

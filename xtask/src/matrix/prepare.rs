@@ -211,7 +211,8 @@ pub(super) fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Resu
                 .with_context(|| format!("cannot list the options of {}", b.mariadbd.display()))?;
             known_of.insert(b.mariadbd.clone(), known);
         }
-        for key in crate::settings::unknown(r.settings.keys(), &known_of[&b.mariadbd]) {
+        let known = &known_of[&b.mariadbd];
+        for key in crate::settings::unknown(r.settings.keys(), known) {
             refused.push(format!(
                 "  {} {}: settings key `{key}`: {} knows no such option (`mariadbd --help \
                  --verbose`; a plugin's option must be written loose_{key})",
@@ -219,6 +220,17 @@ pub(super) fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Resu
                 p.label,
                 b.mariadbd.display()
             ));
+        }
+        for key in r.settings.keys() {
+            if let Some(why) = crate::settings::refused_kind(key, known) {
+                refused.push(format!(
+                    "  {}{} {}: [variant.{}] settings key `{key}`: {why}",
+                    matrix.place_of_setting(&r.label, key),
+                    p.tree_label,
+                    p.label,
+                    r.label
+                ));
+            }
         }
     }
     if !refused.is_empty() {
