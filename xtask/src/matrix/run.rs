@@ -136,7 +136,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     // one matrix per results directory; held until this function returns
     let _results_lock = crate::lock::results(&opts.out)?;
     // run directories and servers a dead tool left behind
-    crate::stale::clean(&server::shm_root());
+    crate::stale::clean(&server::trusted_shm_root()?);
     // sysbench, compilers and space: before anything is fetched or built
     super::preflight::check(matrix, opts.keep)?;
     let plan = Plan::of(matrix);

@@ -11,7 +11,7 @@ use crate::host::Host;
 use crate::record::Build;
 use crate::record::{MyCnf, Scaled};
 use crate::util::{tail_lines, Child, Command};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -298,6 +298,58 @@ const SOCKET_FILE: &str = "mariadbd.sock";
 /// the terminating NUL.
 pub const SOCKET_PATH_MAX: usize = 107;
 
+/// Makes sure the root of the run directories is the tool's own: created
+/// 0700 when missing; refused, with the fix, when another user owns it or
+/// anyone else may write in it (a directory another local user controls
+/// could hold a planted `tool.pid`, a symlink for a datadir, or a socket).
+pub fn trusted_shm_root() -> Result<PathBuf> {
+    let root = shm_root();
+    trusted_dir(&root)?;
+    Ok(root)
+}
+
+/// `root` as `trusted_shm_root` wants it: made 0700 when missing, else the
+/// running user's and writable by no one else.
+fn trusted_dir(root: &Path) -> Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+    if !root.exists() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(root)
+            .with_context(|| format!("cannot create {}", root.display()))?;
+    }
+    let meta =
+        fs::symlink_metadata(root).with_context(|| format!("cannot read {}", root.display()))?;
+    // SAFETY: geteuid has no preconditions
+    let me = unsafe { libc::geteuid() };
+    let mode = meta.permissions().mode() & 0o7777;
+    if !meta.is_dir() || meta.file_type().is_symlink() {
+        bail!(
+            "{} is not a directory of the tool's own (a symlink or a file): remove it, or set \
+             INNODB_LAB_SHM to a directory of your own",
+            root.display()
+        );
+    }
+    if meta.uid() != me {
+        bail!(
+            "{} belongs to uid {}, not to this user (uid {me}): the tool keeps its run \
+             directories only in a directory of its own; remove it, or set INNODB_LAB_SHM",
+            root.display(),
+            meta.uid()
+        );
+    }
+    if mode & 0o022 != 0 {
+        bail!(
+            "{} can be written by other users (mode {mode:o}): `chmod go-w {}`, or set \
+             INNODB_LAB_SHM to a directory of your own",
+            root.display(),
+            root.display()
+        );
+    }
+    Ok(())
+}
+
 /// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
 pub fn shm_root() -> PathBuf {
     std::env::var_os("INNODB_LAB_SHM")
@@ -397,7 +449,7 @@ impl RunDir {
     /// A new run directory, 0700, owned by the server's `user` when that
     /// is not the tool's own.
     pub fn create(name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
-        let base = shm_root();
+        let base = trusted_shm_root()?;
         let root = Self::root_for(name, std::process::id());
         if root.exists() {
             fs::remove_dir_all(&root)?;
@@ -749,6 +801,32 @@ mod tests {
         assert_eq!(new.get("innodb_snapshot_isolation"), Some("0"));
         assert_eq!(new.get("loose_innodb_change_buffering"), Some("none"));
         assert_eq!(new.get("innodb_flush_method"), None);
+    }
+
+    #[test]
+    fn the_run_root_must_be_the_tools_own() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("runs");
+        trusted_dir(&fresh).unwrap();
+        let mode = fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        fs::set_permissions(&fresh, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = trusted_dir(&fresh).unwrap_err().to_string();
+        assert!(
+            err.contains("can be written by other users (mode 777)") && err.contains("chmod go-w"),
+            "{err}"
+        );
+        fs::set_permissions(&fresh, fs::Permissions::from_mode(0o711)).unwrap();
+        trusted_dir(&fresh).unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&fresh, &link).unwrap();
+        assert!(trusted_dir(&link)
+            .unwrap_err()
+            .to_string()
+            .contains("symlink"));
+        // a directory of another user: /tmp is root's (and sticky, world-writable)
+        assert!(trusted_dir(Path::new("/tmp")).is_err());
     }
 
     #[test]
