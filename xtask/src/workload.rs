@@ -72,6 +72,27 @@ impl WorkloadKind {
     }
 }
 
+/// A workload field that cannot run, as data: which workload, which
+/// field, why. A matrix file's loader adds the line it is on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    pub workload: String,
+    pub field: &'static str,
+    pub why: String,
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "workload `{}`: `{}` {}",
+            self.workload, self.field, self.why
+        )
+    }
+}
+
+impl std::error::Error for FieldError {}
+
 impl Workload {
     /// The test: `kind`, or the one `name` names.
     pub fn kind(&self) -> Result<WorkloadKind> {
@@ -96,14 +117,52 @@ impl Workload {
         Duration::from_secs(self.post_write_limit_seconds.unwrap_or(mark))
     }
 
-    /// Refuses what cannot run, naming the field.
+    /// Refuses what cannot run, naming the field: the error carries a
+    /// `FieldError`, which a matrix file's loader turns into its line.
     pub fn validate(&self) -> Result<()> {
         let kind = self
             .kind()
             .with_context(|| format!("workload `{}`: `kind`", self.name))?;
-        let fail = |field: &str, why: String| -> Result<()> {
-            bail!("workload `{}`: `{field}` {why}", self.name)
+        let fail = |field: &'static str, why: String| -> Result<()> {
+            Err(FieldError {
+                workload: self.name.clone(),
+                field,
+                why,
+            }
+            .into())
         };
+        // bounds that keep every count, size and length something a host
+        // can run and the tool's arithmetic can hold
+        let day = 86_400;
+        for (field, value, most) in [
+            ("tables", u64::from(self.tables), 1_024),
+            ("table_size", self.table_size, 1_000_000_000),
+            ("random_points", u64::from(self.random_points), 100_000),
+            ("range_size", u64::from(self.range_size), 1_000_000),
+            ("arm_seconds", self.arm_seconds, day),
+            ("warmup_seconds", self.warmup_seconds, day),
+            ("measure_seconds", self.measure_seconds, day),
+            ("diagnostic_seconds", self.diagnostic_seconds, day),
+            ("idle_limit_seconds", self.idle_limit_seconds, day),
+            (
+                "post_write_limit_seconds",
+                self.post_write_limit_seconds.unwrap_or(0),
+                day,
+            ),
+            ("hot_rows", self.hot_rows, 1_000_000_000),
+            ("scan_rows", self.scan_rows, 1_000_000_000),
+            ("scan_threads", u64::from(self.scan_threads), 4_096),
+            ("residency_seconds", self.residency_seconds, day),
+            ("sample_seconds", self.sample_seconds, day),
+            ("hot_rate", self.hot_rate, 1_000_000_000),
+        ] {
+            if value > most {
+                fail(field, format!("= {value}: at most {most}"))?;
+            }
+        }
+        if let Some(n) = self.thread_counts().iter().find(|&&n| n > 4_096) {
+            fail("threads", format!("= {n}: at most 4096"))?;
+        }
         if self.tables == 0 {
             fail("tables", "must be at least 1".into())?;
         }

@@ -148,8 +148,63 @@ pub fn load(path: &Path) -> Result<Matrix> {
             }
         }
     }
+    for w in &matrix.workloads {
+        if let Err(e) = w.validate() {
+            if let Some(f) = e.downcast_ref::<crate::workload::FieldError>() {
+                let at = match workload_line_of(&text, &f.workload, f.field) {
+                    Some(line) => format!("{}:{line}", path.display()),
+                    None => path.display().to_string(),
+                };
+                bail!("{at}: [[workload]] {f}");
+            }
+        }
+    }
+    if matrix.repetitions > MAX_REPETITIONS {
+        let at = text
+            .lines()
+            .position(|l| l.trim_start().starts_with("repetitions"))
+            .map(|i| format!("{}:{}", path.display(), i + 1))
+            .unwrap_or_else(|| path.display().to_string());
+        bail!(
+            "{at}: repetitions = {}: at most {MAX_REPETITIONS}",
+            matrix.repetitions
+        );
+    }
     check(&matrix).with_context(|| path.display().to_string())?;
     Ok(matrix)
+}
+
+/// The most repetitions a matrix may ask for.
+pub const MAX_REPETITIONS: u32 = 1_000;
+
+/// The 1-based line of `field` in the `[[workload]]` entry named
+/// `workload`, or of its name when the field is not written (a default).
+fn workload_line_of(text: &str, workload: &str, field: &str) -> Option<usize> {
+    let lines: Vec<&str> = text.lines().collect();
+    let is_key = |l: &str, key: &str| {
+        l.trim_start()
+            .strip_prefix(key)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i].trim() == "[[workload]]" {
+            let end = (i + 1..lines.len())
+                .find(|&j| lines[j].trim_start().starts_with('['))
+                .unwrap_or(lines.len());
+            let names_it = (i + 1..end).find(|&j| {
+                is_key(lines[j], "name") && lines[j].contains(&format!("\"{workload}\""))
+            });
+            if let Some(name_line) = names_it {
+                let at = (i + 1..end).find(|&j| is_key(lines[j], field));
+                return Some(at.unwrap_or(name_line) + 1);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    None
 }
 
 /// One part of a matrix for one host (`--shard K/N`). A shard holds whole
@@ -334,6 +389,49 @@ mod tests {
         let p = dir.join("m.toml");
         fs::write(&p, text).unwrap();
         p
+    }
+
+    #[test]
+    fn a_number_out_of_range_is_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n";
+        let cases = [
+            (
+                "[[workload]]\nname = \"a\"\nkind = \"read-only\"\n[[workload]]\nname = \"b\"\nkind = \"read-only\"\nmeasure_seconds = 99999999999\n",
+                11,
+                "`measure_seconds` = 99999999999: at most 86400",
+            ),
+            (
+                "[[workload]]\nname = \"points-covered-pk\"\nthreads = [2, 100000]\n",
+                7,
+                "`threads` = 100000: at most 4096",
+            ),
+            (
+                "[[workload]]\nname = \"points-covered-pk\"\ntable_size = 0\n",
+                7,
+                "`table_size` must be at least 1",
+            ),
+        ];
+        for (body, line, want) in cases {
+            let p = write(dir.path(), &format!("{head}{body}"));
+            let err = format!("{:#}", load(&p).unwrap_err());
+            assert!(
+                err.contains(&format!("{}:{line}:", p.display())) && err.contains(want),
+                "{err}"
+            );
+        }
+        let p = write(
+            dir.path(),
+            &format!("repetitions = 5000\n{head}[[workload]]\nname = \"points-covered-pk\"\n"),
+        );
+        let err = format!("{:#}", load(&p).unwrap_err());
+        assert!(
+            err.contains(&format!(
+                "{}:1: repetitions = 5000: at most 1000",
+                p.display()
+            )),
+            "{err}"
+        );
     }
 
     #[test]
