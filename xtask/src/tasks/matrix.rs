@@ -60,6 +60,9 @@ impl Matrix {
 
     pub fn run(self) -> Result<()> {
         let m = runner::load(&self.file)?;
+        let out = self
+            .out
+            .unwrap_or_else(|| repo_root().join("results").join(&m.name));
         if self.dry_run {
             match self.shard {
                 Some(s) => {
@@ -68,11 +71,18 @@ impl Matrix {
                 }
                 None => print!("{}", runner::plan::describe(&m)),
             }
+            // what a real run checks before it fetches or builds anything
+            runner::run::check_out_dir(&out)?;
+            crate::server::trusted_shm_root()?;
+            runner::preflight::check(&m, self.keep)?;
+            println!(
+                "\nchecks a run makes before fetching: passed (results directory {}, run \
+                 directories, sysbench, compilers, /dev/shm space, the server user); the options \
+                 each variant sets are asked of its built server, after the builds",
+                out.display()
+            );
             return Ok(());
         }
-        let out = self
-            .out
-            .unwrap_or_else(|| repo_root().join("results").join(&m.name));
         let failed = runner::run(
             &m,
             &RunOptions {
