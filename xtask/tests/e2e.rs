@@ -322,6 +322,33 @@ fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
         results::read_results(out.path()).unwrap().is_empty(),
         "no server ran"
     );
+
+    // said on the command line, the option goes through, and the report
+    // warns of it
+    {
+        // the server runs as another user: it must reach the directory
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::create_dir(&target).unwrap();
+        std::fs::set_permissions(escape.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o777)).unwrap();
+    }
+    let allowed = RunOptions {
+        allowed_settings: vec!["innodb-undo-directory".into()],
+        ..RunOptions::new(out.path().to_path_buf())
+    };
+    assert_eq!(matrix::run(&m, &allowed).unwrap(), 0);
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("**Warning**: these runs set options the tool refuses in a matrix file")
+            && md.contains("`innodb-undo-directory`"),
+        "{md}"
+    );
+    let tuned = results::read_results(out.path())
+        .unwrap()
+        .into_iter()
+        .find(|r| r.key.variant == "tuned")
+        .unwrap();
+    assert!(tuned.ok(), "{:?}", tuned.failure);
 }
 
 /// A results directory is resumed only with what made it: run again as it

@@ -40,5 +40,6 @@ pub(super) fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions
             .and_then(|f| fs::read(f).ok())
             .map(|bytes| crate::util::sha256_hex(&bytes)),
         shard: opts.shard.map(|s| s.to_string()),
+        allowed_settings: opts.allowed_settings.clone(),
     }
 }

@@ -196,7 +196,15 @@ pub(super) fn build_all(
 
 /// Refuses the matrix, before any server runs, when a variant sets an
 /// option its built server does not know (asked of the binary itself).
-pub(super) fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Result<()> {
+pub(super) fn check_option_names(
+    matrix: &Matrix,
+    prepared: &[Prepared],
+    allowed: &[String],
+) -> Result<()> {
+    let allowed: Vec<String> = allowed
+        .iter()
+        .map(|a| crate::settings::normalise(a))
+        .collect();
     let mut refused = Vec::new();
     let mut known_of = std::collections::BTreeMap::new();
     for p in prepared {
@@ -223,6 +231,13 @@ pub(super) fn check_option_names(matrix: &Matrix, prepared: &[Prepared]) -> Resu
         }
         for key in r.settings.keys() {
             if let Some(why) = crate::settings::refused_kind(key, known) {
+                if allowed.contains(&crate::settings::normalise(key)) {
+                    eprintln!(
+                        "warning: {} {}: settings key `{key}` allowed by --allow-setting: {why}",
+                        p.tree_label, p.label
+                    );
+                    continue;
+                }
                 refused.push(format!(
                     "  {}{} {}: [variant.{}] settings key `{key}`: {why}",
                     matrix.place_of_setting(&r.label, key),

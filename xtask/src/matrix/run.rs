@@ -39,6 +39,10 @@ pub struct RunOptions {
     pub file: Option<PathBuf>,
     /// run only this part of the matrix (`--shard K/N`)
     pub shard: Option<super::Shard>,
+    /// settings the matrix file may set although the tool refuses them
+    /// there (`--allow-setting`: said on the command line of a host the
+    /// user owns, never in the file; every report warns of them)
+    pub allowed_settings: Vec<String>,
 }
 
 impl RunOptions {
@@ -52,6 +56,7 @@ impl RunOptions {
             until_decided: None,
             file: None,
             shard: None,
+            allowed_settings: Vec::new(),
         }
     }
 }
@@ -154,7 +159,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let manifest = manifest(full, &prepared, opts);
     manifest.write(&opts.out)?;
     build_all(&plan, &mut prepared, &mut timings)?;
-    check_option_names(matrix, &prepared)?;
+    check_option_names(matrix, &prepared, &opts.allowed_settings)?;
 
     let runs_start = Instant::now();
     let mut progress = Progress::new(plan.total_cells());

@@ -236,6 +236,18 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
         b.push(Block::Para(m.description.clone()));
     }
     let (counted, busy, failed) = a.counts();
+    if !m.allowed_settings.is_empty() {
+        b.push(Block::Para(format!(
+            "**Warning**: these runs set options the tool refuses in a matrix file, allowed on the \
+             command line (`--allow-setting`): {}. Such an option may name a file, a directory, a \
+             library or a peer outside the run directory.",
+            m.allowed_settings
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let mut facts = vec![
         format!("host: `{}` ({})", first.host.hostname, first.host.label()),
         small_host_note(first.host.cores),

@@ -46,6 +46,10 @@ pub struct Manifest {
     /// `K/N` when the run was one shard of the matrix (`--shard`)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// settings the tool refuses in a matrix file that the command line
+    /// allowed (`--allow-setting`): every report warns of them
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_settings: Vec<String>,
 }
 
 /// Which tool last wrote a directory's reports: `report::write` records
@@ -91,6 +95,7 @@ impl Manifest {
             file: None,
             matrix_sha256: None,
             shard: None,
+            allowed_settings: Vec::new(),
         };
         for r in results {
             push_new(&mut m.trees, &r.key.tree);

@@ -46,6 +46,12 @@ pub struct Matrix {
     /// shards' results with `report merge`.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// Let the matrix set this string option although the tool refuses it
+    /// in a matrix file (it may name a file, directory, library or peer):
+    /// for a host you own; every report then carries a warning. Repeat
+    /// for several.
+    #[arg(long = "allow-setting", value_name = "NAME")]
+    allow_setting: Vec<String>,
 }
 
 impl Matrix {
@@ -92,6 +98,7 @@ impl Matrix {
                 until_decided: self.until_decided,
                 file: Some(self.file),
                 shard: self.shard,
+                allowed_settings: self.allow_setting,
             },
         )?;
         if failed > 0 {

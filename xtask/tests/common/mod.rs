@@ -218,6 +218,7 @@ pub fn write_mdev_mini(out: &Path) {
         file: Some("matrix/mdev-mini.toml".into()),
         matrix_sha256: None,
         shard: None,
+        allowed_settings: Vec::new(),
         questions: vec![
             Question {
                 value: Some(0.001),
