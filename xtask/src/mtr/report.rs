@@ -198,6 +198,19 @@ fn run_details(r: &MtrRun) -> Vec<String> {
             &p.sha256[..16]
         ));
     }
+    if !r.build.repairs_applied.is_empty() {
+        items.push(format!(
+            "source repairs of the {} build (`build::repair`: the tree's own patches do not compile \
+             or run as one otherwise): {}",
+            r.build.build_type,
+            r.build
+                .repairs_applied
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     items.push(format!("command: `{}`", r.command.join(" ")));
     items.push(format!(
         "MTR_BUILD_THREAD {}, {} worker(s); server restarts: {}; test time {} of mtr's {}",
