@@ -384,3 +384,33 @@ fn the_readme_calls_quiet_only_reports_without_busy_runs() {
     }
     assert!(checked >= 2, "the README's busy claims were not found");
 }
+
+/// The README's sentence on the Debug run of 11.8.6 quotes its result
+/// file: the counts, the wall time, the revision and the repairs.
+#[test]
+fn the_readme_sentence_on_the_debug_mtr_run_quotes_its_result() {
+    let path = root().join("reports/mtr-11.8.6/fixed-debug.json");
+    let run: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let t = &run["totals"];
+    let wall = run["wall_seconds"].as_f64().unwrap();
+    let mtr_wall = t["mtr_wall_seconds"].as_f64().unwrap();
+    let revision = run["tool_revision"].as_str().unwrap();
+    assert!(!revision.contains("dirty"), "{revision}");
+    let text = one_line(&readme());
+    let quoted = format!(
+        "fixed as a Debug build, from a clean checkout (`{}`): {} passed, 0 failed, {} skipped, {}m{:02}s;",
+        &revision[..7],
+        t["passed"],
+        t["skipped"],
+        (mtr_wall as u64) / 60,
+        (mtr_wall as u64) % 60,
+    );
+    assert!(
+        text.contains(&quoted),
+        "README.md does not say `{quoted}` (wall {wall})"
+    );
+    assert_eq!(t["failed"], 0);
+    let repairs = run["build"]["repairs_applied"].as_array().unwrap();
+    assert_eq!(repairs.len(), 3, "{repairs:?}");
+    assert!(text.contains("three of its own patches break one"));
+}
