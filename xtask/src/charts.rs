@@ -263,11 +263,9 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
                         // a bar too short to see says its value: a 0 is a
                         // measured 0, not a missing bar
                         if value.abs() < (y_hi - y_lo) * TINY_BAR {
-                            chart.draw_series([Text::new(
-                                small_value(value),
-                                (centre, value.max(0.0)),
-                                value_style.clone(),
-                            )])?;
+                            // 6 px above the marker
+                            chart.draw_series([EmptyElement::at((centre, value.max(0.0)))
+                                + Text::new(small_value(value), (0, -6), value_style.clone())])?;
                         }
                     }
                     None => {
