@@ -356,6 +356,7 @@ fn the_readme_calls_quiet_only_reports_without_busy_runs() {
         "scan-resistance-10.11.18",
         "across-releases",
         "release-11.8-on-11.8.6",
+        "io-bound-10.11.18",
     ] {
         let s = summary(report);
         // each passage naming the report, up to the next report named
@@ -413,4 +414,53 @@ fn the_readme_sentence_on_the_debug_mtr_run_quotes_its_result() {
     let repairs = run["build"]["repairs_applied"].as_array().unwrap();
     assert_eq!(repairs.len(), 3, "{repairs:?}");
     assert!(text.contains("three of its own patches break one"));
+}
+
+/// The README's sentence on the I/O-bound report quotes its summary: the
+/// hit ratios of both variants on both key distributions, the verdict of
+/// the hit-ratio question, and fixed's sweep moves.
+#[test]
+fn the_readme_sentence_on_the_io_bound_report_quotes_its_summary() {
+    let s = summary("io-bound-10.11.18");
+    let median = |variant: &str, workload: &str, metric: &str| {
+        rows(&s)
+            .iter()
+            .find(|r| r["variant"] == variant && r["workload"] == workload)
+            .unwrap_or_else(|| panic!("{variant} {workload}"))["median"][metric]
+            .as_f64()
+            .unwrap()
+    };
+    let hit = |v: &str, w: &str| median(v, w, "hit_ratio_pct");
+    let text = one_line(&readme());
+    let quoted = format!(
+        "Hit ratio, base against fixed: Pareto keys {:.2}% against {:.2}%, uniform {:.2}% against {:.2}%;",
+        hit("base", "read-only-pareto"),
+        hit("fixed", "read-only-pareto"),
+        hit("base", "read-only-uniform"),
+        hit("fixed", "read-only-uniform"),
+    );
+    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    let verdict = s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| {
+            v["question"]
+                .as_str()
+                .unwrap()
+                .starts_with("fixed keeps base's hit ratio")
+        })
+        .unwrap();
+    assert_eq!(verdict["verdict"], "fail", "{verdict}");
+    assert!(text.contains("ratio (at most 0.2 points below)\" **fails**"));
+    let moves = format!(
+        "fixed moved almost no block ({:.4} pages made young per query under Pareto)",
+        median("fixed", "read-only-pareto", "pages_made_young_per_query")
+    );
+    assert!(text.contains(&moves), "README.md does not say `{moves}`");
+    assert!(text.contains(&format!(
+        "(`matrix/io-bound.toml`, {} runs, 17 min,",
+        s["counted_runs"].as_u64().unwrap()
+    )));
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }

@@ -20,6 +20,7 @@ fn dirs() -> Vec<PathBuf> {
         root.join("../reports/smoke-11.8.6"),
         root.join("../reports/release-11.8-on-11.8.6"),
         root.join("../reports/across-releases"),
+        root.join("../reports/io-bound-10.11.18"),
     ]
 }
 
