@@ -141,6 +141,12 @@ fn draw_marker(
 }
 
 const HEIGHT: u32 = 480;
+
+/// The chart's height: 480 px, or more when the legend (24 px an entry,
+/// from 60 px down) needs it, so that every series keeps its entry.
+fn height_for(series: usize) -> u32 {
+    HEIGHT.max(100 + 24 * series as u32)
+}
 const FONT: &str = "sans-serif";
 const LEGEND_SWATCH: i32 = 14;
 
@@ -193,7 +199,8 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
     let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, height_for(series.len())))
+            .into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
@@ -335,7 +342,8 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
     let width = 800;
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, HEIGHT)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut svg, (width, height_for(series.len())))
+            .into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
@@ -532,11 +540,11 @@ fn draw_legend_entry(
 const TINY_BAR: f64 = 0.01;
 
 /// The value of a bar too short to see: 0 as "0", others with two
-/// significant digits (1.8e-5, 0.0042).
+/// significant digits (1.8e-5, 4.2e-3, 0.35).
 fn small_value(v: f64) -> String {
     if v == 0.0 {
         "0".into()
-    } else if v.abs() < 0.001 {
+    } else if v.abs() < 0.01 {
         format!("{v:.1e}")
     } else {
         format!("{v:.2}")
@@ -885,6 +893,26 @@ mod tests {
             .collect();
         // circle 16 corners, square and diamond 4, triangles 3, cross 12
         assert_eq!(shapes, [3, 4, 12, 16].into_iter().collect());
+        // the legend of 42 series fits the chart
+        let many = [BarGroup {
+            label: "w".into(),
+            bars: (0..42)
+                .map(|i| bar(&format!("v{i}"), Some(1.0), None))
+                .collect(),
+        }];
+        let svg = grouped_bars("t", "y", &many).unwrap();
+        let doc = parse(&svg);
+        let height: f64 = doc
+            .root_element()
+            .attribute("height")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let last = elements(&doc, "text")
+            .find(|n| n.text().is_some_and(|t| t.trim() == "v41"))
+            .expect("the last legend entry is drawn");
+        let y: f64 = last.attribute("y").unwrap().parse().unwrap();
+        assert!(y < height, "legend entry at {y} of {height}");
     }
 
     #[test]

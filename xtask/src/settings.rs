@@ -193,7 +193,9 @@ pub fn known_options(
 /// The `--name` of every option line (`  --name=#`, `  -P, --port=#`) and
 /// the kind of value it takes.
 fn parse_help(help: &str) -> std::collections::BTreeMap<String, ArgKind> {
-    help.lines()
+    let mut kinds = std::collections::BTreeMap::new();
+    let entries = help
+        .lines()
         .filter(|l| l.starts_with("  -"))
         .filter_map(|l| {
             let rest = &l[l.find("--")? + 2..];
@@ -209,8 +211,16 @@ fn parse_help(help: &str) -> std::collections::BTreeMap<String, ArgKind> {
                 ArgKind::Switch
             };
             Some((normalise(&rest[..end]), kind))
-        })
-        .collect()
+        });
+    // `--skip-x` and `--x=name` normalise alike: the string's kind wins,
+    // so that a string option is never taken for a switch
+    for (name, kind) in entries {
+        let slot = kinds.entry(name).or_insert(kind);
+        if kind == ArgKind::Text {
+            *slot = ArgKind::Text;
+        }
+    }
+    kinds
 }
 
 /// Why the server's own description of `name` refuses it in a variant's
@@ -379,6 +389,12 @@ mod tests {
             let why = refused_kind(bad, &known).unwrap_or_else(|| panic!("{bad} accepted"));
             assert!(why.contains("--innodb-undo-directory=name"), "{why}");
         }
+        // a switch and a string that normalise alike: the string's kind
+        let both = parse_help("  --skip-foo-dir  \n  --foo-dir=name \n  --skip-bar \n");
+        assert_eq!(both["foo_dir"], ArgKind::Text);
+        let both = parse_help("  --foo-dir=name \n  --skip-foo-dir  \n");
+        assert_eq!(both["foo_dir"], ArgKind::Text);
+        assert_eq!(both.len(), 1);
         // every reviewed name is written as `normalise` writes it
         for n in SAFE_TEXT_OPTIONS {
             assert_eq!(normalise(n), *n);

@@ -230,11 +230,12 @@ impl Workload {
                         fail(field, "must be at least 1".into())?;
                     }
                 }
-                if self.residency_seconds < self.sample_seconds {
+                if self.residency_seconds <= self.sample_seconds {
                     fail(
                         "residency_seconds",
                         format!(
-                            "= {}: shorter than sample_seconds ({}), it would take no sample",
+                            "= {}: not longer than sample_seconds ({}), it would take no sample \
+                             while the scans run (one due at the very end of the pass is left out)",
                             self.residency_seconds, self.sample_seconds
                         ),
                     )?;
@@ -755,6 +756,10 @@ mod tests {
             "`random_points` = 100",
         );
         bad("name = \"update-index\"\ntables = 0", "`tables`");
+        bad(
+            "name = \"scan-loop\"\nresidency_seconds = 5\nsample_seconds = 5",
+            "`residency_seconds` = 5: not longer than sample_seconds",
+        );
         bad(
             "name = \"update-index\"\nmeasure_seconds = 0",
             "`measure_seconds`",

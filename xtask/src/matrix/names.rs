@@ -89,12 +89,33 @@ pub fn check(matrix: &Matrix, text: &str, path: &Path) -> Result<()> {
 /// fetched, with the path.
 fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
     use crate::server::{RunDir, SOCKET_PATH_MAX};
-    let rep = matrix.repetitions.max(100);
+    let rep = matrix.repetitions.max(super::MAX_REPETITIONS);
     let suffix = crate::dims::CONTROL_SUFFIX;
+    let mut servers: Vec<(String, String)> = Vec::new();
     for t in &matrix.trees {
+        // an unnamed path: tree is labelled by its version once fetched,
+        // which is not known yet: its socket is checked when it runs
+        if t.name.is_none() && super::plan::version_in_spec(&t.spec).is_none() {
+            continue;
+        }
         let tree = super::plan::tree_label(t);
         for v in &t.variants {
-            let label = format!("{v}{suffix}");
+            let name = super::plan::server_name(&tree, v, 1);
+            if let Some((other, _)) = servers.iter().find(|(_, n)| *n == name) {
+                bail!(
+                    "{}: tree `{tree}` variant `{v}` and {other} would run servers of one name \
+                     (`{name}`): rename one",
+                    path.display()
+                );
+            }
+            servers.push((format!("tree `{tree}` variant `{v}`"), name));
+            // `base` runs as `fixed` on a tree that carries the fix
+            let longest = if v == "base" && "fixed".len() > v.len() {
+                "fixed"
+            } else {
+                v.as_str()
+            };
+            let label = format!("{longest}{suffix}");
             let socket = RunDir::longest_socket_path(&super::plan::server_name(&tree, &label, rep));
             let len = socket.as_os_str().len();
             if len > SOCKET_PATH_MAX {
@@ -205,7 +226,7 @@ mod tests {
             let p = dir.path().join(format!("{name}.toml"));
             std::fs::write(
                 &p,
-                format!("name = \"m\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [{variants}]\n[[workload]]\nname = \"points-covered-pk\"\n"),
+                format!("name = \"m\"\n[[tree]]\nspec = \"path:/x\"\nname = \"10.11.18-debian\"\nvariants = [{variants}]\n[[workload]]\nname = \"points-covered-pk\"\n"),
             )
             .unwrap();
             super::super::load(&p)
@@ -227,5 +248,19 @@ mod tests {
             "{err}"
         );
         load("fine", "\"base\", \"fixed\"").unwrap();
+        // tree `a` variant `b-c` and tree `a-b` variant `c`: one server name
+        let p = dir.path().join("two.toml");
+        std::fs::write(
+            &p,
+            "name = \"m\"\n[[tree]]\nspec = \"path:/x\"\nname = \"a\"\nvariants = [\"b-c\"]\n\
+             [[tree]]\nspec = \"path:/y\"\nname = \"a-b\"\nvariants = [\"c\"]\n\
+             [[workload]]\nname = \"points-covered-pk\"\n",
+        )
+        .unwrap();
+        let err = format!("{:#}", super::super::load(&p).unwrap_err());
+        assert!(
+            err.contains("would run servers of one name (`a-b-c-rep1`)"),
+            "{err}"
+        );
     }
 }

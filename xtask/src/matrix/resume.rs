@@ -44,8 +44,10 @@ pub(super) fn cells_to_run(
             settings,
             my_cnf: my_cnf.map(|c| c.settings.as_slice()),
         };
+        // a variant whose tree or build failed now has no provenance to
+        // compare: its cells run and record the failure, as they always did
         let previous = match store::previous(&ctx.opts.out, &key) {
-            Some(prev) if !ctx.opts.force => inputs.compare(&prev),
+            Some(prev) if !ctx.opts.force && p.failure.is_none() => inputs.compare(&prev),
             _ => Previous::Run,
         };
         match previous {

@@ -127,6 +127,16 @@ pub fn check_out_dir(out: &Path) -> Result<()> {
 /// Runs the whole matrix, or its shard; returns the number of failed cells.
 pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     super::check(full)?;
+    if opts
+        .until_decided
+        .is_some_and(|n| n > super::MAX_REPETITIONS)
+    {
+        bail!(
+            "--until-decided {}: at most {} repetitions",
+            opts.until_decided.unwrap_or_default(),
+            super::MAX_REPETITIONS
+        );
+    }
     check_out_dir(&opts.out)?;
     let sharded;
     let matrix = match opts.shard {

@@ -13,7 +13,6 @@ use crate::build;
 use crate::host::Host;
 use crate::record::Tree;
 use crate::record::{Build, BuildType, WholeBuild};
-use crate::server::shm_root;
 use crate::tree;
 use crate::util::{human_duration, repo_root, sha256_hex, slug, write_json, Command, Stage};
 use crate::variant;
@@ -307,9 +306,11 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
         .map(|n| n.get())
         .unwrap_or(2)
         .min(SLOT_WIDTH as usize);
-    let slot = PortSlot::acquire()?;
+    // the run root must be the tool's own, as for a matrix
+    let root = crate::server::trusted_shm_root()?;
+    let slot = PortSlot::acquire_in(&root.join("mtr-slots"))?;
     let build_thread = slot.build_thread;
-    let vardir = shm_root().join(format!(
+    let vardir = root.join(format!(
         "mtr-{}-{}-{}",
         slug(&t.version),
         name.trim_end_matches(".json"),
@@ -523,10 +524,6 @@ struct PortSlot {
 }
 
 impl PortSlot {
-    fn acquire() -> Result<PortSlot> {
-        PortSlot::acquire_in(&shm_root().join("mtr-slots"))
-    }
-
     fn acquire_in(dir: &Path) -> Result<PortSlot> {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         for k in 0..SLOTS {
