@@ -519,7 +519,8 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
 fn too_little_shm_is_refused_before_any_build() {
     let dir = scratch_dir();
     let shm = dir.path().join("shm");
-    // 64 tables of 10^10 rows: far more than any host's free space
+    // 64 tables of 10^9 rows (the most a table may have): far more than
+    // any host's free space
     let m = matrix_file(dir.path(), "fault-shm", "\"base\"", 2, "")
         .to_str()
         .unwrap()
@@ -527,7 +528,7 @@ fn too_little_shm_is_refused_before_any_build() {
     let text = std::fs::read_to_string(&m)
         .unwrap()
         .replace("tables = 2", "tables = 64")
-        .replace("table_size = 10000", "table_size = 10000000000");
+        .replace("table_size = 10000", "table_size = 1000000000");
     std::fs::write(&m, text).unwrap();
     let out = dir.path().join("out");
     let o = Command::new(env!("CARGO_BIN_EXE_xtask"))
