@@ -121,6 +121,18 @@ fn marker_outline(m: Marker, r: i32) -> Vec<(i32, i32)> {
     }
 }
 
+/// A point in pixels around a marker's centre.
+type Offset = (i32, i32);
+
+/// The marker of series `index` at its drawn size: the polygon to fill,
+/// and the same outline closed, to stroke.
+fn marker_shape(index: usize) -> (Vec<Offset>, Vec<Offset>) {
+    let outline = marker_outline(marker(index), 4);
+    let mut closed = outline.clone();
+    closed.push(outline[0]);
+    (outline, closed)
+}
+
 type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
 /// Draws the marker of series `index` centred on `at`, filled with `fill`
@@ -132,9 +144,7 @@ fn draw_marker(
     fill: RGBColor,
     edge: RGBColor,
 ) -> Result<()> {
-    let outline = marker_outline(marker(index), 4);
-    let mut closed = outline.clone();
-    closed.push(outline[0]);
+    let (outline, closed) = marker_shape(index);
     chart.draw_series([EmptyElement::at(at) + Polygon::new(outline, fill.filled())])?;
     chart.draw_series([EmptyElement::at(at) + PathElement::new(closed, edge.stroke_width(1))])?;
     Ok(())
@@ -521,9 +531,7 @@ fn draw_legend_entry(
             (c, c)
         }
     };
-    let outline = marker_outline(marker(index), 4);
-    let mut closed = outline.clone();
-    closed.push(outline[0]);
+    let (outline, closed) = marker_shape(index);
     area.draw(&(EmptyElement::at(centre) + Polygon::new(outline, fill.filled())))?;
     area.draw(&(EmptyElement::at(centre) + PathElement::new(closed, edge.stroke_width(1))))?;
     area.draw(&Text::new(

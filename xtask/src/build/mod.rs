@@ -222,10 +222,20 @@ pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Res
 /// it already (what `build` would reuse).
 pub fn cached(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Result<(String, bool)> {
     let key = key_for(tree, change, build_type)?;
-    let hash = key.hash();
-    let record = cache_root().join("builds").join(&hash).join("build.json");
-    let found = finished::<Build>(&record, |b| b.key == key && b.mariadbd.exists()).is_some();
-    Ok((hash, found))
+    let found = in_cache(&key).is_some();
+    Ok((key.hash(), found))
+}
+
+/// The cache directory of a build with `key`.
+fn build_dir_of(key: &BuildKey) -> PathBuf {
+    cache_root().join("builds").join(key.hash())
+}
+
+/// The complete build with `key` in the cache, if there is one.
+fn in_cache(key: &BuildKey) -> Option<Build> {
+    finished::<Build>(&build_dir_of(key).join("build.json"), |b| {
+        b.key == *key && b.mariadbd.exists()
+    })
 }
 
 /// Builds `variant` of `tree` with a source change, or returns the existing
@@ -239,9 +249,9 @@ pub fn build(
     tree.source_for("there is nothing to build")?;
     let key = key_for(tree, change, build_type)?;
     let key_hash = key.hash();
-    let dir = cache_root().join("builds").join(&key_hash);
+    let dir = build_dir_of(&key);
     let record = dir.join("build.json");
-    if let Some(mut done) = finished::<Build>(&record, |b| b.key == key && b.mariadbd.exists()) {
+    if let Some(mut done) = in_cache(&key) {
         eprintln!(
             "    reusing build {key_hash} of {} {variant} ({build_type})",
             tree.version

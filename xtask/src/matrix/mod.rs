@@ -148,17 +148,6 @@ pub fn load(path: &Path) -> Result<Matrix> {
             }
         }
     }
-    for w in &matrix.workloads {
-        if let Err(e) = w.validate() {
-            if let Some(f) = e.downcast_ref::<crate::workload::FieldError>() {
-                let at = match workload_line_of(&text, &f.workload, f.field) {
-                    Some(line) => format!("{}:{line}", path.display()),
-                    None => path.display().to_string(),
-                };
-                bail!("{at}: [[workload]] {f}");
-            }
-        }
-    }
     if matrix.repetitions > MAX_REPETITIONS {
         let at = text
             .lines()
@@ -170,7 +159,17 @@ pub fn load(path: &Path) -> Result<Matrix> {
             matrix.repetitions
         );
     }
-    check(&matrix).with_context(|| path.display().to_string())?;
+    if let Err(e) = check(&matrix) {
+        // a workload field that cannot run carries its field: name its line
+        if let Some(f) = e.downcast_ref::<crate::workload::FieldError>() {
+            let at = match workload_line_of(&text, &f.workload, f.field) {
+                Some(line) => format!("{}:{line}", path.display()),
+                None => path.display().to_string(),
+            };
+            bail!("{at}: [[workload]] {f}");
+        }
+        return Err(e.context(path.display().to_string()));
+    }
     Ok(matrix)
 }
 
@@ -335,6 +334,16 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     if matrix.threshold_pct.is_nan() || matrix.threshold_pct < 0.0 {
         bail!("threshold_pct must be 0 or more (a magnitude in percent)");
     }
+    // each workload on its own first: a field that cannot run is named
+    // with its line by `load`
+    let mut names: Vec<String> = Vec::new();
+    for w in &matrix.workloads {
+        w.validate().context("[[workload]]")?;
+        if names.contains(&w.name) {
+            bail!("[[workload]] `{}` is listed twice", w.name);
+        }
+        names.push(w.name.clone());
+    }
     // one server loads the data once for all its cells
     let first = &matrix.workloads[0];
     if let Some(w) = matrix
@@ -352,14 +361,6 @@ pub fn check(matrix: &Matrix) -> Result<()> {
             first.tables,
             first.table_size
         );
-    }
-    let mut names: Vec<String> = Vec::new();
-    for w in &matrix.workloads {
-        w.validate().context("[[workload]]")?;
-        if names.contains(&w.name) {
-            bail!("[[workload]] `{}` is listed twice", w.name);
-        }
-        names.push(w.name.clone());
     }
     // a question may name any variant a tree lists, `fixed` (what base is
     // called on a tree with the fix) and the control's second run
