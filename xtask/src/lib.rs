@@ -10,10 +10,12 @@
 //!   settings -> server -> metrics -> workload; each fills records;
 //! * results (files, keys, failures, questions) and report (pure
 //!   functions of records);
-//! * the runner (matrix) and the tasks (one per command).
+//! * the runner (matrix) and the tasks (one per command; `bisect` runs
+//!   the runner once per step).
 //!
 //! Data flows one way: tasks -> runner -> {stages, results, report}.
 
+pub mod bisect;
 pub mod build;
 pub mod charts;
 pub mod children;

@@ -28,6 +28,7 @@ enum Command {
     Mtr(mtr::MtrArgs),
     Report(tasks::Report),
     Validate(tasks::Validate),
+    Bisect(tasks::Bisect),
     /// The LRU model: replay a trace, simulate a scenario, benchmark.
     Model {
         #[command(subcommand)]
@@ -64,6 +65,8 @@ fn main() {
     let code = match cli.command {
         // validate answers with its exit status
         Command::Validate(c) => c.run(),
+        // bisect too: found, nothing to bisect, undecided, error
+        Command::Bisect(c) => c.run(),
         Command::Matrix(c) => run(c.needs(), || c.run()),
         Command::Tree(c) => run(tasks::Tree::NEEDS, || c.run()),
         Command::Build(c) => run(tasks::Build::NEEDS, || c.run()),

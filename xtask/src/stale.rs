@@ -1,29 +1,35 @@
 //! Run directories and servers left by a tool that died (SIGKILL, a
 //! crash, a lost machine session): every run directory holds `tool.pid`
-//! (the pid and start time of the tool that made it); at start, a
-//! directory whose tool is gone has its processes (mariadbd, sysbench,
-//! mariadb-install-db: whatever names the directory on its command line)
-//! killed and is removed, with one line saying so.
+//! (the pid and start time of the tool that made it), and every process
+//! the tool starts carries the same identity in its environment
+//! (`INNODB_LAB_TOOL`). At start, a directory whose tool is gone has the
+//! processes that tool started for it killed and is removed, with one line
+//! saying so; a directory kept by `--keep` loses only its processes.
+//!
+//! What it trusts: only a `tool.pid` that is a plain file of the running
+//! user's own, in a directory (not a symlink) of the run root, which
+//! `server::trusted_shm_root` has already checked is the user's alone; and
+//! only a process that carries the dead tool's identity and names the
+//! directory on its command line. A planted `tool.pid` (the server's user
+//! can write in its own run directory) or a process the tool did not start
+//! is left alone.
 
 use std::fs;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+
+pub use crate::util::{start_time, tool_identity, TOOL_ENV};
 
 /// The file in each run directory that names its tool.
 pub const TOOL_PID_FILE: &str = "tool.pid";
 
-/// What `tool.pid` holds for the current process: pid and start time (in
-/// clock ticks since boot), so that a reused pid is not taken for the tool.
-pub fn tool_pid_text() -> String {
-    let pid = std::process::id() as i32;
-    format!("{pid} {}\n", start_time(pid).unwrap_or(0))
-}
+/// The file that marks a run directory kept by `--keep`: a later run stops
+/// what a dead tool left running in it, and never removes it.
+pub const KEPT_FILE: &str = "kept-by-keep";
 
-/// A process's start time (field 22 of /proc/<pid>/stat).
-fn start_time(pid: i32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // rest starts at field 3 (state): field 22 is the 20th after it
-    rest.split_whitespace().nth(19)?.parse().ok()
+/// What `tool.pid` holds for the current process.
+pub fn tool_pid_text() -> String {
+    format!("{}\n", tool_identity())
 }
 
 /// Whether the tool named by a `tool.pid` text still runs.
@@ -40,18 +46,44 @@ fn tool_alive(text: &str) -> bool {
     }
 }
 
+/// The `tool.pid` of `dir` when the tool may trust it: `dir` a directory
+/// and not a symlink, the file a plain file of the running user's own.
+fn trusted_tool_pid(dir: &Path) -> Option<String> {
+    let dir_meta = fs::symlink_metadata(dir).ok()?;
+    if !dir_meta.is_dir() {
+        return None;
+    }
+    let file = dir.join(TOOL_PID_FILE);
+    let meta = fs::symlink_metadata(&file).ok()?;
+    // SAFETY: geteuid has no preconditions
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me {
+        eprintln!(
+            "warning: {} is not a plain file of this user's own: not trusted, its directory is \
+             left alone",
+            file.display()
+        );
+        return None;
+    }
+    fs::read_to_string(&file).ok()
+}
+
 /// What a clean-up did.
 #[derive(Debug, Default, PartialEq)]
 pub struct Cleaned {
+    /// directories removed
     pub dirs: Vec<PathBuf>,
+    /// directories kept by `--keep`, whose processes were stopped
+    pub kept: Vec<PathBuf>,
     /// (pid, name) of every process killed
     pub processes: Vec<(i32, String)>,
 }
 
 /// Finds the run directories under `base` whose tool is dead, kills the
-/// processes that use them and removes them; prints one line when it
-/// found any. A directory without `tool.pid` (being created right now by
-/// a live tool, or from an older tool) is left alone.
+/// processes that tool started for them and removes them (a kept one
+/// stays, without its `tool.pid`); prints one line when it found any. A
+/// directory without a trusted `tool.pid` (being created right now by a
+/// live tool, kept earlier, from an older tool, or planted) is left alone.
 pub fn clean(base: &Path) -> Cleaned {
     let mut cleaned = Cleaned::default();
     let Ok(entries) = fs::read_dir(base) else {
@@ -59,50 +91,69 @@ pub fn clean(base: &Path) -> Cleaned {
     };
     for e in entries.flatten() {
         let dir = e.path();
-        let Ok(text) = fs::read_to_string(dir.join(TOOL_PID_FILE)) else {
+        let Some(text) = trusted_tool_pid(&dir) else {
             continue;
         };
         if tool_alive(&text) {
             continue;
         }
-        cleaned.processes.extend(kill_users_of(&dir));
-        let _ = fs::remove_dir_all(&dir);
-        cleaned.dirs.push(dir);
+        cleaned
+            .processes
+            .extend(kill_children_of(text.trim(), &dir));
+        if dir.join(KEPT_FILE).exists() {
+            let _ = fs::remove_file(dir.join(TOOL_PID_FILE));
+            cleaned.kept.push(dir);
+        } else {
+            let _ = fs::remove_dir_all(&dir);
+            cleaned.dirs.push(dir);
+        }
     }
-    if !cleaned.dirs.is_empty() {
+    if !cleaned.dirs.is_empty() || !cleaned.kept.is_empty() {
         let procs: Vec<String> = cleaned
             .processes
             .iter()
             .map(|(pid, name)| format!("{name} {pid}"))
             .collect();
+        let list = |dirs: &[PathBuf]| {
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let n = cleaned.dirs.len() + cleaned.kept.len();
         eprintln!(
-            "found {} run director{} left by a tool that is gone; stopped {} and removed {}",
-            cleaned.dirs.len(),
-            if cleaned.dirs.len() == 1 { "y" } else { "ies" },
+            "found {n} run director{} left by a tool that is gone; stopped {}{}{}",
+            if n == 1 { "y" } else { "ies" },
             if procs.is_empty() {
                 "no process".to_string()
             } else {
                 procs.join(", ")
             },
-            cleaned
-                .dirs
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            if cleaned.dirs.is_empty() {
+                String::new()
+            } else {
+                format!("; removed {}", list(&cleaned.dirs))
+            },
+            if cleaned.kept.is_empty() {
+                String::new()
+            } else {
+                format!("; kept (--keep) {}", list(&cleaned.kept))
+            }
         );
     }
     cleaned
 }
 
-/// SIGKILLs every process whose command line names `dir` (and its process
-/// group); returns their pids and names.
-fn kill_users_of(dir: &Path) -> Vec<(i32, String)> {
+/// SIGKILLs every process that the tool `identity` started (its
+/// environment says so) and whose command line names `dir`; returns their
+/// pids and names.
+fn kill_children_of(identity: &str, dir: &Path) -> Vec<(i32, String)> {
     // the directory itself or a path inside it: `x-12` must not match
     // the live `x-123`
     let dir_text = dir.display().to_string();
     let inside = format!("{dir_text}/");
     let names_dir = |arg: &str| arg == dir_text || arg.contains(&inside);
+    let mark = format!("{TOOL_ENV}={identity}");
     let me = std::process::id() as i32;
     let mut killed = Vec::new();
     let Ok(entries) = fs::read_dir("/proc") else {
@@ -118,14 +169,23 @@ fn kill_users_of(dir: &Path) -> Vec<(i32, String)> {
         let Ok(cmdline) = fs::read(e.path().join("cmdline")) else {
             continue;
         };
-        let cmdline = String::from_utf8_lossy(&cmdline);
-        if !cmdline.split('\0').any(names_dir) {
+        if !String::from_utf8_lossy(&cmdline).split('\0').any(names_dir) {
+            continue;
+        }
+        // unreadable (another user's process): not the tool's
+        let Ok(environ) = fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        if !String::from_utf8_lossy(&environ)
+            .split('\0')
+            .any(|v| v == mark)
+        {
             continue;
         }
         let name = fs::read_to_string(e.path().join("comm"))
             .map(|s| s.trim().to_string())
             .unwrap_or_default();
-        // SAFETY: SIGKILL to a process that works in a dead tool's directory
+        // SAFETY: SIGKILL to a process a dead tool started for its directory
         unsafe { libc::kill(pid, libc::SIGKILL) };
         killed.push((pid, name));
     }
@@ -136,48 +196,70 @@ fn kill_users_of(dir: &Path) -> Vec<(i32, String)> {
 mod tests {
     use super::*;
 
+    /// A dead tool's directory goes with the processes that tool started
+    /// for it; a live tool's stays, as do its processes, a process the
+    /// dead tool did not start, a kept directory (which loses its
+    /// `tool.pid`) and a directory whose `tool.pid` is not the user's own
+    /// plain file.
     #[test]
-    fn a_dead_tools_directory_and_its_processes_go_a_live_ones_stay() {
+    fn a_dead_tools_directory_and_its_children_go_everything_else_stays() {
         let base = tempfile::tempdir().unwrap();
-        let dead = base.path().join("x-1");
-        let live = base.path().join("x-10");
-        fs::create_dir_all(&dead).unwrap();
-        fs::create_dir_all(&live).unwrap();
-        // a pid that is not running: pid_max is below 2^22
-        fs::write(dead.join(TOOL_PID_FILE), "4194304 1\n").unwrap();
-        fs::write(live.join(TOOL_PID_FILE), tool_pid_text()).unwrap();
-        // a process that names the dead tool's directory, as mariadbd does
-        // (the runner's start returns after exec: its command line is final)
-        let null = || fs::File::create("/dev/null").unwrap().into();
-        let looping = |arg: String| {
-            crate::util::Command::new("sh")
-                .args(["-c", "while :; do sleep 0.1; done"])
-                .arg(arg)
-                .start(null(), null())
-                .unwrap()
+        let dir = |name: &str| {
+            let d = base.path().join(name);
+            fs::create_dir_all(&d).unwrap();
+            d
         };
-        let mut orphan = looping(dead.display().to_string());
+        let (dead, live, kept, planted) = (dir("x-1"), dir("x-10"), dir("x-2"), dir("x-3"));
+        // pids that are not running: pid_max is below 2^22
+        let dead_tool = "4194304 1";
+        fs::write(dead.join(TOOL_PID_FILE), format!("{dead_tool}\n")).unwrap();
+        fs::write(live.join(TOOL_PID_FILE), tool_pid_text()).unwrap();
+        fs::write(kept.join(TOOL_PID_FILE), "4194305 1\n").unwrap();
+        fs::write(kept.join(KEPT_FILE), "").unwrap();
+        let elsewhere = base.path().join("dead-tool.pid");
+        fs::write(&elsewhere, "4194306 1\n").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, planted.join(TOOL_PID_FILE)).unwrap();
+        // processes that name a directory, as mariadbd does (the runner's
+        // start returns after exec: their command lines are final)
+        let null = || fs::File::create("/dev/null").unwrap().into();
+        let looping = |arg: String, tool: Option<&str>| {
+            let mut c = crate::util::Command::new("sh")
+                .args(["-c", "while :; do sleep 0.1; done"])
+                .arg(arg);
+            if let Some(t) = tool {
+                c = c.env(TOOL_ENV, t);
+            }
+            c.start(null(), null()).unwrap()
+        };
+        let mut orphan = looping(dead.display().to_string(), Some(dead_tool));
         let orphan_pid = orphan.id() as i32;
+        // not started by the dead tool, though it names its directory
+        let mut stranger = looping(format!("{}/my.cnf", dead.display()), None);
         // a live tool's process whose directory name extends the dead one's
-        let mut bystander = looping(format!("{}/my.cnf", live.display()));
+        let mut bystander = looping(format!("{}/my.cnf", live.display()), Some(dead_tool));
+        let mut kept_server = looping(kept.display().to_string(), Some("4194305 1"));
         let cleaned = clean(base.path());
         assert_eq!(cleaned.dirs, vec![dead.clone()]);
-        assert!(
-            cleaned.processes.iter().any(|(p, _)| *p == orphan_pid),
-            "{cleaned:?}"
-        );
-        let status = orphan.wait().unwrap();
+        assert_eq!(cleaned.kept, vec![kept.clone()]);
+        let killed: Vec<i32> = cleaned.processes.iter().map(|(p, _)| *p).collect();
+        assert_eq!(killed.len(), 2, "{cleaned:?}");
+        assert!(killed.contains(&orphan_pid), "{cleaned:?}");
         use std::os::unix::process::ExitStatusExt;
-        assert_eq!(status.signal(), Some(libc::SIGKILL));
-        assert!(!dead.exists() && live.exists());
-        assert!(
-            bystander.try_wait().unwrap().is_none(),
-            "a process of a live tool's directory was killed"
-        );
-        let bystander_pid = bystander.id() as i32;
-        crate::children::kill_group(bystander_pid);
-        bystander.wait().unwrap();
+        assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert_eq!(kept_server.wait().unwrap().signal(), Some(libc::SIGKILL));
+        assert!(!dead.exists() && live.exists() && planted.exists());
+        assert!(kept.join(KEPT_FILE).exists() && !kept.join(TOOL_PID_FILE).exists());
+        for (what, p) in [("stranger", &mut stranger), ("bystander", &mut bystander)] {
+            assert!(p.try_wait().unwrap().is_none(), "the {what} was killed");
+            let pid = p.id() as i32;
+            crate::children::kill_group(pid);
+            p.wait().unwrap();
+            crate::children::unregister(pid);
+        }
         crate::children::unregister(orphan_pid);
-        crate::children::unregister(bystander_pid);
+        crate::children::unregister(kept_server.id() as i32);
+        // a second clean-up finds nothing: the kept directory is no
+        // longer a dead tool's
+        assert_eq!(clean(base.path()), Cleaned::default());
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod command;
-pub use command::{Child, Command, MeteredRun, Streamed};
+pub use command::{start_time, tool_identity, Child, Command, MeteredRun, Streamed, TOOL_ENV};
 
 /// The directory under which sources, builds, ccache and datadir templates
 /// live. Never inside the repository: MariaDB source must not be committed.

@@ -349,6 +349,19 @@ fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
         .find(|r| r.key.variant == "tuned")
         .unwrap();
     assert!(tuned.ok(), "{:?}", tuned.failure);
+
+    // resumed without the flag: refused again, and the directory's
+    // manifest keeps the setting its results were made with
+    let err = format!(
+        "{:#}",
+        matrix::run(&m, &RunOptions::new(out.path().to_path_buf())).unwrap_err()
+    );
+    assert!(err.contains("innodb_undo_directory"), "{err}");
+    let manifest: results::Manifest = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join(results::manifest::FILE)).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest.allowed_settings, ["innodb-undo-directory"]);
 }
 
 /// A results directory is resumed only with what made it: run again as it

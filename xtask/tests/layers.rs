@@ -44,6 +44,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
         "tasks",
         Within::Any,
         &[
+            "bisect",
             "model",
             "ffi",
             "patch_check",

@@ -188,3 +188,32 @@ fn runs_of_different_hosts_are_never_compared() {
         assert!(c.why.contains("different hosts"), "{}", c.why);
     }
 }
+
+/// A setting that only one shard's command line allowed (`--allow-setting`)
+/// still warns in the merged report.
+#[test]
+fn a_setting_one_shard_allowed_warns_in_the_merged_report() {
+    let all = results::read_results(&fixture()).unwrap();
+    let (pk, rest): (Vec<RunResult>, Vec<RunResult>) = all
+        .iter()
+        .cloned()
+        .partition(|r| r.key.workload == "points-covered-pk");
+    let t = tempfile::tempdir().unwrap();
+    let a = shard_dir(t.path(), "a", "host-a", "1/2", &pk);
+    let b = shard_dir(t.path(), "b", "host-b", "2/2", &rest);
+    let mut m: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(b.join("matrix.json")).unwrap()).unwrap();
+    m.allowed_settings = vec!["innodb-undo-directory".into()];
+    m.write(&b).unwrap();
+    let out = t.path().join("merged");
+    merge::merge(&out, &[a, b], false).unwrap();
+    let merged: Manifest =
+        serde_json::from_str(&std::fs::read_to_string(out.join("matrix.json")).unwrap()).unwrap();
+    assert_eq!(merged.allowed_settings, ["innodb-undo-directory"]);
+    let md = render(&out);
+    assert!(
+        md.contains("**Warning**: these runs set options the tool refuses in a matrix file")
+            && md.contains("`innodb-undo-directory`"),
+        "{md}"
+    );
+}

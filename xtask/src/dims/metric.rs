@@ -64,6 +64,10 @@ pub struct MetricInfo {
     /// the pool: in-memory runs read none, and a column of 100.00 and 0
     /// would stand in every report (one sentence says the data fit instead)
     pub only_when_pages_read: bool,
+    /// a time or a speed (throughput, latency) that moves between runs of
+    /// one build: told apart by repeated runs and a test, never by one run
+    /// (the counters have next to no noise)
+    pub timing: bool,
 }
 
 /// A metric's bar chart.
@@ -88,6 +92,7 @@ const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricI
         chart: None,
         relative: None,
         only_when_pages_read: false,
+        timing: false,
     }
 }
 
@@ -116,6 +121,10 @@ impl MetricInfo {
         self.only_when_pages_read = true;
         self
     }
+    const fn timing(mut self) -> Self {
+        self.timing = true;
+        self
+    }
 }
 
 /// Every metric, in the order summary.json's medians and the results
@@ -123,6 +132,7 @@ impl MetricInfo {
 pub const METRICS: [MetricInfo; 18] = [
     row(Metric::Qps, "qps", "QPS")
         .higher_is_better()
+        .timing()
         .median()
         .relative("QPS")
         .chart(Chart {
@@ -131,8 +141,9 @@ pub const METRICS: [MetricInfo; 18] = [
             y_label: "queries per second",
             interval: true,
         }),
-    row(Metric::Tps, "tps", "TPS").higher_is_better(),
+    row(Metric::Tps, "tps", "TPS").higher_is_better().timing(),
     row(Metric::P95Ms, "p95_ms", "p95 latency (ms)")
+        .timing()
         .median()
         .column("p95 (ms)", 2),
     row(
@@ -244,7 +255,8 @@ pub const METRICS: [MetricInfo; 18] = [
         "hot_lookups_per_s",
         "hot lookups per second",
     )
-    .higher_is_better(),
+    .higher_is_better()
+    .timing(),
 ];
 
 impl Metric {
@@ -281,6 +293,11 @@ impl Metric {
     /// others less is better.
     pub fn higher_is_better(self) -> bool {
         self.info().higher_is_better
+    }
+
+    /// A time or a speed: it moves between runs of one build.
+    pub fn is_timing(self) -> bool {
+        self.info().timing
     }
 
     pub fn parse(name: &str) -> Option<Metric> {

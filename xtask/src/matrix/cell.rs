@@ -85,7 +85,7 @@ pub(super) fn run_cell(
             f.message = format!("{i} during {}", f.step);
             r.failure = Some(f);
             r.wall_seconds = start.elapsed().as_secs_f64();
-            r.write(&ctx.opts.out)?;
+            ctx.save(r)?;
             eprintln!("error: {}: {i}: recorded as interrupted", r.key);
             return Err(i.into());
         }

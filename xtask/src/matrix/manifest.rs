@@ -40,6 +40,23 @@ pub(super) fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions
             .and_then(|f| fs::read(f).ok())
             .map(|bytes| crate::util::sha256_hex(&bytes)),
         shard: opts.shard.map(|s| s.to_string()),
-        allowed_settings: opts.allowed_settings.clone(),
+        allowed_settings: allowed_settings(opts),
     }
+}
+
+/// The settings `--allow-setting` let through, now or in an earlier run
+/// of this directory: its results stay in the directory, and so must the
+/// report's warning of them when a resumed run does not repeat the flag.
+fn allowed_settings(opts: &RunOptions) -> Vec<String> {
+    let earlier: Option<Manifest> =
+        crate::util::read_json_if_any(&opts.out.join(crate::results::manifest::FILE));
+    let mut all: Vec<String> = earlier
+        .map(|m| m.allowed_settings)
+        .unwrap_or_default()
+        .into_iter()
+        .chain(opts.allowed_settings.iter().cloned())
+        .collect();
+    all.sort();
+    all.dedup();
+    all
 }

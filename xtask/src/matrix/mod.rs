@@ -464,6 +464,58 @@ mod tests {
         );
     }
 
+    /// A library of the matrix author's choosing, under every spelling
+    /// mariadbd takes for the option that loads one: refused when the
+    /// matrix is read, with file and line, so no server ever loads it
+    /// (the library, compiled here, writes a file when it is loaded).
+    #[test]
+    fn a_setting_that_would_load_a_library_is_refused_and_the_library_never_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let marker = dir.path().join("loaded");
+        let source = dir.path().join("evil.c");
+        fs::write(
+            &source,
+            format!(
+                "#include <stdio.h>\n__attribute__((constructor)) static void run(void) {{\n\
+                 FILE *f = fopen(\"{}\", \"w\"); if (f) fclose(f);\n}}\n",
+                marker.display()
+            ),
+        )
+        .unwrap();
+        let library = dir.path().join("evil.so");
+        crate::util::Command::new("cc")
+            .args(["-shared", "-fPIC", "-o"])
+            .arg(library.display().to_string())
+            .arg(source.display().to_string())
+            .read()
+            .unwrap();
+        assert!(library.exists() && !marker.exists());
+        for spelling in [
+            "plugin_load_add",
+            "plugin-load-add",
+            "loose-plugin-load-add",
+            "PLUGIN_LOAD",
+            "plugin_load_a",
+            "plugin_dir",
+        ] {
+            let p = write(
+                dir.path(),
+                &format!(
+                    "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"evil\"]\n\
+                     [[workload]]\nname = \"points-covered-pk\"\n\n[variant.evil]\n\
+                     settings = {{ \"{spelling}\" = \"{}\" }}\n",
+                    library.display()
+                ),
+            );
+            let err = format!("{:#}", load(&p).unwrap_err());
+            assert!(
+                err.contains(&format!("{}:9:", p.display())) && err.contains(spelling),
+                "{spelling}: {err}"
+            );
+        }
+        assert!(!marker.exists(), "the library ran");
+    }
+
     #[test]
     fn unknown_keys_are_named_with_their_line() {
         let dir = tempfile::tempdir().unwrap();

@@ -42,6 +42,7 @@ pub(super) fn prepare(
         let mut p = Prepared {
             tree_label: tree_label.clone(),
             tree: tree.as_ref().ok().cloned(),
+            variant: unit.variant.clone(),
             label: run_label(&unit.variant, unit.again),
             resolved: None,
             build: None,
@@ -240,10 +241,10 @@ pub(super) fn check_option_names(
                 }
                 refused.push(format!(
                     "  {}{} {}: [variant.{}] settings key `{key}`: {why}",
-                    matrix.place_of_setting(&r.label, key),
+                    matrix.place_of_setting(&p.variant, key),
                     p.tree_label,
                     p.label,
-                    r.label
+                    p.variant
                 ));
             }
         }

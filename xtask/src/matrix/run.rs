@@ -15,7 +15,7 @@ use super::Matrix;
 use crate::children;
 use crate::host::Host;
 use crate::provenance;
-use crate::record::{Build, Cell, Failure, Tree};
+use crate::record::{Build, Cell, Failure, RunResult, Tree};
 use crate::server::{self, ServerBinaries};
 use crate::util::human_duration;
 use crate::variant::Resolved;
@@ -66,6 +66,9 @@ impl RunOptions {
 pub(super) struct Prepared {
     pub(super) tree_label: String,
     pub(super) tree: Option<Tree>,
+    /// the variant as the matrix names it (`base` on a tree with the fix
+    /// runs as `fixed`, but its settings are written under `base`)
+    pub(super) variant: String,
     /// the label its results carry (`fixed`, `base-again`, ...)
     pub(super) label: String,
     pub(super) resolved: Option<Resolved>,
@@ -82,10 +85,39 @@ pub(super) struct Shared<'a> {
     pub(super) revision: String,
 }
 
+impl Shared<'_> {
+    /// Writes a cell's result into the results directory, which must still
+    /// be the one this run started: a directory deleted or moved while the
+    /// run went on would be made again, quietly, holding only what comes
+    /// after, and the run would end as if nothing was lost.
+    pub(super) fn save(&self, r: &RunResult) -> Result<()> {
+        let out = &self.opts.out;
+        let manifest = out.join(crate::results::manifest::FILE);
+        if !manifest.is_file() {
+            bail!(
+                "the results directory {} lost its {} while this run went on (deleted or \
+                 moved?): every result written there before is gone with it; stopped before \
+                 writing {}",
+                out.display(),
+                crate::results::manifest::FILE,
+                r.key
+            );
+        }
+        r.write(out)?;
+        Ok(())
+    }
+}
+
 /// Refuses an output directory the tool must not fill: the root, the home
 /// directory, or a directory with files in it that is not a results
 /// directory (one with `matrix.json` or `runs/`, which a run resumes).
 pub fn check_out_dir(out: &Path) -> Result<()> {
+    check_out_dir_of(out, &["matrix.json", "runs"], "a matrix's results")
+}
+
+/// `check_out_dir` for a directory whose own files are `markers` (any one
+/// of them present: the directory is resumed), called `what` in errors.
+pub fn check_out_dir_of(out: &Path, markers: &[&str], what: &str) -> Result<()> {
     let resolved = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
     let home = std::env::var_os("HOME").map(PathBuf::from);
     if resolved == Path::new("/")
@@ -94,8 +126,8 @@ pub fn check_out_dir(out: &Path) -> Result<()> {
             .is_some_and(|h| h.canonicalize().unwrap_or_else(|_| h.clone()) == resolved)
     {
         bail!(
-            "--out {}: the root or the home directory cannot hold a matrix's results; name a \
-             directory of their own",
+            "--out {}: the root or the home directory cannot hold {what}; name a directory of \
+             their own",
             out.display()
         );
     }
@@ -108,14 +140,14 @@ pub fn check_out_dir(out: &Path) -> Result<()> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n != ".lock" && n != "logs")
         .collect();
-    let results_dir = names.iter().any(|n| n == "matrix.json" || n == "runs");
+    let results_dir = names.iter().any(|n| markers.contains(&n.as_str()));
     if !names.is_empty() && !results_dir {
         let mut shown = names.clone();
         shown.sort();
         shown.truncate(5);
         bail!(
-            "--out {}: it holds files that are not a matrix's results ({}{}): name an empty or \
-             new directory, or a results directory to resume",
+            "--out {}: it holds files that are not {what} ({}{}): name an empty or new \
+             directory, or a results directory to resume",
             out.display(),
             shown.join(", "),
             if names.len() > 5 { ", ..." } else { "" }
@@ -272,20 +304,18 @@ mod tests {
     /// server fails in the bootstrap step with the script's output as its
     /// tail, each result is written, the report names them, and the matrix
     /// goes on to the end (no real server needed).
-    #[test]
-    fn a_server_that_cannot_bootstrap_fails_its_cells_with_the_step() {
+    /// A matrix of one packaged "server" under `dir` whose install script
+    /// is `install` (a shell script's body), on 1 and 2 threads.
+    fn packaged_matrix(dir: &Path, install: &str) -> Matrix {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let prefix = dir.path().join("usr");
+        let prefix = dir.join("usr");
         for (file, text) in [
             (
                 "sbin/mariadbd",
-                "#!/bin/sh\necho 'mariadbd  Ver 10.11.18-MariaDB for debian-linux-gnu'\n",
+                "#!/bin/sh\necho 'mariadbd  Ver 10.11.18-MariaDB for debian-linux-gnu'\n"
+                    .to_string(),
             ),
-            (
-                "bin/mariadb-install-db",
-                "#!/bin/sh\necho '[ERROR] cannot create the datadir: fixture' >&2\nexit 1\n",
-            ),
+            ("bin/mariadb-install-db", format!("#!/bin/sh\n{install}")),
         ] {
             let path = prefix.join(file);
             fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -294,7 +324,7 @@ mod tests {
         }
         let mut w = Workload::new("points-covered-pk");
         w.threads = crate::record::Threads::List(vec![1, 2]);
-        let mut m = Matrix::new(
+        Matrix::new(
             "x",
             vec![TreeEntry {
                 spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display()),
@@ -302,6 +332,15 @@ mod tests {
                 variants: vec!["base".into()],
             }],
             vec![w],
+        )
+    }
+
+    #[test]
+    fn a_server_that_cannot_bootstrap_fails_its_cells_with_the_step() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = packaged_matrix(
+            dir.path(),
+            "echo '[ERROR] cannot create the datadir: fixture' >&2\nexit 1\n",
         );
         m.repetitions = 2;
         m.control = Some("base".into());
@@ -337,6 +376,25 @@ mod tests {
         assert_eq!(manifest.variants, ["base", "base-again"]);
         // failures are never "done": a second run tries them again
         assert_eq!(run(&m, &opts).unwrap(), 8);
+    }
+
+    /// The results directory deleted while the run goes on (here by the
+    /// first server's install script): the run stops with an error that
+    /// names the directory, instead of making it again and ending well.
+    #[test]
+    fn a_results_directory_deleted_mid_run_stops_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out");
+        let m = packaged_matrix(dir.path(), &format!("rm -rf '{}'\nexit 1\n", out.display()));
+        let err = format!("{:#}", run(&m, &RunOptions::new(out.clone())).unwrap_err());
+        assert!(
+            err.contains(&format!(
+                "the results directory {} lost its matrix.json",
+                out.display()
+            )) && err.contains("stopped before writing pkg base points-covered-pk 1 thread rep 1"),
+            "{err}"
+        );
+        assert!(!out.exists(), "the directory was made again");
     }
 
     #[test]

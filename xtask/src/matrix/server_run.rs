@@ -51,7 +51,7 @@ pub(super) fn run_server(
             eprintln!("error: {} {key}: {failure}", progress.counter());
             let mut r = blank(*w, key);
             r.failure = Some(failure.clone());
-            r.write(&ctx.opts.out)?;
+            ctx.save(&r)?;
             progress.finished();
         }
         Ok(todo.len())
@@ -123,7 +123,7 @@ pub(super) fn run_server(
             failed += 1;
         }
         cell::print_end(&r, matrix.busy_cpu_bound);
-        r.write(&ctx.opts.out)?;
+        ctx.save(&r)?;
         written.push(r);
         progress.finished();
         eprintln!("    {}", progress.status());
@@ -143,7 +143,7 @@ pub(super) fn run_server(
     // the shutdown is part of every cell's record: rewrite them with it
     for mut r in written {
         r.clean_shutdown = clean;
-        r.write(&ctx.opts.out)?;
+        ctx.save(&r)?;
     }
     Ok(failed)
 }

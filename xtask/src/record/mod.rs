@@ -6,6 +6,7 @@
 //! `SCHEMA_VERSION` must move with it (old files are upgraded on reading,
 //! `results::store::parse`).
 
+mod bisect;
 mod build;
 mod cnf;
 mod measured;
@@ -13,6 +14,10 @@ mod run;
 mod tree;
 mod workload;
 
+pub use bisect::{
+    BisectRecord, BisectStep, Candidate, Decision, Outcome as BisectOutcome, Rule,
+    BISECT_SCHEMA_VERSION,
+};
 pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};
 pub use cnf::{MyCnf, Scaled};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};

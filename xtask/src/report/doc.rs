@@ -160,8 +160,9 @@ fn jira_item(s: &mut String, item: &str) {
 }
 
 /// A Jira table, where a comment has at most 32,767 characters: a column
-/// whose every row (of two or more) holds the same value is said once in
-/// a line above the table instead of in each row.
+/// whose every row (of two or more) holds the same value, or repeats the
+/// start of another column's cell, is said once in a line above the table
+/// instead of in each row.
 fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
     let constant: Vec<usize> = if rows.len() < 2 {
         Vec::new()
@@ -180,10 +181,40 @@ fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
     } else {
         constant
     };
+    // a column that in every row repeats the start of another column's
+    // cell (a min-max range beside an interval that is that range) is said
+    // once too
+    let repeats: Vec<(usize, usize)> = if rows.len() < 2 {
+        Vec::new()
+    } else {
+        (0..header.len())
+            .filter(|i| !constant.contains(i))
+            .filter_map(|i| {
+                let j = (0..header.len()).find(|&j| {
+                    j != i
+                        && !constant.contains(&j)
+                        && rows.iter().all(|r| match (r.get(i), r.get(j)) {
+                            (Some(a), Some(b)) => !a.trim().is_empty() && b.starts_with(a.as_str()),
+                            _ => false,
+                        })
+                })?;
+                Some((i, j))
+            })
+            // of two columns that repeat each other, the later one goes
+            .filter(|&(i, j)| i > j || !rows.iter().all(|r| r.get(i) == r.get(j)))
+            .collect()
+    };
+    let constant: Vec<usize> = constant
+        .into_iter()
+        .chain(repeats.iter().map(|&(i, _)| i))
+        .collect();
     if !constant.is_empty() {
         let said: Vec<String> = constant
             .iter()
-            .map(|&i| format!("{} {}", header[i], rows[0][i]))
+            .map(|&i| match repeats.iter().find(|(r, _)| *r == i) {
+                Some((_, j)) => format!("{} repeats the start of {}", header[i], header[*j]),
+                None => format!("{} {}", header[i], rows[0][i]),
+            })
             .collect();
         let _ = writeln!(
             s,
@@ -407,6 +438,26 @@ mod tests {
         assert!(one.starts_with("||tree||variant||QPS||"), "{one}");
         let same = table(vec![vec!["a", "b", "c"], vec!["a", "b", "c"]]);
         assert!(same.starts_with("||tree||variant||QPS||"), "{same}");
+        // a column that repeats the start of another in every row
+        let ranges = jira(&[Block::Table {
+            header: ["variant", "interval", "min-max"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![
+                ["base", "3869-5350 (93.8%)", "3869-5350"]
+                    .map(String::from)
+                    .to_vec(),
+                ["gate", "3605-5293 (87.5%)", "3605-5293"]
+                    .map(String::from)
+                    .to_vec(),
+            ],
+        }]);
+        assert!(
+            ranges.starts_with(
+                "In every row: min-max repeats the start of interval.\n\n||variant||interval||\n"
+            ),
+            "{ranges}"
+        );
         // Markdown keeps every column
         let md = markdown(&[Block::Table {
             header: ["tree", "QPS"].map(String::from).to_vec(),

@@ -4,6 +4,7 @@
 //! matrix run calls it at its end and `cargo xtask report DIR` at will.
 
 pub mod analysis;
+pub mod bisect;
 pub mod charts;
 pub mod doc;
 pub mod relative;

@@ -101,6 +101,13 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_mixed: bool) -> Result<Merged> 
     }
     let mut manifest = first.clone();
     manifest.shard = None;
+    // a setting one shard's command line allowed warns in the merged report
+    manifest.allowed_settings = parts
+        .iter()
+        .flat_map(|(_, m, _)| m.allowed_settings.iter().cloned())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     manifest.write(out)?;
     Ok(Merged { runs, hosts })
 }

@@ -435,6 +435,14 @@ impl RunDir {
         Ok(init)
     }
 
+    /// Marks the directory as kept (`--keep`): no later run removes it.
+    fn mark_kept(&self) {
+        let _ = fs::write(
+            self.root.join(crate::stale::KEPT_FILE),
+            "kept by --keep: the tool never removes this directory; remove it by hand\n",
+        );
+    }
+
     /// The directory of the run named `name` for the tool process `pid`.
     fn root_for(name: &str, pid: u32) -> PathBuf {
         shm_root().join(format!("{}-{pid}", crate::util::slug(name)))
@@ -451,6 +459,13 @@ impl RunDir {
     pub fn create(name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
         let base = trusted_shm_root()?;
         let root = Self::root_for(name, std::process::id());
+        if root.join(crate::stale::KEPT_FILE).exists() {
+            bail!(
+                "{} was kept by --keep in an earlier run whose tool had this pid: it is never \
+                 removed by the tool; remove it by hand",
+                root.display()
+            );
+        }
         if root.exists() {
             fs::remove_dir_all(&root)?;
         }
@@ -534,6 +549,9 @@ impl Server {
     pub fn start(binaries: &ServerBinaries, cnf: &MyCnf, name: &str, keep: bool) -> Result<Server> {
         let user = user::server_user()?;
         let dir = RunDir::create(name, user.as_ref())?;
+        if keep {
+            dir.mark_kept();
+        }
         fs::write(&dir.cnf, cnf.render(&dir, binaries, user.as_ref()))?;
         let mut install = Command::new(binaries.install_db.display().to_string())
             .arg(format!("--defaults-file={}", dir.cnf.display()))
@@ -724,6 +742,7 @@ impl Server {
 
     pub fn keep_files(&mut self) {
         self.keep = true;
+        self.dir.mark_kept();
         children::unregister_dir(&self.dir.root);
     }
 }

@@ -2,6 +2,7 @@
 //! needs and one `run`. `main.rs` parses, takes the lock and dispatches;
 //! the work is in the stages, the runner and the reports.
 
+mod bisect;
 mod build;
 mod matrix;
 mod report;
@@ -9,6 +10,7 @@ mod test;
 mod tree;
 mod validate;
 
+pub use bisect::Bisect;
 pub use build::Build;
 pub use matrix::Matrix;
 pub use report::Report;

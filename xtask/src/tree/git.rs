@@ -3,9 +3,13 @@
 
 use super::*;
 
-/// Fetches `url` into a bare mirror and checks `reference` out into a work
-/// tree of its own (with the submodules the build needs).
-pub(super) fn git_tree(url: &str, reference: &str, cache: &Path) -> Result<PathBuf> {
+/// The bare mirror of `url` in the cache, fetched when one of
+/// `references` (branches, tags or commits) is not in it yet.
+pub(super) fn mirror(
+    url: &str,
+    references: &[&str],
+    cache: &Path,
+) -> Result<(git2::Repository, PathBuf)> {
     let mirror_dir = cache.join("git").join(format!("{}.git", slug(url)));
     let mirror = match git2::Repository::open_bare(&mirror_dir) {
         Ok(repo) => repo,
@@ -16,32 +20,42 @@ pub(super) fn git_tree(url: &str, reference: &str, cache: &Path) -> Result<PathB
             repo
         }
     };
-    let commit = match mirror
+    let has = |r: &str| {
+        mirror
+            .revparse_single(r)
+            .and_then(|o| o.peel_to_commit())
+            .is_ok()
+    };
+    if !references.iter().all(|r| has(r)) {
+        let stage = Stage::start(format!("fetch {url}"));
+        let mut remote = mirror.find_remote("origin")?;
+        let mut refspecs = vec![
+            "+refs/heads/*:refs/heads/*".to_string(),
+            "+refs/tags/*:refs/tags/*".to_string(),
+        ];
+        for r in references {
+            if r.len() == 40 && r.chars().all(|c| c.is_ascii_hexdigit()) {
+                refspecs.push(r.to_string());
+            }
+        }
+        remote.fetch(&refspecs, None, None).with_context(|| {
+            format!("cannot fetch {url} (is the remote reachable from this machine?)")
+        })?;
+        drop(remote);
+        stage.done();
+    }
+    Ok((mirror, mirror_dir))
+}
+
+/// Fetches `url` into a bare mirror and checks `reference` out into a work
+/// tree of its own (with the submodules the build needs).
+pub(super) fn git_tree(url: &str, reference: &str, cache: &Path) -> Result<PathBuf> {
+    let (mirror, mirror_dir) = mirror(url, &[reference], cache)?;
+    let commit = mirror
         .revparse_single(reference)
         .and_then(|o| o.peel_to_commit())
-    {
-        Ok(c) => c.id(),
-        Err(_) => {
-            let stage = Stage::start(format!("fetch {url}"));
-            let mut remote = mirror.find_remote("origin")?;
-            let mut refspecs = vec![
-                "+refs/heads/*:refs/heads/*".to_string(),
-                "+refs/tags/*:refs/tags/*".to_string(),
-            ];
-            if reference.len() == 40 && reference.chars().all(|c| c.is_ascii_hexdigit()) {
-                refspecs.push(reference.to_string());
-            }
-            remote.fetch(&refspecs, None, None).with_context(|| {
-                format!("cannot fetch {url} (is the remote reachable from this machine?)")
-            })?;
-            stage.done();
-            mirror
-                .revparse_single(reference)
-                .and_then(|o| o.peel_to_commit())
-                .with_context(|| format!("{url} has no branch, tag or commit `{reference}`"))?
-                .id()
-        }
-    };
+        .with_context(|| format!("{url} has no branch, tag or commit `{reference}`"))?
+        .id();
     let work_dir =
         cache
             .join("trees")

@@ -17,10 +17,12 @@ use std::str::FromStr;
 mod debian;
 mod debian_pool;
 mod git;
+mod history;
 
 pub use debian::*;
 pub use debian_pool::MIRROR_ENV;
 pub use git::*;
+pub use history::{history, history_in, History, HistoryCommit};
 
 /// The trees Debian's archive serves to these machines: the series the
 /// project's patches, tests and checks are verified on.
@@ -40,8 +42,13 @@ pub enum TreeSpec {
     Debian { package: String, version: String },
     /// `git:<url>#<ref>`: a branch, tag or commit of a git remote.
     Git { url: String, reference: String },
-    /// `path:<dir>`: an existing git checkout, at its HEAD.
-    Path { dir: PathBuf },
+    /// `path:<dir>`: an existing git checkout, at its HEAD, or
+    /// `path:<dir>#<ref>` at a branch, tag or commit of it (its work tree
+    /// is never touched: builds check the commit out elsewhere).
+    Path {
+        dir: PathBuf,
+        reference: Option<String>,
+    },
     /// `pkg:<mariadbd>`: a packaged server binary (e.g. Debian's
     /// mariadb-server): nothing to build, only settings variants apply.
     Package { mariadbd: PathBuf },
@@ -53,8 +60,8 @@ impl FromStr for TreeSpec {
     fn from_str(spec: &str) -> Result<TreeSpec> {
         let forms = "expected debian:<source-package>=<version> \
                      (e.g. debian:mariadb=1:10.11.18-0+deb12u1), git:<url>#<ref> \
-                     (e.g. git:https://github.com/MariaDB/server#mariadb-11.8.9), path:<dir> \
-                     or pkg:<mariadbd> (e.g. pkg:/usr/sbin/mariadbd)";
+                     (e.g. git:https://github.com/MariaDB/server#mariadb-11.8.9), path:<dir>, \
+                     path:<dir>#<ref> or pkg:<mariadbd> (e.g. pkg:/usr/sbin/mariadbd)";
         if let Some(rest) = spec.strip_prefix("debian:") {
             let (package, version) = rest
                 .split_once('=')
@@ -75,11 +82,23 @@ impl FromStr for TreeSpec {
                 reference: reference.into(),
             });
         }
-        if let Some(dir) = spec.strip_prefix("path:") {
+        if let Some(rest) = spec.strip_prefix("path:") {
+            let (dir, reference) = match rest.rsplit_once('#') {
+                Some((dir, reference)) => {
+                    if reference.is_empty() {
+                        bail!("tree `{spec}`: empty reference after `#`; {forms}");
+                    }
+                    (dir, Some(reference.to_string()))
+                }
+                None => (rest, None),
+            };
             if dir.is_empty() {
                 bail!("tree `{spec}`: empty directory; {forms}");
             }
-            return Ok(TreeSpec::Path { dir: dir.into() });
+            return Ok(TreeSpec::Path {
+                dir: dir.into(),
+                reference,
+            });
         }
         if let Some(binary) = spec.strip_prefix("pkg:") {
             if binary.is_empty() {
@@ -98,7 +117,14 @@ impl fmt::Display for TreeSpec {
         match self {
             TreeSpec::Debian { package, version } => write!(f, "debian:{package}={version}"),
             TreeSpec::Git { url, reference } => write!(f, "git:{url}#{reference}"),
-            TreeSpec::Path { dir } => write!(f, "path:{}", dir.display()),
+            TreeSpec::Path {
+                dir,
+                reference: None,
+            } => write!(f, "path:{}", dir.display()),
+            TreeSpec::Path {
+                dir,
+                reference: Some(r),
+            } => write!(f, "path:{}#{r}", dir.display()),
             TreeSpec::Package { mariadbd } => write!(f, "pkg:{}", mariadbd.display()),
         }
     }
@@ -118,7 +144,18 @@ pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
     let src = match &parsed {
         TreeSpec::Debian { package, version } => debian_tree(package, version, cache)?,
         TreeSpec::Git { url, reference } => git_tree(url, reference, cache)?,
-        TreeSpec::Path { dir } => {
+        TreeSpec::Path {
+            dir,
+            reference: Some(reference),
+        } => {
+            let dir = fs::canonicalize(dir)
+                .with_context(|| format!("tree `{spec}`: no directory {}", dir.display()))?;
+            return open_at(&parsed.to_string(), &dir, reference);
+        }
+        TreeSpec::Path {
+            dir,
+            reference: None,
+        } => {
             let dir = fs::canonicalize(dir)
                 .with_context(|| format!("tree `{spec}`: no directory {}", dir.display()))?;
             git2::Repository::open(&dir).with_context(|| {
@@ -157,6 +194,47 @@ fn open(spec: &str, src: &Path) -> Result<Tree> {
     Ok(Tree {
         spec: spec.to_string(),
         id: head.id().to_string(),
+        src: src.to_path_buf(),
+        version,
+        series,
+        has_upstream_fix: carries_upstream_fix(&header),
+        package: None,
+    })
+}
+
+/// Describes commit `reference` of the repository at `src` as a tree,
+/// reading its version and InnoDB header from the commit itself (the
+/// work tree may be at any other commit, or changed).
+fn open_at(spec: &str, src: &Path, reference: &str) -> Result<Tree> {
+    let repo = git2::Repository::open(src).with_context(|| {
+        format!(
+            "tree `{spec}`: {} is not a git repository (run `git init` and commit it)",
+            src.display()
+        )
+    })?;
+    let commit = repo
+        .revparse_single(reference)
+        .and_then(|o| o.peel_to_commit())
+        .with_context(|| {
+            format!(
+                "tree `{spec}`: {} has no branch, tag or commit `{reference}`",
+                src.display()
+            )
+        })?;
+    let file = |path: &str| -> Result<String> {
+        let entry = commit
+            .tree()?
+            .get_path(Path::new(path))
+            .with_context(|| format!("tree `{spec}`: commit {} has no {path}", commit.id()))?;
+        let blob = entry.to_object(&repo)?.peel_to_blob()?;
+        Ok(String::from_utf8_lossy(blob.content()).into_owned())
+    };
+    let TreeVersion { version, series } = TreeVersion::parse(&file("VERSION")?)
+        .map_err(|e| anyhow!("tree `{spec}`: VERSION of {}: {e}", commit.id()))?;
+    let header = file("storage/innobase/include/buf0buf.h")?;
+    Ok(Tree {
+        spec: spec.to_string(),
+        id: commit.id().to_string(),
         src: src.to_path_buf(),
         version,
         series,
@@ -279,14 +357,32 @@ mod tests {
         assert_eq!(
             "path:/src/server".parse::<TreeSpec>().unwrap(),
             TreeSpec::Path {
-                dir: "/src/server".into()
+                dir: "/src/server".into(),
+                reference: None
             }
         );
+        let at = "path:/src/server#mariadb-10.5.6"
+            .parse::<TreeSpec>()
+            .unwrap();
+        assert_eq!(
+            at,
+            TreeSpec::Path {
+                dir: "/src/server".into(),
+                reference: Some("mariadb-10.5.6".into())
+            }
+        );
+        assert_eq!(at.to_string(), "path:/src/server#mariadb-10.5.6");
     }
 
     #[test]
     fn bad_specs_say_what_is_expected() {
-        for bad in ["debian:mariadb", "git:https://x/y", "svn:foo", "path:"] {
+        for bad in [
+            "debian:mariadb",
+            "git:https://x/y",
+            "svn:foo",
+            "path:",
+            "path:/x#",
+        ] {
             let err = bad.parse::<TreeSpec>().unwrap_err().to_string();
             assert!(err.contains(bad) && err.contains("expected"), "{err}");
         }

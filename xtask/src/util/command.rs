@@ -21,6 +21,25 @@ use std::time::{Duration, Instant};
 
 use super::human_duration;
 
+/// The variable every child of the tool carries: the tool's identity, so
+/// that a clean-up kills only what a dead tool started.
+pub const TOOL_ENV: &str = "INNODB_LAB_TOOL";
+
+/// The current process's identity: pid and start time (in clock ticks
+/// since boot), so that a reused pid is not taken for the tool.
+pub fn tool_identity() -> String {
+    let pid = std::process::id() as i32;
+    format!("{pid} {}", start_time(pid).unwrap_or(0))
+}
+
+/// A process's start time (field 22 of /proc/<pid>/stat).
+pub fn start_time(pid: i32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // rest starts at field 3 (state): field 22 is the 20th after it
+    rest.split_whitespace().nth(19)?.parse().ok()
+}
+
 /// How long a group stopped at its deadline gets between SIGTERM and
 /// SIGKILL.
 const DEADLINE_GRACE: Duration = Duration::from_secs(10);
@@ -140,6 +159,11 @@ impl Command {
             });
         if let Some(dir) = &self.dir {
             expr = expr.dir(dir);
+        }
+        // every child says which tool started it (crate::stale kills only
+        // what a dead tool started), unless the command names another
+        if !self.env.iter().any(|(k, _)| k == TOOL_ENV) {
+            expr = expr.env(TOOL_ENV, tool_identity());
         }
         for (k, v) in &self.env {
             expr = expr.env(k, v);

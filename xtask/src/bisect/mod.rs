@@ -1,0 +1,710 @@
+//! `cargo xtask bisect`: the first commit (or release) at which a metric
+//! turns bad, decided by the mechanism's counters or, where asked, by
+//! throughput.
+//!
+//! Each candidate is measured as a matrix of its own (one tree at the
+//! candidate's commit, the matrix file's workload and variant) run by the
+//! matrix runner into `steps/<label>/` of the bisection's directory: its
+//! build is made by the build stage with the tree's build key and ccache,
+//! its results are ordinary run results, and a step that already has its
+//! runs is not run again, so an interrupted bisection resumes where it
+//! stopped with the same decisions. The endpoints are measured first and
+//! must differ (`decide::endpoints`); a candidate that does not build or
+//! whose server does not start is skipped, as `git bisect skip` does.
+//! Builds the bisection made are removed once their step is decided
+//! (`--keep-builds` keeps them): a build is about 2.5 GiB.
+
+mod decide;
+
+use crate::dims::Metric;
+use crate::host::Host;
+use crate::matrix::{self, Matrix, RunOptions, TreeEntry};
+use crate::record::{
+    BisectOutcome, BisectRecord, BisectStep, Candidate, Decision, Rule, RunResult,
+    BISECT_SCHEMA_VERSION,
+};
+use crate::util::{cache_root, write_json};
+use anyhow::{bail, Context, Result};
+use decide::{Answer, Endpoints};
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The exit status of `bisect`: the answer, as `git bisect run` scripts
+/// and CI read it.
+pub const FOUND: i32 = 0;
+pub const NO_DIFFERENCE: i32 = 1;
+pub const UNDECIDED: i32 = 2;
+pub const ERROR: i32 = 3;
+
+/// The bisection's own record, beside `steps/`.
+pub const RECORD_FILE: &str = "bisect.json";
+
+/// What to bisect, as the command line says it.
+#[derive(Debug, Clone)]
+pub struct BisectOptions {
+    /// one workload, one tree (a git repository, unless `trees`), one
+    /// variant
+    pub matrix: PathBuf,
+    pub good: Option<String>,
+    pub bad: Option<String>,
+    /// bisect this ordered list of tree specs instead of commits
+    pub trees: Option<Vec<String>>,
+    pub metric: Option<Metric>,
+    /// midpoints at most (the endpoints not counted)
+    pub max_steps: u32,
+    /// runs a candidate may get when its first runs leave it unknown
+    pub max_runs: u32,
+    pub out: Option<PathBuf>,
+    pub keep_builds: bool,
+}
+
+/// The metric a bisection decides by when none is named: the counter the
+/// regression of MDEV-37992 shows in, with no noise to speak of.
+pub const DEFAULT_METRIC: Metric = Metric::PagesMadeYoungPerQuery;
+
+/// What a bisection runs, read once from the matrix file and the options.
+#[derive(Debug)]
+struct Plan {
+    base: Matrix,
+    variant: String,
+    metric: Metric,
+    rule: Rule,
+    candidates: Vec<Candidate>,
+    out: PathBuf,
+}
+
+/// The runs of one candidate in one step.
+#[derive(Debug, Default)]
+struct Runs {
+    values: Vec<f64>,
+    build_reused: Option<bool>,
+    /// the failure of its first failed run, when no run succeeded
+    failure: Option<String>,
+    /// the cache directories its build and tree took, when this step made
+    /// them (removed once no step needs them)
+    made: Vec<PathBuf>,
+}
+
+/// Runs the bisection; returns its exit status (an error is `ERROR`).
+pub fn run(opts: &BisectOptions) -> Result<i32> {
+    let started = Instant::now();
+    let plan = plan(opts)?;
+    fs::create_dir_all(&plan.out)
+        .with_context(|| format!("cannot create {}", plan.out.display()))?;
+    let mut record = BisectRecord {
+        schema_version: BISECT_SCHEMA_VERSION,
+        matrix: plan.base.name.clone(),
+        workload: plan.base.workloads[0].name.clone(),
+        variant: plan.variant.clone(),
+        metric: plan.metric,
+        rule: plan.rule,
+        threshold_pct: plan.base.threshold_pct,
+        candidates: plan.candidates.clone(),
+        steps: Vec::new(),
+        outcome: None,
+        host: Host::detect().hostname,
+        tool_revision: crate::provenance::tool_revision(),
+        wall_seconds: 0.0,
+    };
+    check_resumed(&plan.out, &record)?;
+    let last = plan.candidates.len() - 1;
+    let reps = plan.base.repetitions;
+    eprintln!(
+        "==> bisect {} candidates by {} ({} rule), {} runs a step",
+        plan.candidates.len(),
+        plan.metric.name(),
+        rule_name(plan.rule),
+        reps
+    );
+
+    // the endpoints first: they must differ
+    let step_start = Instant::now();
+    let mut ends_runs = measure(&plan, "endpoints", &[0, last], reps)?;
+    let bad_runs = ends_runs.pop().unwrap_or_default();
+    let good_runs = ends_runs.pop().unwrap_or_default();
+    let ends = decide::endpoints(
+        plan.rule,
+        &good_runs.values,
+        &bad_runs.values,
+        plan.base.threshold_pct,
+    );
+    let ends_why = match &ends {
+        Endpoints::Differ { why, .. } | Endpoints::Same { why } => why.clone(),
+    };
+    for (index, runs, decision) in [
+        (0, &good_runs, Decision::Good),
+        (last, &bad_runs, Decision::Bad),
+    ] {
+        let step = step_of(index, true, runs, decision, ends_why.clone(), "endpoints");
+        record.steps.push(BisectStep {
+            wall_seconds: step_start.elapsed().as_secs_f64() / 2.0,
+            ..step
+        });
+    }
+    print_step(&record, record.steps.len() - 2);
+    print_step(&record, record.steps.len() - 1);
+    // statistical steps run the endpoints again beside each candidate:
+    // their builds stay until the end
+    let mut made_later: Vec<PathBuf> = Vec::new();
+    for runs in [&good_runs, &bad_runs] {
+        made_later.extend(runs.made.iter().cloned());
+    }
+    if plan.rule == Rule::Counter {
+        remove_made(&made_later, opts.keep_builds);
+        made_later.clear();
+    }
+    // an endpoint that cannot be measured is an error, not "no difference"
+    for (which, runs) in [("good", &good_runs), ("bad", &bad_runs)] {
+        if runs.values.is_empty() {
+            remove_made(&made_later, opts.keep_builds);
+            bail!(
+                "the {which} endpoint could not be measured (results in {}): {}",
+                plan.out.join("steps/endpoints").display(),
+                runs.failure
+                    .as_deref()
+                    .unwrap_or("no run measured the metric")
+            );
+        }
+    }
+    if let Endpoints::Same { why } = &ends {
+        record.outcome = Some(BisectOutcome::NoDifference { why: why.clone() });
+        finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
+        eprintln!("the endpoints do not differ: {why}");
+        return Ok(NO_DIFFERENCE);
+    }
+
+    let (mut good, mut bad) = (0usize, last);
+    let mut skipped: BTreeSet<usize> = BTreeSet::new();
+    let mut midpoints = 0u32;
+    let outcome = loop {
+        let Some(mid) = next_candidate(good, bad, &skipped) else {
+            break if skipped.iter().any(|s| (good + 1..bad).contains(s)) {
+                BisectOutcome::Undecided {
+                    last_good: good,
+                    first_bad: bad,
+                    why: format!(
+                        "every candidate between them was skipped ({})",
+                        skipped
+                            .iter()
+                            .filter(|s| (good + 1..bad).contains(*s))
+                            .map(|s| label_of(&plan.candidates[*s], *s))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                }
+            } else {
+                BisectOutcome::Found {
+                    first_bad: bad,
+                    last_good: good,
+                }
+            };
+        };
+        if midpoints >= opts.max_steps {
+            break BisectOutcome::Undecided {
+                last_good: good,
+                first_bad: bad,
+                why: format!("--max-steps {} reached", opts.max_steps),
+            };
+        }
+        midpoints += 1;
+        let step_start = Instant::now();
+        let label = label_of(&plan.candidates[mid], mid);
+        let (decision, why, runs) = decide_candidate(&plan, &ends, mid, &label, opts.max_runs)?;
+        record.steps.push(BisectStep {
+            wall_seconds: step_start.elapsed().as_secs_f64(),
+            ..step_of(mid, false, &runs, decision, why, &format!("steps/{label}"))
+        });
+        print_step(&record, record.steps.len() - 1);
+        remove_made(&runs.made, opts.keep_builds);
+        match decision {
+            Decision::Good => good = mid,
+            Decision::Bad => bad = mid,
+            Decision::Skipped => {
+                skipped.insert(mid);
+            }
+        }
+        record.wall_seconds = started.elapsed().as_secs_f64();
+        write_json(&plan.out.join(RECORD_FILE), &record)?;
+    };
+    record.outcome = Some(outcome.clone());
+    finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
+    Ok(match outcome {
+        BisectOutcome::Found { first_bad, .. } => {
+            let c = &plan.candidates[first_bad];
+            let line = format!(
+                "first bad {}: {} {}",
+                if c.commit.is_some() { "commit" } else { "tree" },
+                c.commit.as_deref().unwrap_or(&c.spec),
+                c.subject.as_deref().unwrap_or("")
+            );
+            eprintln!("{}", line.trim_end());
+            FOUND
+        }
+        BisectOutcome::Undecided {
+            last_good,
+            first_bad,
+            why,
+        } => {
+            eprintln!(
+                "undecided: the first bad one is after {} and no later than {} ({why})",
+                label_of(&plan.candidates[last_good], last_good),
+                label_of(&plan.candidates[first_bad], first_bad)
+            );
+            UNDECIDED
+        }
+        BisectOutcome::NoDifference { .. } => NO_DIFFERENCE,
+    })
+}
+
+/// Reads the matrix file and the options into what the bisection runs,
+/// refusing what it cannot bisect before anything is fetched or built.
+fn plan(opts: &BisectOptions) -> Result<Plan> {
+    let base = matrix::load(&opts.matrix)?;
+    let file = opts.matrix.display();
+    if base.workloads.len() != 1 {
+        bail!(
+            "{file}: a bisection runs one workload; this matrix has {}",
+            base.workloads.len()
+        );
+    }
+    if base.trees.len() != 1 {
+        bail!(
+            "{file}: a bisection takes one [[tree]] (the repository, or with --trees the variant \
+             to run); this matrix has {}",
+            base.trees.len()
+        );
+    }
+    let entry = &base.trees[0];
+    let variant = match entry.variants.as_slice() {
+        [] => "base".to_string(),
+        [one] => one.clone(),
+        more => bail!(
+            "{file}: a bisection runs one variant; the tree lists {}",
+            more.join(", ")
+        ),
+    };
+    if base.control.is_some() {
+        bail!("{file}: a bisection runs no control (remove `control`)");
+    }
+    let candidates = match (&opts.trees, &opts.good, &opts.bad) {
+        (Some(trees), None, None) => {
+            if trees.len() < 2 {
+                bail!("--trees needs at least two trees, the good one first and the bad one last");
+            }
+            for spec in trees {
+                spec.parse::<crate::tree::TreeSpec>()?;
+            }
+            trees
+                .iter()
+                .map(|spec| Candidate {
+                    spec: spec.clone(),
+                    commit: None,
+                    subject: None,
+                })
+                .collect()
+        }
+        (None, Some(good), Some(bad)) => {
+            let h = crate::tree::history(&entry.spec, good, bad)?;
+            std::iter::once(h.good)
+                .chain(h.after_good)
+                .map(|c| Candidate {
+                    spec: c.spec,
+                    commit: Some(c.id),
+                    subject: Some(c.subject),
+                })
+                .collect()
+        }
+        (Some(_), _, _) => bail!("--trees bisects a list of trees: leave out --good and --bad"),
+        _ => bail!("name the endpoints: --good REF --bad REF (or --trees SPEC,SPEC,...)"),
+    };
+    let metric = opts.metric.unwrap_or(DEFAULT_METRIC);
+    let rule = if metric.is_timing() {
+        Rule::Statistical
+    } else {
+        Rule::Counter
+    };
+    let out = opts.out.clone().unwrap_or_else(|| {
+        crate::util::repo_root()
+            .join("results")
+            .join(format!("bisect-{}", base.name))
+    });
+    matrix::run::check_out_dir_of(&out, &[RECORD_FILE, "steps"], "a bisection")?;
+    Ok(Plan {
+        base,
+        variant,
+        metric,
+        rule,
+        candidates,
+        out,
+    })
+}
+
+/// A directory that holds another bisection is refused: its steps would
+/// stand for candidates they were not made for.
+fn check_resumed(out: &Path, now: &BisectRecord) -> Result<()> {
+    let Some(before) = crate::util::read_json_if_any::<BisectRecord>(&out.join(RECORD_FILE)) else {
+        return Ok(());
+    };
+    let same = before.candidates == now.candidates
+        && before.metric == now.metric
+        && before.workload == now.workload
+        && before.variant == now.variant
+        && before.matrix == now.matrix;
+    if !same {
+        bail!(
+            "{} holds another bisection (matrix `{}`, {} on {} of `{}`, {} candidates): name \
+             another --out",
+            out.display(),
+            before.matrix,
+            before.metric.name(),
+            before.workload,
+            before.variant,
+            before.candidates.len()
+        );
+    }
+    eprintln!("resuming the bisection in {}", out.display());
+    Ok(())
+}
+
+/// The candidate to measure next between `good` and `bad`: the middle
+/// one, or the nearest one to it not skipped (lower first).
+fn next_candidate(good: usize, bad: usize, skipped: &BTreeSet<usize>) -> Option<usize> {
+    if bad <= good + 1 {
+        return None;
+    }
+    let mid = (good + bad) / 2;
+    (0..bad - good)
+        .flat_map(|d| [mid.checked_sub(d), Some(mid + d)])
+        .flatten()
+        .find(|c| *c > good && *c < bad && !skipped.contains(c))
+}
+
+/// Measures candidate `mid` and decides it, with more runs (up to
+/// `max_runs`) while the runs leave it unknown.
+fn decide_candidate(
+    plan: &Plan,
+    ends: &Endpoints,
+    mid: usize,
+    label: &str,
+    max_runs: u32,
+) -> Result<(Decision, String, Runs)> {
+    let last = plan.candidates.len() - 1;
+    let mut reps = plan.base.repetitions;
+    loop {
+        let (good, runs, bad) = match plan.rule {
+            Rule::Counter => {
+                let mut r = measure(plan, label, &[mid], reps)?;
+                (None, r.pop().unwrap_or_default(), None)
+            }
+            Rule::Statistical => {
+                let mut r = measure(plan, label, &[0, mid, last], reps)?;
+                let bad = r.pop().unwrap_or_default();
+                let runs = r.pop().unwrap_or_default();
+                (r.pop(), runs, Some(bad))
+            }
+        };
+        if runs.values.is_empty() {
+            let why = runs
+                .failure
+                .clone()
+                .unwrap_or_else(|| "no successful run".into());
+            return Ok((Decision::Skipped, format!("skipped: {why}"), runs));
+        }
+        let (good_values, bad_values) = match (&good, &bad) {
+            (Some(g), Some(b)) => (g.values.as_slice(), b.values.as_slice()),
+            _ => (&[][..], &[][..]),
+        };
+        match decide::candidate(
+            plan.rule,
+            ends,
+            good_values,
+            bad_values,
+            &runs.values,
+            plan.base.threshold_pct,
+        ) {
+            Answer::Decided(d, why) => return Ok((d, why, runs)),
+            Answer::Unknown(why) if reps >= max_runs => {
+                return Ok((
+                    Decision::Skipped,
+                    format!("skipped after {reps} runs: {why}"),
+                    runs,
+                ))
+            }
+            Answer::Unknown(why) => {
+                reps = (reps + plan.base.repetitions.max(1)).min(max_runs);
+                eprintln!("    {label}: {why}; {reps} runs");
+            }
+        }
+    }
+}
+
+/// The label of a candidate in steps and reports: a commit's first 12
+/// hex digits, or a tree's place in `--trees`.
+fn label_of(c: &Candidate, index: usize) -> String {
+    match &c.commit {
+        Some(id) => id[..12.min(id.len())].to_string(),
+        None => format!("tree{index}"),
+    }
+}
+
+/// Runs candidates `which` (interleaved, `reps` repetitions) as one
+/// matrix in `steps/<step>/`, or reads the runs a step already made;
+/// returns each candidate's runs in the order of `which`.
+fn measure(plan: &Plan, step: &str, which: &[usize], reps: u32) -> Result<Vec<Runs>> {
+    let dir = plan.out.join("steps").join(step);
+    let labels: Vec<String> = which
+        .iter()
+        .map(|&i| label_of(&plan.candidates[i], i))
+        .collect();
+    let mut m = plan.base.clone();
+    m.name = format!("bisect-{step}");
+    m.description = format!("a step of bisection `{}`", plan.base.name);
+    m.repetitions = reps;
+    m.questions.clear();
+    m.trees = which
+        .iter()
+        .zip(&labels)
+        .map(|(&i, label)| TreeEntry {
+            spec: plan.candidates[i].spec.clone(),
+            name: Some(label.clone()),
+            variants: vec![plan.variant.clone()],
+        })
+        .collect();
+    let done = |results: &[RunResult]| {
+        labels.iter().all(|l| {
+            results
+                .iter()
+                .filter(|r| &r.key.tree == l && r.ok() && r.key.repetition <= reps)
+                .count()
+                >= reps as usize
+        })
+    };
+    let before = crate::results::read_results(&dir).unwrap_or_default();
+    let mut made = Vec::new();
+    if !done(&before) {
+        let cache_before = cache_entries();
+        let opts = RunOptions {
+            file: plan.base.source.clone(),
+            ..RunOptions::new(dir.clone())
+        };
+        matrix::run(&m, &opts)?;
+        made = cache_entries().difference(&cache_before).cloned().collect();
+    }
+    let results = crate::results::read_results(&dir)?;
+    Ok(labels
+        .iter()
+        .map(|l| runs_of(plan, &results, l, &made))
+        .collect())
+}
+
+/// The runs of the candidate labelled `label` among a step's results.
+fn runs_of(plan: &Plan, results: &[RunResult], label: &str, made: &[PathBuf]) -> Runs {
+    let mine: Vec<&RunResult> = results.iter().filter(|r| r.key.tree == label).collect();
+    let counted = |r: &&&RunResult| {
+        r.ok()
+            && !(plan.rule == Rule::Statistical
+                && crate::results::metric::busy(r, plan.base.busy_cpu_bound))
+    };
+    let values: Vec<f64> = mine
+        .iter()
+        .filter(counted)
+        .filter_map(|r| plan.metric.of(r))
+        .collect();
+    let build = mine.iter().find_map(|r| r.build.as_ref());
+    // a build is the step's to remove only when the step made it
+    let made: Vec<PathBuf> = made
+        .iter()
+        .filter(|d| {
+            build.is_some_and(|b| b.build.starts_with(d))
+                || mine
+                    .iter()
+                    .any(|r| r.tree_info.as_ref().is_some_and(|t| t.src.starts_with(d)))
+        })
+        .cloned()
+        .collect();
+    Runs {
+        failure: if values.is_empty() {
+            mine.iter()
+                .find_map(|r| r.failure.as_ref())
+                .map(|f| f.to_string())
+        } else {
+            None
+        },
+        values,
+        build_reused: build.map(|b| b.reused),
+        made,
+    }
+}
+
+/// The build and git work-tree directories of the cache, to tell which
+/// ones a step made.
+fn cache_entries() -> BTreeSet<PathBuf> {
+    let root = cache_root();
+    ["builds", "trees"]
+        .iter()
+        .filter_map(|d| fs::read_dir(root.join(d)).ok())
+        .flat_map(|entries| entries.flatten().map(|e| e.path()))
+        .collect()
+}
+
+/// Removes what a step made in the cache, unless `--keep-builds`.
+fn remove_made(dirs: &[PathBuf], keep: bool) {
+    if keep {
+        return;
+    }
+    let root = cache_root();
+    for d in dirs {
+        // only ever a direct entry of the cache's builds or trees
+        let inside = ["builds", "trees"]
+            .iter()
+            .any(|sub| d.parent() == Some(root.join(sub).as_path()));
+        if inside && fs::remove_dir_all(d).is_ok() {
+            eprintln!("    removed {} (made for this bisection)", d.display());
+        }
+    }
+}
+
+fn step_of(
+    candidate: usize,
+    endpoint: bool,
+    runs: &Runs,
+    decision: Decision,
+    why: String,
+    results: &str,
+) -> BisectStep {
+    BisectStep {
+        candidate,
+        endpoint,
+        median: crate::stats::spread(&runs.values).map(|s| s.median),
+        values: runs.values.clone(),
+        decision,
+        why,
+        build_reused: runs.build_reused,
+        results: results.to_string(),
+        wall_seconds: 0.0,
+    }
+}
+
+fn rule_name(rule: Rule) -> &'static str {
+    match rule {
+        Rule::Counter => "counter",
+        Rule::Statistical => "statistical",
+    }
+}
+
+/// One line per step, as the bisection goes.
+fn print_step(record: &BisectRecord, i: usize) {
+    let s = &record.steps[i];
+    let c = &record.candidates[s.candidate];
+    let decision = match (s.endpoint, s.decision) {
+        (true, Decision::Good) => "good endpoint",
+        (true, _) => "bad endpoint",
+        (false, Decision::Good) => "good",
+        (false, Decision::Bad) => "bad",
+        (false, Decision::Skipped) => "skipped",
+    };
+    eprintln!(
+        "step {}: {} {} -> {decision} ({}; build {})",
+        i + 1,
+        label_of(c, s.candidate),
+        c.subject.as_deref().unwrap_or(&c.spec),
+        s.why,
+        match s.build_reused {
+            Some(true) => "reused",
+            Some(false) => "made",
+            None => "none",
+        }
+    );
+}
+
+/// Writes the record and its reports, and removes the endpoints' builds
+/// when the bisection made them.
+fn finish(
+    plan: &Plan,
+    record: &mut BisectRecord,
+    started: Instant,
+    made: &[PathBuf],
+    keep: bool,
+) -> Result<()> {
+    remove_made(made, keep);
+    record.wall_seconds = started.elapsed().as_secs_f64();
+    write_json(&plan.out.join(RECORD_FILE), record)?;
+    for (name, text) in crate::report::bisect::render(record) {
+        crate::util::write_atomic(&plan.out.join(&name), text.as_bytes())?;
+    }
+    eprintln!(
+        "wrote {} and {} ({} steps, {} in all)",
+        plan.out.join(RECORD_FILE).display(),
+        plan.out.join("report.md").display(),
+        record.steps.len(),
+        crate::util::human_duration(record.wall_seconds)
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(matrix: PathBuf) -> BisectOptions {
+        BisectOptions {
+            matrix,
+            good: Some("a".into()),
+            bad: Some("b".into()),
+            trees: None,
+            metric: None,
+            max_steps: 20,
+            max_runs: 10,
+            out: None,
+            keep_builds: false,
+        }
+    }
+
+    /// What a bisection cannot run is refused before anything is fetched,
+    /// naming the file or the option.
+    #[test]
+    fn a_matrix_or_options_it_cannot_bisect_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.toml");
+        let write = |trees: &str, workloads: &str| {
+            let mut text = "name = \"b\"\n".to_string();
+            for (i, t) in trees.split(';').enumerate() {
+                text += &format!("[[tree]]\nspec = \"path:/x{i}\"\nvariants = [{t}]\n");
+            }
+            for w in workloads.split(',') {
+                text += &format!("[[workload]]\nname = \"{w}\"\n");
+            }
+            fs::write(&file, text).unwrap();
+        };
+        let refused = |o: &BisectOptions| format!("{:#}", plan(o).unwrap_err());
+        write("\"base\"", "points-covered-pk,update-index");
+        assert!(refused(&opts(file.clone())).contains("one workload; this matrix has 2"));
+        write("\"base\";\"base\"", "points-covered-pk");
+        assert!(refused(&opts(file.clone())).contains("one [[tree]]"));
+        write("\"base\", \"gate\"", "points-covered-pk");
+        assert!(refused(&opts(file.clone())).contains("one variant; the tree lists base, gate"));
+        write("\"base\"", "points-covered-pk");
+        let mut o = opts(file.clone());
+        o.bad = None;
+        assert!(refused(&o).contains("--good REF --bad REF"));
+        o.trees = Some(vec!["path:/x".into()]);
+        o.good = None;
+        assert!(refused(&o).contains("at least two trees"));
+        o.trees = Some(vec!["path:/x".into(), "svn:y".into()]);
+        assert!(refused(&o).contains("svn:y"));
+    }
+
+    #[test]
+    fn the_next_candidate_is_the_middle_one_not_skipped() {
+        let none = BTreeSet::new();
+        assert_eq!(next_candidate(0, 4, &none), Some(2));
+        assert_eq!(next_candidate(0, 3, &none), Some(1));
+        assert_eq!(next_candidate(2, 3, &none), None);
+        let skipped: BTreeSet<usize> = [2].into();
+        assert_eq!(next_candidate(0, 4, &skipped), Some(1));
+        let skipped: BTreeSet<usize> = [1, 2, 3].into();
+        assert_eq!(next_candidate(0, 4, &skipped), None);
+    }
+}
