@@ -97,9 +97,24 @@ pub fn clean(base: &Path) -> Cleaned {
         if tool_alive(&text) {
             continue;
         }
-        cleaned
-            .processes
-            .extend(kill_children_of(text.trim(), &dir));
+        let (killed, unverified) = kill_children_of(text.trim(), &dir);
+        cleaned.processes.extend(killed);
+        if !unverified.is_empty() {
+            // a server started by an older tool, or one whose environment
+            // this user may not read: it may still use the directory
+            eprintln!(
+                "warning: {} is named by process {} that cannot be shown to be the dead tool's \
+                 (its environment is unreadable or carries no {TOOL_ENV}): the directory is left \
+                 alone; stop the process and remove the directory by hand",
+                dir.display(),
+                unverified
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            continue;
+        }
         if dir.join(KEPT_FILE).exists() {
             let _ = fs::remove_file(dir.join(TOOL_PID_FILE));
             cleaned.kept.push(dir);
@@ -146,8 +161,10 @@ pub fn clean(base: &Path) -> Cleaned {
 
 /// SIGKILLs every process that the tool `identity` started (its
 /// environment says so) and whose command line names `dir`; returns their
-/// pids and names.
-fn kill_children_of(identity: &str, dir: &Path) -> Vec<(i32, String)> {
+/// pids and names, and the pids of processes that name `dir` but whose
+/// environment cannot say whose they are (unreadable, or without the
+/// variable).
+fn kill_children_of(identity: &str, dir: &Path) -> (Vec<(i32, String)>, Vec<i32>) {
     // the directory itself or a path inside it: `x-12` must not match
     // the live `x-123`
     let dir_text = dir.display().to_string();
@@ -156,8 +173,9 @@ fn kill_children_of(identity: &str, dir: &Path) -> Vec<(i32, String)> {
     let mark = format!("{TOOL_ENV}={identity}");
     let me = std::process::id() as i32;
     let mut killed = Vec::new();
+    let mut unverified = Vec::new();
     let Ok(entries) = fs::read_dir("/proc") else {
-        return killed;
+        return (killed, unverified);
     };
     for e in entries.flatten() {
         let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
@@ -172,14 +190,16 @@ fn kill_children_of(identity: &str, dir: &Path) -> Vec<(i32, String)> {
         if !String::from_utf8_lossy(&cmdline).split('\0').any(names_dir) {
             continue;
         }
-        // unreadable (another user's process): not the tool's
         let Ok(environ) = fs::read(e.path().join("environ")) else {
+            unverified.push(pid);
             continue;
         };
-        if !String::from_utf8_lossy(&environ)
-            .split('\0')
-            .any(|v| v == mark)
-        {
+        let environ = String::from_utf8_lossy(&environ);
+        let mut vars = environ.split('\0');
+        if !vars.clone().any(|v| v == mark) {
+            if !vars.any(|v| v.starts_with(&format!("{TOOL_ENV}="))) {
+                unverified.push(pid);
+            }
             continue;
         }
         let name = fs::read_to_string(e.path().join("comm"))
@@ -189,7 +209,7 @@ fn kill_children_of(identity: &str, dir: &Path) -> Vec<(i32, String)> {
         unsafe { libc::kill(pid, libc::SIGKILL) };
         killed.push((pid, name));
     }
-    killed
+    (killed, unverified)
 }
 
 #[cfg(test)]
@@ -199,8 +219,9 @@ mod tests {
     /// A dead tool's directory goes with the processes that tool started
     /// for it; a live tool's stays, as do its processes, a process the
     /// dead tool did not start, a kept directory (which loses its
-    /// `tool.pid`) and a directory whose `tool.pid` is not the user's own
-    /// plain file.
+    /// `tool.pid`), a directory whose `tool.pid` is not the user's own
+    /// plain file, and one still named by a process that carries no tool
+    /// identity (until that process is gone).
     #[test]
     fn a_dead_tools_directory_and_its_children_go_everything_else_stays() {
         let base = tempfile::tempdir().unwrap();
@@ -210,6 +231,10 @@ mod tests {
             d
         };
         let (dead, live, kept, planted) = (dir("x-1"), dir("x-10"), dir("x-2"), dir("x-3"));
+        // a dead tool's directory still named by a process that carries no
+        // tool identity at all (an older tool's server): left alone
+        let older = dir("x-4");
+        fs::write(older.join(TOOL_PID_FILE), "4194307 1\n").unwrap();
         // pids that are not running: pid_max is below 2^22
         let dead_tool = "4194304 1";
         fs::write(dead.join(TOOL_PID_FILE), format!("{dead_tool}\n")).unwrap();
@@ -238,6 +263,20 @@ mod tests {
         // a live tool's process whose directory name extends the dead one's
         let mut bystander = looping(format!("{}/my.cnf", live.display()), Some(dead_tool));
         let mut kept_server = looping(kept.display().to_string(), Some("4194305 1"));
+        let mut old_server = crate::util::Command::new("env")
+            .args(["-u", TOOL_ENV, "sh", "-c", "while :; do sleep 0.1; done"])
+            .arg(older.display().to_string())
+            .start(null(), null())
+            .unwrap();
+        // until env has made way for sh, which has no identity
+        let environ = format!("/proc/{}/environ", old_server.id());
+        for _ in 0..100 {
+            let text = fs::read(&environ).unwrap_or_default();
+            if !String::from_utf8_lossy(&text).contains(TOOL_ENV) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         let cleaned = clean(base.path());
         assert_eq!(cleaned.dirs, vec![dead.clone()]);
         assert_eq!(cleaned.kept, vec![kept.clone()]);
@@ -248,6 +287,14 @@ mod tests {
         assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
         assert_eq!(kept_server.wait().unwrap().signal(), Some(libc::SIGKILL));
         assert!(!dead.exists() && live.exists() && planted.exists());
+        assert!(
+            older.join(TOOL_PID_FILE).exists(),
+            "a directory in use was cleaned"
+        );
+        assert!(
+            old_server.try_wait().unwrap().is_none(),
+            "the older server was killed"
+        );
         assert!(kept.join(KEPT_FILE).exists() && !kept.join(TOOL_PID_FILE).exists());
         for (what, p) in [("stranger", &mut stranger), ("bystander", &mut bystander)] {
             assert!(p.try_wait().unwrap().is_none(), "the {what} was killed");
@@ -259,7 +306,13 @@ mod tests {
         crate::children::unregister(orphan_pid);
         crate::children::unregister(kept_server.id() as i32);
         // a second clean-up finds nothing: the kept directory is no
-        // longer a dead tool's
+        // longer a dead tool's, and the older one is still in use
         assert_eq!(clean(base.path()), Cleaned::default());
+        let old_pid = old_server.id() as i32;
+        crate::children::kill_group(old_pid);
+        old_server.wait().unwrap();
+        crate::children::unregister(old_pid);
+        // once its process is gone, it goes too
+        assert_eq!(clean(base.path()).dirs, vec![older]);
     }
 }

@@ -323,12 +323,12 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
     // what the README says of this report is what it says
     let count = |word: &str| verdicts.iter().filter(|v| v["verdict"] == word).count();
     let said = format!(
-        "{} questions pass, {} are undecided",
+        "{} questions pass, {} fails, {} is undecided",
         count("pass"),
+        count("fail"),
         count("undecided")
     );
     assert!(readme.contains(&said), "README.md does not say `{said}`");
-    assert_eq!(count("fail"), 0);
 }
 
 /// Jira refuses a comment over 32,767 characters: every committed

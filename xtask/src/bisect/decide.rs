@@ -195,6 +195,13 @@ pub fn candidate(
                 );
                 (t.p_two_sided < ALPHA && beyond, words)
             };
+            if good.is_empty() || bad.is_empty() {
+                return Answer::Unknown(format!(
+                    "{figures}: an endpoint has no counted run beside it (good {}, bad {})",
+                    range(good),
+                    range(bad)
+                ));
+            }
             let (from_good, good_words) = differs(good);
             let (from_bad, bad_words) = differs(bad);
             let why = format!("{figures}: against good {good_words}, against bad {bad_words}");

@@ -119,17 +119,32 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         reps
     );
 
-    // the endpoints first: they must differ
+    // the endpoints first: they must differ. A timing gets more runs
+    // while its test cannot tell them apart, up to --max-runs: 3 runs a
+    // side can never give p < 0.05
     let step_start = Instant::now();
-    let mut ends_runs = measure(&plan, "endpoints", &[0, last], reps)?;
-    let bad_runs = ends_runs.pop().unwrap_or_default();
-    let good_runs = ends_runs.pop().unwrap_or_default();
-    let ends = decide::endpoints(
-        plan.rule,
-        &good_runs.values,
-        &bad_runs.values,
-        plan.base.threshold_pct,
-    );
+    let mut ends_reps = reps;
+    let (good_runs, bad_runs, ends) = loop {
+        let mut ends_runs = measure(&plan, "endpoints", &[0, last], ends_reps)?;
+        let bad_runs = ends_runs.pop().unwrap_or_default();
+        let good_runs = ends_runs.pop().unwrap_or_default();
+        let ends = decide::endpoints(
+            plan.rule,
+            &good_runs.values,
+            &bad_runs.values,
+            plan.base.threshold_pct,
+        );
+        let more = plan.rule == Rule::Statistical
+            && matches!(ends, Endpoints::Same { .. })
+            && !good_runs.values.is_empty()
+            && !bad_runs.values.is_empty()
+            && ends_reps < opts.max_runs;
+        if !more {
+            break (good_runs, bad_runs, ends);
+        }
+        ends_reps = (ends_reps + reps.max(1)).min(opts.max_runs);
+        eprintln!("    endpoints: not told apart yet; {ends_reps} runs a side");
+    };
     let ends_why = match &ends {
         Endpoints::Differ { why, .. } | Endpoints::Same { why } => why.clone(),
     };
@@ -137,7 +152,14 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         (0, &good_runs, Decision::Good),
         (last, &bad_runs, Decision::Bad),
     ] {
-        let step = step_of(index, true, runs, decision, ends_why.clone(), "endpoints");
+        let step = step_of(
+            index,
+            true,
+            runs,
+            decision,
+            ends_why.clone(),
+            "steps/endpoints",
+        );
         record.steps.push(BisectStep {
             wall_seconds: step_start.elapsed().as_secs_f64() / 2.0,
             ..step
@@ -326,9 +348,12 @@ fn plan(opts: &BisectOptions) -> Result<Plan> {
         Rule::Counter
     };
     let out = opts.out.clone().unwrap_or_else(|| {
-        crate::util::repo_root()
-            .join("results")
-            .join(format!("bisect-{}", base.name))
+        let name = if base.name.starts_with("bisect") {
+            base.name.clone()
+        } else {
+            format!("bisect-{}", base.name)
+        };
+        crate::util::repo_root().join("results").join(name)
     });
     matrix::run::check_out_dir_of(&out, &[RECORD_FILE, "steps"], "a bisection")?;
     Ok(Plan {
@@ -513,11 +538,12 @@ fn runs_of(plan: &Plan, results: &[RunResult], label: &str, made: &[PathBuf]) ->
         .filter_map(|r| plan.metric.of(r))
         .collect();
     let build = mine.iter().find_map(|r| r.build.as_ref());
-    // a build is the step's to remove only when the step made it
+    // a build is the step's to remove only when the step made it (new in
+    // the cache since the step began, and not reused by its runs)
     let made: Vec<PathBuf> = made
         .iter()
         .filter(|d| {
-            build.is_some_and(|b| b.build.starts_with(d))
+            build.is_some_and(|b| !b.reused && b.build.starts_with(d))
                 || mine
                     .iter()
                     .any(|r| r.tree_info.as_ref().is_some_and(|t| t.src.starts_with(d)))

@@ -209,6 +209,7 @@ pub const METRICS: [MetricInfo; 18] = [
         "cpu_ms_per_query",
         "server CPU ms per query",
     )
+    .timing()
     .median()
     .column("CPU ms / query", 3)
     .relative("server CPU / query"),
@@ -217,6 +218,7 @@ pub const METRICS: [MetricInfo; 18] = [
         "server_and_client_cpu_ms_per_query",
         "server and sysbench CPU ms per query",
     )
+    .timing()
     .median()
     .relative("server + sysbench CPU / query"),
     row(
@@ -237,6 +239,7 @@ pub const METRICS: [MetricInfo; 18] = [
         "buf_pool_mutex_wait_us_per_query",
         "buf_pool.mutex wait µs per query",
     )
+    .timing()
     .median()
     .column("mutex wait µs / query", 2),
     row(Metric::HotKeptPct, "hot_kept_pct", "hot set kept (%)").higher_is_better(),
@@ -249,7 +252,8 @@ pub const METRICS: [MetricInfo; 18] = [
         Metric::ScanYoungPerS,
         "scan_young_per_s",
         "scanned pages entering the young sublist per second",
-    ),
+    )
+    .timing(),
     row(
         Metric::HotLookupsPerS,
         "hot_lookups_per_s",

@@ -99,7 +99,10 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
                 midpoints,
                 ceil_log2(r.candidates.len().saturating_sub(2) + 1),
                 builds_made,
-                r.steps.len() - builds_made,
+                r.steps
+                    .iter()
+                    .filter(|s| s.build_reused == Some(true))
+                    .count(),
                 human_duration(r.wall_seconds),
                 r.host
             ),

@@ -83,6 +83,17 @@ pub fn history_in(spec: &str, good: &str, bad: &str, cache: &Path) -> Result<His
     for oid in walk {
         after_good.push(described(&repo.find_commit(oid?)?));
     }
+    // along first parents the walk must start right after good: a good
+    // commit on a merged side branch would let in mainline commits that
+    // do not contain it
+    let first = repo.find_commit(git2::Oid::from_str(&after_good[0].id)?)?;
+    if first.parent_id(0).ok() != Some(good_commit.id()) {
+        bail!(
+            "--good {good} ({}) is not on the first-parent history of --bad {bad}: name a \
+             commit of that line (for a merged branch, its merge commit's first parent)",
+            good_commit.id()
+        );
+    }
     Ok(History {
         good: described(&good_commit),
         after_good,

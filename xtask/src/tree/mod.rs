@@ -83,7 +83,9 @@ impl FromStr for TreeSpec {
             });
         }
         if let Some(rest) = spec.strip_prefix("path:") {
-            let (dir, reference) = match rest.rsplit_once('#') {
+            // a directory whose name holds `#` is a directory, not a ref
+            let split = rest.rsplit_once('#').filter(|_| !Path::new(rest).is_dir());
+            let (dir, reference) = match split {
                 Some((dir, reference)) => {
                     if reference.is_empty() {
                         bail!("tree `{spec}`: empty reference after `#`; {forms}");
