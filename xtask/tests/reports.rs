@@ -355,8 +355,10 @@ fn every_committed_jira_report_fits_in_one_comment() {
 /// `--until-decided` repeats what a no-slower question leaves undecided by
 /// its own rule: on mdev-37992, fixed's read-write comparison is decided
 /// ("no change shown", inside the noise floor) but its interval reaches
-/// below -5%, so fixed and base on read-write run again; points-covered-pk,
-/// whose interval clears -5% for fixed and whose comparisons are decided, do not.
+/// below -5%, so fixed and base on read-write run again; the workaround on
+/// read-only-10, whose interval lies below -5% (a fail is decided) and
+/// whose comparison is decided, does not, nor gate, which no question asks
+/// about and whose comparison is decided.
 #[test]
 fn until_decided_follows_the_no_slower_rule() {
     use xtask::matrix::undecided_cells;
@@ -373,7 +375,7 @@ fn until_decided_follows_the_no_slower_rule() {
         "{need:?}"
     );
     assert!(has("update-index", "fixed"), "{need:?}");
-    assert!(!has("points-covered-pk", "fixed"), "{need:?}");
+    assert!(!has("read-only-10", "workaround"), "{need:?}");
     assert!(!has("points-covered-pk", "gate"), "{need:?}");
 }
 
