@@ -483,3 +483,38 @@ fn the_readme_sentence_on_the_io_bound_report_quotes_its_summary() {
     )));
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
+
+#[test]
+fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
+    let s = summary("io-bound-11.8.6");
+    let hit = |variant: &str, workload: &str| {
+        rows(&s)
+            .iter()
+            .find(|r| r["variant"] == variant && r["workload"] == workload)
+            .unwrap_or_else(|| panic!("{variant} {workload}"))["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let text = one_line(&readme());
+    let quoted = format!(
+        "Hit ratio, base against fixed on 11.8.6: Pareto keys {:.2}% against {:.2}%, uniform \
+         {:.2}% against {:.2}%;",
+        hit("base", "read-only-pareto"),
+        hit("fixed", "read-only-pareto"),
+        hit("base", "read-only-uniform"),
+        hit("fixed", "read-only-uniform"),
+    );
+    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    let verdicts: Vec<&str> = s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["fail", "undecided"]);
+    assert!(text.contains(&format!(
+        "(`matrix/io-bound-11.8.6.toml`, {} runs, 18 min, {} flagged busy,",
+        s["counted_runs"].as_u64().unwrap(),
+        s["busy_runs"].as_u64().unwrap()
+    )));
+}
