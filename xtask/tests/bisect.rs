@@ -148,16 +148,20 @@ fn bisect_finds_the_planted_commit_and_refuses_endpoints_that_agree() {
     let (repo, [c0, c1, c2, c3]) = planted_history(dir.path());
     let m = matrix_file(dir.path(), &repo);
     let out = dir.path().join("found");
-    let (code, said) = bisect(&[
-        m.to_str().unwrap(),
-        "--good",
-        &c0.to_string(),
-        "--bad",
-        &c3.to_string(),
-        "--out",
-        out.to_str().unwrap(),
-        "--keep-builds",
-    ]);
+    // c0 good, c3 bad, into `out`; run twice (the second time resumed)
+    let c0_to_c3 = || {
+        bisect(&[
+            m.to_str().unwrap(),
+            "--good",
+            &c0.to_string(),
+            "--bad",
+            &c3.to_string(),
+            "--out",
+            out.to_str().unwrap(),
+            "--keep-builds",
+        ])
+    };
+    let (code, said) = c0_to_c3();
     assert_eq!(code, Some(0), "{said}");
     let last = said.lines().rfind(|l| l.starts_with("first bad")).unwrap();
     assert_eq!(
@@ -201,16 +205,7 @@ fn bisect_finds_the_planted_commit_and_refuses_endpoints_that_agree() {
     assert!(out.join("report.jira").exists());
 
     // resumed: every step has its runs, nothing runs again, same answer
-    let (code, said) = bisect(&[
-        m.to_str().unwrap(),
-        "--good",
-        &c0.to_string(),
-        "--bad",
-        &c3.to_string(),
-        "--out",
-        out.to_str().unwrap(),
-        "--keep-builds",
-    ]);
+    let (code, said) = c0_to_c3();
     assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("resuming the bisection"), "{said}");
     assert!(!said.contains("measured ..."), "a step ran again:\n{said}");
