@@ -211,7 +211,7 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
                         skipped
                             .iter()
                             .filter(|s| (good + 1..bad).contains(*s))
-                            .map(|s| label_of(&plan.candidates[*s], *s))
+                            .map(|s| plan.candidates[*s].label(*s))
                             .collect::<Vec<_>>()
                             .join(", ")
                     ),
@@ -232,7 +232,7 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         }
         midpoints += 1;
         let step_start = Instant::now();
-        let label = label_of(&plan.candidates[mid], mid);
+        let label = plan.candidates[mid].label(mid);
         let (decision, why, runs) = decide_candidate(&plan, &ends, mid, &label, opts.max_runs)?;
         record.steps.push(BisectStep {
             wall_seconds: step_start.elapsed().as_secs_f64(),
@@ -271,8 +271,8 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         } => {
             eprintln!(
                 "undecided: the first bad one is after {} and no later than {} ({why})",
-                label_of(&plan.candidates[last_good], last_good),
-                label_of(&plan.candidates[first_bad], first_bad)
+                plan.candidates[last_good].label(last_good),
+                plan.candidates[first_bad].label(first_bad)
             );
             UNDECIDED
         }
@@ -465,24 +465,12 @@ fn decide_candidate(
     }
 }
 
-/// The label of a candidate in steps and reports: a commit's first 12
-/// hex digits, or a tree's place in `--trees`.
-fn label_of(c: &Candidate, index: usize) -> String {
-    match &c.commit {
-        Some(id) => id[..12.min(id.len())].to_string(),
-        None => format!("tree{index}"),
-    }
-}
-
 /// Runs candidates `which` (interleaved, `reps` repetitions) as one
 /// matrix in `steps/<step>/`, or reads the runs a step already made;
 /// returns each candidate's runs in the order of `which`.
 fn measure(plan: &Plan, step: &str, which: &[usize], reps: u32) -> Result<Vec<Runs>> {
     let dir = plan.out.join("steps").join(step);
-    let labels: Vec<String> = which
-        .iter()
-        .map(|&i| label_of(&plan.candidates[i], i))
-        .collect();
+    let labels: Vec<String> = which.iter().map(|&i| plan.candidates[i].label(i)).collect();
     let mut m = plan.base.clone();
     m.name = format!("bisect-{step}");
     m.description = format!("a step of bisection `{}`", plan.base.name);
@@ -564,11 +552,15 @@ fn runs_of(plan: &Plan, results: &[RunResult], label: &str, made: &[PathBuf]) ->
     }
 }
 
+/// The cache's directories whose entries a step may make: builds, and the
+/// work trees of git remotes.
+const CACHE_DIRS: [&str; 2] = ["builds", "trees"];
+
 /// The build and git work-tree directories of the cache, to tell which
 /// ones a step made.
 fn cache_entries() -> BTreeSet<PathBuf> {
     let root = cache_root();
-    ["builds", "trees"]
+    CACHE_DIRS
         .iter()
         .filter_map(|d| fs::read_dir(root.join(d)).ok())
         .flat_map(|entries| entries.flatten().map(|e| e.path()))
@@ -583,7 +575,7 @@ fn remove_made(dirs: &[PathBuf], keep: bool) {
     let root = cache_root();
     for d in dirs {
         // only ever a direct entry of the cache's builds or trees
-        let inside = ["builds", "trees"]
+        let inside = CACHE_DIRS
             .iter()
             .any(|sub| d.parent() == Some(root.join(sub).as_path()));
         if inside && fs::remove_dir_all(d).is_ok() {
@@ -634,7 +626,7 @@ fn print_step(record: &BisectRecord, i: usize) {
     eprintln!(
         "step {}: {} {} -> {decision} ({}; build {})",
         i + 1,
-        label_of(c, s.candidate),
+        c.label(s.candidate),
         c.subject.as_deref().unwrap_or(&c.spec),
         s.why,
         match s.build_reused {

@@ -52,6 +52,17 @@ pub struct Candidate {
     pub subject: Option<String>,
 }
 
+impl Candidate {
+    /// Its name in steps, step directories and reports: a commit's first
+    /// 12 hex digits, or its place in `--trees` (`index`).
+    pub fn label(&self, index: usize) -> String {
+        match &self.commit {
+            Some(id) => id[..12.min(id.len())].to_string(),
+            None => format!("tree{index}"),
+        }
+    }
+}
+
 /// What a step decided of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -4,7 +4,7 @@
 //! the rule that decided it.
 
 use super::doc::{self, Block};
-use crate::record::{BisectOutcome, BisectRecord, Candidate, Decision, Rule};
+use crate::record::{BisectOutcome, BisectRecord, Decision, Rule};
 use crate::util::human_duration;
 
 /// `report.md` and `report.jira` of a bisection.
@@ -14,13 +14,6 @@ pub fn render(r: &BisectRecord) -> Vec<(String, String)> {
         ("report.md".to_string(), doc::markdown(&blocks)),
         ("report.jira".to_string(), doc::jira(&blocks)),
     ]
-}
-
-fn label(c: &Candidate, index: usize) -> String {
-    match &c.commit {
-        Some(id) => id[..12.min(id.len())].to_string(),
-        None => format!("tree{index}"),
-    }
 }
 
 fn answer(r: &BisectRecord) -> String {
@@ -120,7 +113,7 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
                 (i + 1).to_string(),
                 format!(
                     "`{}`{}",
-                    label(c, s.candidate),
+                    c.label(s.candidate),
                     if s.endpoint { " (endpoint)" } else { "" }
                 ),
                 c.subject.clone().unwrap_or_else(|| c.spec.clone()),
