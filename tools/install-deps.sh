@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what innodb-lab needs on a Debian 12 machine: MariaDB's build
 # dependencies (system libraries only: nothing is downloaded at build time),
-# ccache, sysbench, dpkg-dev for `dpkg-source`, libclang for bindgen, and
+# ccache, sysbench, dpkg-dev for `dpkg-source`, libclang for bindgen, perf
+# and gdb for the profile pass (flame graphs, Poor Man's Profiler), and
 # debian-keyring and devscripts (dscverify) to check the signature of a
 # source package fetched by its pool path.
 # The host's apt sources are only read; MariaDB source comes through the
@@ -16,6 +17,7 @@ packages=(
   libaio-dev liburing-dev libsystemd-dev
   sysbench dpkg-dev xz-utils curl debian-keyring devscripts
   libclang-dev clang
+  linux-perf gdb
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,12 +2,13 @@
 //! real builds. Layers, from the bottom (tests/layers.rs holds them):
 //!
 //! * foundation: util (files, the child-process runner), children, lock,
-//!   stale, host, provenance, stats, charts;
+//!   stale, host, provenance, stats, charts, flame (flame graphs);
 //! * dims: the small closed types every layer shares (series, metric
 //!   table, steps, workload kinds, model policies);
 //! * record: the result schema, plain data;
 //! * stages, in pipeline order: tree -> patch -> variant -> build ->
-//!   settings -> server -> metrics -> workload; each fills records;
+//!   settings -> server -> metrics -> profile -> workload; each fills
+//!   records;
 //! * results (files, keys, failures, questions) and report (pure
 //!   functions of records);
 //! * the runner (matrix) and the tasks (one per command; `bisect` runs
@@ -21,6 +22,7 @@ pub mod charts;
 pub mod children;
 pub mod dims;
 pub mod ffi;
+pub mod flame;
 pub mod host;
 pub mod lock;
 pub mod matrix;
@@ -29,6 +31,7 @@ pub mod model;
 pub mod mtr;
 pub mod patch;
 pub mod patch_check;
+pub mod profile;
 pub mod provenance;
 pub mod record;
 pub mod report;

@@ -7,8 +7,11 @@
 //! order (`run_order`).
 
 mod idle;
+mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
+
+pub use profile_pass::ProfileTarget;
 
 pub use idle::IdleSample;
 
@@ -155,6 +158,8 @@ impl Workload {
             ("residency_seconds", self.residency_seconds, day),
             ("sample_seconds", self.sample_seconds, day),
             ("hot_rate", self.hot_rate, 1_000_000_000),
+            ("profile_seconds", self.profile_seconds, 3_600),
+            ("pmp_samples", u64::from(self.pmp_samples), 10_000),
         ] {
             if value > most {
                 fail(field, format!("= {value}: at most {most}"))?;
@@ -187,6 +192,18 @@ impl Workload {
         }
         if self.measure_seconds == 0 {
             fail("measure_seconds", "must be at least 1".into())?;
+        }
+        if self.profile_seconds > 0 && self.pmp_samples == 0 {
+            fail(
+                "pmp_samples",
+                "must be at least 1 when `profile_seconds` asks for a profile pass".into(),
+            )?;
+        }
+        if self.profile_seconds > 0 && kind == WorkloadKind::ScanLoop {
+            fail(
+                "profile_seconds",
+                format!("= {}: scan-loop has no profile pass", self.profile_seconds),
+            )?;
         }
         match kind {
             WorkloadKind::RandomPoints if ![10, 100, 1000].contains(&self.random_points) => fail(
@@ -520,12 +537,14 @@ fn cell_log(logs: &Path, w: &Workload, threads: u32, phase: &str) -> PathBuf {
 
 /// Runs one cell of `w` at `threads` on a server that `prepare_data` has
 /// loaded: idle wait, warm-up (not measured), the measured run, the
-/// diagnostic pass, and for a write test the post-write flush.
+/// diagnostic pass, the profile pass when `profile` says where its stacks
+/// go (and `w` asks for one), and for a write test the post-write flush.
 pub fn execute_cell(
     w: &Workload,
     threads: u32,
     server: &mut Server,
     logs: &Path,
+    profile: Option<&ProfileTarget>,
 ) -> Result<Outcome> {
     let kind = w.kind()?;
     if kind == WorkloadKind::ScanLoop {
@@ -603,6 +622,22 @@ pub fn execute_cell(
         })?;
     }
 
+    if let Some(target) = profile.filter(|_| w.profile_seconds > 0) {
+        let args = pass_args(profile_pass::load_seconds(w), &mut out);
+        let logs = (log("profile"), log("profile-gdb"));
+        out.profile = Some(phase(&mut phases, w, Step::Profile, || {
+            profile_pass::run(
+                w,
+                &mut conn,
+                pid,
+                &args,
+                target,
+                (&logs.0, &logs.1),
+                &mut out.not_measured,
+            )
+        })?);
+    }
+
     if kind.is_write() {
         out.post_write = Some(phase(&mut phases, w, Step::PostWrite, || {
             post_write(&mut conn, w)
@@ -633,7 +668,7 @@ fn post_write(conn: &mut mysql::Conn, w: &Workload) -> Result<IdleWait> {
 pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome> {
     let mut phases = prepare_data(w, server, logs)?;
     let threads = w.thread_counts().first().copied().unwrap_or(1);
-    let mut out = execute_cell(w, threads, server, logs)?;
+    let mut out = execute_cell(w, threads, server, logs, None)?;
     phases.append(&mut out.phases);
     out.phases = phases;
     Ok(out)

@@ -25,6 +25,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
             "provenance",
             "stats",
             "charts",
+            "flame",
         ],
     ),
     ("dims", Within::Any, &["dims"]),
@@ -33,7 +34,8 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
         "stages",
         Within::Earlier,
         &[
-            "tree", "patch", "variant", "build", "settings", "server", "metrics", "workload",
+            "tree", "patch", "variant", "build", "settings", "server", "metrics", "profile",
+            "workload",
         ],
     ),
     ("results", Within::Any, &["results"]),

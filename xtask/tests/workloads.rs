@@ -80,7 +80,7 @@ fn every_kind_runs_on_one_server_in_marks_order() {
     for (i, threads) in order {
         let w = &workloads[i];
         let kind = w.kind().unwrap();
-        let out = workload::execute_cell(w, threads, &mut server, logs.path())
+        let out = workload::execute_cell(w, threads, &mut server, logs.path(), None)
             .unwrap_or_else(|e| panic!("{kind}: {e:#}\n{}", server.error_log_tail()));
         assert_eq!((out.kind, out.threads), (Some(kind), Some(threads)));
         let m = out.measured.as_ref().expect("a measured run");

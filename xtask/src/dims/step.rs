@@ -28,6 +28,8 @@ pub enum Step {
     Residency,
     Measured,
     Diagnostic,
+    /// the profile pass: perf and gdb under load, after the diagnostic pass
+    Profile,
     /// the post-write step that waits for dirty pages to be flushed
     PostWrite,
     Shutdown,
@@ -37,7 +39,7 @@ pub enum Step {
 
 impl Step {
     /// Every step, in a cell's order.
-    pub const ALL: [Step; 14] = [
+    pub const ALL: [Step; 15] = [
         Step::Tree,
         Step::Build,
         Step::Bootstrap,
@@ -49,6 +51,7 @@ impl Step {
         Step::Residency,
         Step::Measured,
         Step::Diagnostic,
+        Step::Profile,
         Step::PostWrite,
         Step::Shutdown,
         Step::Unknown,
@@ -69,6 +72,7 @@ impl Step {
             Step::Residency => "residency",
             Step::Measured => "measured",
             Step::Diagnostic => "diagnostic",
+            Step::Profile => "profile",
             Step::PostWrite => "post-write",
             Step::Shutdown => "shutdown",
             Step::Unknown => "unknown step",

@@ -70,7 +70,13 @@ pub(super) fn run_cell(
     let start = Instant::now();
     let cell_logs = logs.join(slug(&format!("{}-t{threads}", workload.name)));
     let mut after = After::GoOn;
-    match workload::execute_cell(workload, threads, server, &cell_logs) {
+    // the profile pass runs in the first repetition of a cell only: its
+    // stacks describe the cell, and profiling costs time
+    let profile = (r.key.repetition == 1).then(|| workload::ProfileTarget {
+        out: ctx.opts.out.clone(),
+        stem: profile_stem(&r.key),
+    });
+    match workload::execute_cell(workload, threads, server, &cell_logs, profile.as_ref()) {
         Ok(mut o) => {
             if let (Some(sl), Some(t), Some(res)) = (&mut o.scan_loop, &p.tree, &p.resolved) {
                 sl.model_policy = model_policy(t, &res.change);
@@ -109,6 +115,18 @@ pub(super) fn run_cell(
     }
     r.wall_seconds = start.elapsed().as_secs_f64();
     Ok(after)
+}
+
+/// `profiles/<tree>.<variant>.<workload>.t<threads>`: one flat name per
+/// cell, so that its files can be attached to a ticket as they are.
+fn profile_stem(key: &CellKey) -> String {
+    format!(
+        "profiles/{}.{}.{}.t{}",
+        slug(&key.tree),
+        slug(&key.variant),
+        slug(&key.workload),
+        key.threads
+    )
 }
 
 /// How the server was lost, in the words a failure message starts with.

@@ -45,6 +45,17 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
             }
         }
     }
+    if let Some(w) = matrix.workloads.iter().find(|w| w.profile_seconds > 0) {
+        for (tool, package) in [("perf", "linux-perf"), ("gdb", "gdb")] {
+            if find_in_path(tool).is_none() {
+                problems.push(format!(
+                    "`{tool}` is not installed (workload `{}` asks for a profile pass): run \
+                     tools/install-deps.sh, or apt-get install {package}",
+                    w.name
+                ));
+            }
+        }
+    }
     let shm = crate::server::shm_root();
     let shm_need = shm_estimate(matrix, &Host::detect(), keep);
     if let Some(free) = free_bytes(&shm) {

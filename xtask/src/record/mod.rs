@@ -9,7 +9,9 @@
 mod bisect;
 mod build;
 mod cnf;
+mod folded;
 mod measured;
+mod profile;
 mod run;
 mod tree;
 mod workload;
@@ -20,7 +22,9 @@ pub use bisect::{
 };
 pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};
 pub use cnf::{MyCnf, Scaled};
+pub use folded::{frame_is, is_unnamed, FoldedLineError, FoldedStacks, FrameChange};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
+pub use profile::{OnCpuProfile, ProfilePass, Profiler, WaitProfile};
 pub use run::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
 pub use tree::{Tree, TreeKind};
 pub use workload::{

@@ -1,6 +1,7 @@
 //! A workload as a matrix names it, and what one cell of it produced.
 
 use super::measured::Measured;
+use super::profile::ProfilePass;
 use crate::dims::{ModelPolicy, WorkloadKind};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -136,6 +137,22 @@ pub struct Workload {
     /// not the CPU's speed; 0: as fast as they go
     #[serde(default)]
     pub hot_rate: u64,
+    /// The profile pass after the diagnostic pass, of the first repetition
+    /// only: three windows of this length under one load, no profiler, then
+    /// `perf record`, then the Poor Man's Profiler. 0 (the default) skips it.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub profile_seconds: u64,
+    /// gdb backtraces of every server thread the Poor Man's Profiler takes,
+    /// spread over its window.
+    #[serde(
+        default = "defaults::pmp_samples",
+        skip_serializing_if = "defaults::is_pmp_samples"
+    )]
+    pub pmp_samples: u32,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Workload {
@@ -162,6 +179,8 @@ impl Workload {
             residency_seconds: defaults::residency_seconds(),
             sample_seconds: defaults::sample_seconds(),
             hot_rate: 0,
+            profile_seconds: 0,
+            pmp_samples: defaults::pmp_samples(),
         }
     }
 }
@@ -185,6 +204,12 @@ mod defaults {
     }
     pub fn arm_seconds() -> u64 {
         10
+    }
+    pub fn pmp_samples() -> u32 {
+        20
+    }
+    pub fn is_pmp_samples(n: &u32) -> bool {
+        *n == pmp_samples()
     }
     pub fn warmup_seconds() -> u64 {
         5
@@ -265,6 +290,9 @@ pub struct Outcome {
     /// scan-loop: residency over time and the hot and scan rates
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scan_loop: Option<ScanLoopOutcome>,
+    /// the profile pass: where the server spent its time and what it waited for
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfilePass>,
 }
 
 /// When the server counts as idle.

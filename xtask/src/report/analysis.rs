@@ -5,7 +5,7 @@
 //! floor where a control measured it, and what all that decides.
 
 use crate::dims::{Metric, REBUILT_CONTROL};
-use crate::record::{Cell, RunResult};
+use crate::record::{Cell, FoldedStacks, RunResult};
 use crate::results::manifest::is_baseline;
 use crate::results::metric;
 use crate::results::sweeps::{self, Sweeps, YoungCounts};
@@ -423,6 +423,9 @@ pub struct Analysis<'a> {
     /// the revision of the tool that renders the reports, when known
     /// (`results::manifest::Reported`); the runs carry their own
     pub reported_by: Option<String>,
+    /// the folded stacks of the profile passes, by their file (relative to
+    /// the results directory, as the runs name them)
+    pub stacks: BTreeMap<String, FoldedStacks>,
 }
 
 impl<'a> Analysis<'a> {
@@ -459,6 +462,7 @@ impl<'a> Analysis<'a> {
             cells,
             comparisons: Vec::new(),
             reported_by: None,
+            stacks: BTreeMap::new(),
         };
         let mut comparisons = Vec::new();
         for c in &a.cells {
@@ -480,6 +484,11 @@ impl<'a> Analysis<'a> {
     /// The same analysis, rendered by the tool of `revision`.
     pub fn reported_by(mut self, revision: Option<String>) -> Analysis<'a> {
         self.reported_by = revision;
+        self
+    }
+
+    pub fn with_stacks(mut self, stacks: BTreeMap<String, FoldedStacks>) -> Analysis<'a> {
+        self.stacks = stacks;
         self
     }
 

@@ -10,6 +10,7 @@ pub mod doc;
 pub mod relative;
 mod reproduction;
 pub mod scan;
+pub mod stacks;
 pub mod summary;
 pub mod verdict;
 
@@ -51,8 +52,10 @@ pub fn render_dir(dir: &Path) -> Result<Vec<(String, String)>> {
         bail!("no run results under {}", dir.join("runs").display());
     }
     let manifest = Manifest::read_or_derive(dir, &results)?;
-    let a =
-        Analysis::new(manifest, &results).reported_by(Reported::read(dir).map(|r| r.tool_revision));
+    let stacks = results::profiles::read(dir, &results)?;
+    let a = Analysis::new(manifest, &results)
+        .reported_by(Reported::read(dir).map(|r| r.tool_revision))
+        .with_stacks(stacks);
     render(&a)
 }
 
@@ -85,6 +88,7 @@ pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
     let verdicts = verdicts(a);
     let charts = charts::draw(a)?;
     let blocks = blocks(a, &verdicts, &charts);
+    let stack_rows = stacks::rows(a);
     let mut files = vec![
         ("report.md".to_string(), doc::markdown(&blocks)),
         ("report.jira".to_string(), doc::jira(&blocks)),
@@ -94,6 +98,12 @@ pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
         ),
     ];
     files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
+    if !stack_rows.is_empty() {
+        let detail = stacks::detail(&a.manifest.name, &stack_rows);
+        files.push(("stacks.md".into(), doc::markdown(&detail)));
+        files.push(("stacks.jira".into(), doc::jira(&detail)));
+        files.extend(stacks::flame_graphs(a, &stack_rows)?);
+    }
     Ok(files)
 }
 
@@ -415,6 +425,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     }
 
     b.extend(relative::blocks(&relative::rows(a)));
+    b.extend(stacks::pointer(&stacks::rows(a)));
 
     let busy_runs: Vec<&RunResult> = a
         .cells

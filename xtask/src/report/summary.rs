@@ -126,6 +126,10 @@ pub struct Summary {
     /// (`report::scan`); empty without scan-loop cells
     #[serde(default)]
     pub scan_resistance: Vec<super::scan::Row>,
+    /// every profile of a cell's profile pass (`report::stacks`); absent
+    /// without profiles
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stacks: Vec<super::stacks::StackRow>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -183,6 +187,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
         relative: super::relative::rows(a),
         scan_resistance: super::scan::rows(a),
+        stacks: super::stacks::rows(a),
     }
 }
 

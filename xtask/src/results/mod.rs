@@ -8,6 +8,7 @@ pub mod key;
 pub mod manifest;
 pub mod merge;
 pub mod metric;
+pub mod profiles;
 pub mod question;
 pub mod store;
 pub mod sweeps;

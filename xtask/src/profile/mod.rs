@@ -1,0 +1,7 @@
+//! The profile stage: the stacks behind the numbers. `perf` samples where
+//! the server spends its CPU; `pmp` (gdb) samples what every thread is
+//! doing, waits included. Both fold their stacks (`record::FoldedStacks`);
+//! the workload stage runs them under load in a cell's profile pass.
+
+pub mod perf;
+pub mod pmp;

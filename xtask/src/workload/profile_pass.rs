@@ -1,0 +1,227 @@
+//! A cell's profile pass: after the diagnostic pass, one sysbench load of
+//! the cell's workload, never measured, with three windows of
+//! `profile_seconds`: no profiler (the reference rate), `perf record`,
+//! then gdb's backtraces. Each window's rate comes from the server's
+//! `Queries` counter, so the report can say how much each profiler slowed
+//! the server. The stacks are folded into files of the results directory.
+
+use super::sysbench;
+use crate::profile::{perf, pmp};
+use crate::record::{NotMeasured, OnCpuProfile, ProfilePass, Profiler, WaitProfile, Workload};
+use anyhow::{Context, Result};
+use mysql::prelude::Queryable;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// Where a cell's profile goes: the results directory and the stem of its
+/// files there, relative to it (`profiles/<cell>`).
+#[derive(Debug, Clone)]
+pub struct ProfileTarget {
+    pub out: PathBuf,
+    pub stem: String,
+}
+
+impl ProfileTarget {
+    /// `<stem>.<profiler>.folded`, relative to the results directory.
+    fn folded(&self, profiler: Profiler) -> String {
+        format!("{}.{}.folded", self.stem, profiler.word())
+    }
+}
+
+/// The load runs this much longer than the three windows: a second to
+/// connect and ramp up before the reference window, and time for gdb's
+/// samples to overrun their window.
+const RAMP: Duration = Duration::from_secs(1);
+const OVERRUN: Duration = Duration::from_secs(10);
+
+/// Seconds of sysbench load a pass of `w` asks for.
+pub fn load_seconds(w: &Workload) -> u64 {
+    3 * w.profile_seconds + RAMP.as_secs() + OVERRUN.as_secs()
+}
+
+/// Runs the pass on the server `pid` under the sysbench command `args`
+/// (`load_seconds` long). What a profiler could not do goes to
+/// `not_measured`; a load that fails fails the pass.
+pub fn run(
+    w: &Workload,
+    conn: &mut mysql::Conn,
+    pid: u32,
+    args: &[String],
+    target: &ProfileTarget,
+    logs: (&Path, &Path),
+    not_measured: &mut Vec<NotMeasured>,
+) -> Result<ProfilePass> {
+    let start = Instant::now();
+    let window = Duration::from_secs(w.profile_seconds);
+    let (load_log, gdb_log) = logs;
+    std::fs::create_dir_all(target.out.join("profiles"))?;
+    let scratch = tempfile::tempdir().context("no temporary directory for the profilers")?;
+    let go = scratch.path().join("go");
+    let perf_data = scratch.path().join("perf.data");
+    let event = perf::Event::available();
+    // the server's own binary, whichever build or package it is
+    let binary = PathBuf::from(format!("/proc/{pid}/exe"));
+
+    std::thread::scope(|s| -> Result<ProfilePass> {
+        // gdb reads the binary's symbols before the load starts, then
+        // waits for `go`
+        let (signal, heard) = mpsc::channel();
+        let gdb = s.spawn(|| {
+            pmp::sample(
+                &binary,
+                pid,
+                (w.pmp_samples, window),
+                &go,
+                gdb_log,
+                signal,
+            )
+        });
+        let gdb_ready = matches!(
+            heard.recv_timeout(Duration::from_secs(600)),
+            Ok(pmp::Signal::Ready)
+        );
+        // from here on `go` must appear whatever happens, or gdb waits
+        let _release = Release(&go);
+
+        let load = s.spawn(|| {
+            let deadline = Duration::from_secs(load_seconds(w) + 60);
+            sysbench::run(args, deadline, load_log)
+        });
+        let load_began = Instant::now();
+        let load_seconds = Duration::from_secs(load_seconds(w));
+        std::thread::sleep(RAMP);
+        let rate = Rate::begin(conn)?;
+        std::thread::sleep(window);
+        let (reference_qps, rate) = rate.next(conn)?;
+
+        let recorded = perf::record(pid, w.profile_seconds, &event, &perf_data);
+        let (perf_qps, rate) = rate.next(conn)?;
+
+        let mut gdb_window = None;
+        if gdb_ready {
+            std::fs::write(&go, b"")?;
+            let sampled = Instant::now();
+            if let Ok(pmp::Signal::Done) = heard.recv_timeout(window * 3 + OVERRUN * 6) {
+                // the rate counts only if the load lasted the whole window
+                let during_load = load_began.elapsed() < load_seconds;
+                let (qps, _) = rate.next(conn)?;
+                gdb_window = Some((during_load.then_some(qps).flatten(), sampled.elapsed()));
+            }
+        }
+        let load = load.join().expect("the load's thread panicked");
+        load.context("the profile pass's load failed")?;
+
+        let on_cpu = match recorded.and_then(|()| {
+            let began = Instant::now();
+            let stacks = perf::fold(&perf_data)?;
+            Ok((stacks, began.elapsed().as_secs_f64()))
+        }) {
+            Ok((stacks, fold_seconds)) => {
+                let folded = target.folded(Profiler::OnCpu);
+                crate::util::write_atomic(&target.out.join(&folded), stacks.to_text().as_bytes())?;
+                Some(OnCpuProfile {
+                    event: event.name.to_string(),
+                    hardware_event: event.hardware,
+                    frequency_hz: perf::FREQUENCY_HZ,
+                    call_graph: perf::CALL_GRAPH.to_string(),
+                    samples: stacks.total(),
+                    unnamed_leaf_share: stacks.unnamed_leaf_share(),
+                    qps: perf_qps,
+                    folded,
+                    fold_seconds,
+                })
+            }
+            Err(e) => {
+                not_measured.push(NotMeasured {
+                    metric: "on-CPU profile (perf)".into(),
+                    reason: format!("{e:#}"),
+                });
+                None
+            }
+        };
+
+        drop(_release);
+        let waits = match gdb.join().expect("gdb's thread panicked") {
+            Ok(samples) => {
+                let folded = target.folded(Profiler::Waits);
+                crate::util::write_atomic(
+                    &target.out.join(&folded),
+                    samples.stacks.to_text().as_bytes(),
+                )?;
+                let qps = gdb_window.and_then(|(qps, _)| qps);
+                if qps.is_none() {
+                    not_measured.push(NotMeasured {
+                        metric: "QPS under gdb".into(),
+                        reason: "gdb's samples outlasted the load".into(),
+                    });
+                }
+                Some(WaitProfile {
+                    stops_ms: samples.stops_ms,
+                    thread_stacks: samples.thread_stacks,
+                    unnamed_leaf_share: samples.stacks.unnamed_leaf_share(),
+                    qps,
+                    folded,
+                })
+            }
+            Err(e) => {
+                not_measured.push(NotMeasured {
+                    metric: "wait profile (gdb)".into(),
+                    reason: format!("{e:#}"),
+                });
+                None
+            }
+        };
+        Ok(ProfilePass {
+            window_seconds: w.profile_seconds,
+            reference_qps,
+            on_cpu,
+            waits,
+            wall_seconds: start.elapsed().as_secs_f64(),
+        })
+    })
+}
+
+/// Creates the `go` file when dropped, so that a gdb waiting for it ends
+/// whatever path the pass took.
+struct Release<'a>(&'a Path);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.0, b"");
+    }
+}
+
+/// Queries a second between two readings of the server's `Queries`
+/// counter.
+struct Rate {
+    queries: Option<u64>,
+    at: Instant,
+}
+
+impl Rate {
+    fn begin(conn: &mut mysql::Conn) -> Result<Rate> {
+        Ok(Rate {
+            queries: queries(conn)?,
+            at: Instant::now(),
+        })
+    }
+
+    /// The rate since the last reading, and a new reading.
+    fn next(self, conn: &mut mysql::Conn) -> Result<(Option<f64>, Rate)> {
+        let now = Rate::begin(conn)?;
+        let seconds = now.at.duration_since(self.at).as_secs_f64();
+        let qps = match (self.queries, now.queries) {
+            (Some(a), Some(b)) if b >= a && seconds > 0.0 => Some((b - a) as f64 / seconds),
+            _ => None,
+        };
+        Ok((qps, now))
+    }
+}
+
+fn queries(conn: &mut mysql::Conn) -> Result<Option<u64>> {
+    let row: Option<(String, String)> = conn
+        .query_first("SHOW GLOBAL STATUS LIKE 'Queries'")
+        .context("cannot read the Queries counter")?;
+    Ok(row.and_then(|(_, v)| v.parse().ok()))
+}
