@@ -14,10 +14,12 @@ use std::time::Duration;
 pub const FREQUENCY_HZ: u32 = 199;
 
 /// The call graph mode: DWARF unwinding from a copy of the user stack.
-/// MariaDB builds (RelWithDebInfo, -O2) keep no frame pointers, so
-/// `--call-graph fp` would lose every caller of the sampled function;
-/// 16 KiB of stack reaches from a page access up to the connection's
-/// thread.
+/// MariaDB's own code keeps frame pointers (its cmake adds
+/// -fno-omit-frame-pointer), but Debian's glibc and libstdc++ do not, so a
+/// frame-pointer walk loses the caller of a sampled library function
+/// (`pthread_mutex_lock`, `memcpy`) and a packaged server's stacks
+/// altogether; 16 KiB of stack reaches from a page access up to the
+/// connection's thread.
 pub const CALL_GRAPH: &str = "dwarf,16384";
 
 /// The event perf samples on.
