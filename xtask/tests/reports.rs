@@ -27,6 +27,20 @@ fn check_snapshots(files: &[(String, String)], expected: &Path) {
         let (_, text) = files.iter().find(|(n, _)| n == name).unwrap();
         check_snapshot(text, &expected.join(name));
     }
+    // the stacks, where the runs had a profile pass: rendered exactly when
+    // the saved ones exist
+    for name in ["stacks.md", "stacks.jira"] {
+        let rendered = files.iter().find(|(n, _)| n == name);
+        assert_eq!(
+            rendered.is_some(),
+            expected.join(name).exists(),
+            "{name} of {}",
+            expected.display()
+        );
+        if let Some((_, text)) = rendered {
+            check_snapshot(text, &expected.join(name));
+        }
+    }
 }
 
 #[test]
@@ -338,13 +352,17 @@ fn every_committed_jira_report_fits_in_one_comment() {
     let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
     let mut checked = 0;
     for entry in std::fs::read_dir(&reports).unwrap() {
-        let path = entry.unwrap().path().join("report.jira");
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
-        let chars = text.chars().count();
-        assert!(chars < 32_767, "{}: {chars} characters", path.display());
-        checked += 1;
+        let dir = entry.unwrap().path();
+        // the stacks are a comment of their own beside the report
+        for name in ["report.jira", "stacks.jira"] {
+            let path = dir.join(name);
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let chars = text.chars().count();
+            assert!(chars < 32_767, "{}: {chars} characters", path.display());
+            checked += 1;
+        }
     }
     assert!(
         checked >= 4,

@@ -22,11 +22,12 @@ pub const PROMOTION: &str = "buf_page_make_young";
 /// futex under it).
 const LOCK_WAITS: [&str; 3] = ["__lll_lock_wait", "futex_wait", "__futex_abstimed_wait_common"];
 
-/// How many frames the tables of changes and stacks list.
-const CHANGES: usize = 8;
-const TOP_STACKS: usize = 3;
+/// How many frames the tables of changes and stacks list (a matrix's
+/// stacks.jira must stay one Jira comment).
+const CHANGES: usize = 6;
+const TOP_STACKS: usize = 2;
 /// Frames of a top stack shown, innermost first.
-const STACK_FRAMES: usize = 8;
+const STACK_FRAMES: usize = 6;
 
 /// One profile of one cell.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -59,7 +60,7 @@ pub struct StackRow {
     /// the baseline this profile is held against (absent for the baseline)
     pub against: Option<String>,
     pub differential: Option<String>,
-    /// frames whose share moved most from the baseline's profile
+    /// on-CPU: the frames whose share moved most from the baseline's profile
     pub largest_changes: Vec<ChangeRow>,
     /// gdb: the most common thread stacks, innermost frame first
     pub top_stacks: Vec<(String, u64)>,
@@ -188,15 +189,18 @@ fn row(
             file.trim_end_matches(".folded"),
             crate::util::slug(&variant)
         ));
-        row.largest_changes = stacks
-            .largest_changes(base_stacks, CHANGES)
-            .into_iter()
-            .map(|ch| ChangeRow {
-                frame: ch.frame,
-                baseline_share: ch.before,
-                share: ch.after,
-            })
-            .collect();
+        // gdb's shares are mostly idle threads: its changes say little
+        if profiler == Profiler::OnCpu {
+            row.largest_changes = stacks
+                .largest_changes(base_stacks, CHANGES)
+                .into_iter()
+                .map(|ch| ChangeRow {
+                    frame: ch.frame,
+                    baseline_share: ch.before,
+                    share: ch.after,
+                })
+                .collect();
+        }
         row.against = Some(variant);
     }
     row
@@ -380,7 +384,7 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
     let mut b = vec![Block::Heading(1, format!("innodb-lab stacks: {title}"))];
     b.extend(blocks(rows, 2));
     b.push(Block::Heading(2, "Against the baseline".into()));
-    for r in rows.iter().filter(|r| r.against.is_some()) {
+    for r in rows.iter().filter(|r| !r.largest_changes.is_empty()) {
         b.push(Block::Heading(
             3,
             format!(
@@ -430,11 +434,13 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
     b.push(Block::Heading(2, "Files to attach".into()));
     b.push(Block::Bullets(
         rows.iter()
-            .flat_map(|r| {
+            .map(|r| {
                 [Some(&r.folded), Some(&r.flame_graph), r.differential.as_ref()]
                     .into_iter()
                     .flatten()
                     .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             })
             .collect(),
     ));
