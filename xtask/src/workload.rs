@@ -158,7 +158,8 @@ impl Workload {
             ("residency_seconds", self.residency_seconds, day),
             ("sample_seconds", self.sample_seconds, day),
             ("hot_rate", self.hot_rate, 1_000_000_000),
-            ("profile_seconds", self.profile_seconds, 3_600),
+            // perf keeps 16 KiB of stack per sample: minutes fill /tmp
+            ("profile_seconds", self.profile_seconds, 120),
             ("pmp_samples", u64::from(self.pmp_samples), 10_000),
         ] {
             if value > most {
@@ -625,7 +626,8 @@ pub fn execute_cell(
     if let Some(target) = profile.filter(|_| w.profile_seconds > 0) {
         let args = pass_args(profile_pass::load_seconds(w), &mut out);
         let logs = (log("profile"), log("profile-gdb"));
-        out.profile = Some(phase(&mut phases, w, Step::Profile, || {
+        let mut lost = Vec::new();
+        let pass = phase(&mut phases, w, Step::Profile, || {
             profile_pass::run(
                 w,
                 &mut conn,
@@ -633,9 +635,19 @@ pub fn execute_cell(
                 &args,
                 target,
                 (&logs.0, &logs.1),
-                &mut out.not_measured,
+                &mut lost,
             )
-        })?);
+        });
+        out.not_measured.append(&mut lost);
+        // the cell's measurements stand without its stacks
+        match pass {
+            Ok(p) => out.profile = Some(p),
+            Err(e) if crate::children::interruption_in(&e).is_some() => return Err(e),
+            Err(e) => out.not_measured.push(NotMeasured {
+                metric: "profile pass".into(),
+                reason: format!("{e:#}"),
+            }),
+        }
     }
 
     if kind.is_write() {

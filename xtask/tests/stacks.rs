@@ -125,4 +125,6 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
     }
     let md = std::fs::read_to_string(out.path().join("stacks.md")).unwrap();
     assert!(md.contains(PROMOTION) && md.contains("profiles/"), "{md}");
+    // what the run found, for the log
+    eprintln!("{md}");
 }

@@ -64,12 +64,15 @@ fn hardware_counted(stat_csv: &str) -> bool {
 }
 
 /// Records the on-CPU stacks of every thread of `pid` for `seconds` into
-/// `data` (perf's own format).
+/// `data` (perf's own format). No build-id pass at the end: it would read
+/// the whole recording again while the load runs on, and the binaries are
+/// still where the recording names them when it is folded.
 pub fn record(pid: u32, seconds: u64, event: &Event, data: &Path) -> Result<()> {
     Command::new("perf")
         .args([
             "record",
             "--quiet",
+            "--no-buildid",
             "-e",
             event.name,
             "-F",
@@ -90,10 +93,18 @@ pub fn record(pid: u32, seconds: u64, event: &Event, data: &Path) -> Result<()> 
 
 /// The samples of `data`, folded: `perf script` resolves and unwinds them,
 /// inferno folds its output (one root frame a process name, argument lists
-/// taken off the function names).
+/// taken off the function names). The fields leave out the period, so that
+/// each sample counts 1 (with it, inferno weighs a `cpu-clock` sample by
+/// its nanoseconds).
 pub fn fold(data: &Path) -> Result<FoldedStacks> {
     let script = Command::new("perf")
-        .args(["script", "--no-inline", "-i"])
+        .args([
+            "script",
+            "--no-inline",
+            "-F",
+            "comm,pid,tid,time,event,ip,sym,dso",
+            "-i",
+        ])
         .arg(data.display().to_string())
         .deadline(Duration::from_secs(900))
         .read()

@@ -18,8 +18,9 @@ use std::time::Duration;
 
 /// The sampling loop gdb runs (its Python), parameters from the
 /// environment. Markers on lines of their own frame each sample's
-/// backtraces: `@@ready` once the symbols are read (it then waits for
-/// the file `INNODB_LAB_PMP_GO` to exist), `@@sample <i>
+/// backtraces: `@@ready` once the symbols are read and one attach is done
+/// (it then waits for the file `INNODB_LAB_PMP_GO`: `go` samples, anything
+/// else calls the samples off), `@@sample <i>
 /// <seconds stopped>` before each sample's text, `@@done` at the end.
 const SAMPLER: &str = r#"
 import os, time
@@ -29,17 +30,29 @@ pid = int(os.environ["INNODB_LAB_PMP_PID"])
 samples = int(os.environ["INNODB_LAB_PMP_SAMPLES"])
 spacing = float(os.environ["INNODB_LAB_PMP_SPACING"])
 go = os.environ["INNODB_LAB_PMP_GO"]
+
+def sample():
+    """One backtrace of every thread; the server runs again whatever happens."""
+    began = time.monotonic()
+    gdb.execute("attach %d" % pid, to_string=True)
+    try:
+        return gdb.execute("thread apply all backtrace", to_string=True), began
+    finally:
+        gdb.execute("detach", to_string=True)
 for setting in ("pagination off", "width 0", "height 0", "print frame-arguments none",
                 "print thread-events off", "print inferior-events off", "confirm off"):
     gdb.execute("set " + setting)
+# one attach before the load: the shared libraries' symbols and the first
+# expansion of the binary's are read now, not in the first measured stop
+sample()
 print("@@ready", flush=True)
 while not os.path.exists(go):
     time.sleep(0.02)
+with open(go) as f:
+    if f.read().strip() != "go":
+        raise SystemExit("called off before the first sample")
 for i in range(samples):
-    began = time.monotonic()
-    gdb.execute("attach %d" % pid, to_string=True)
-    text = gdb.execute("thread apply all backtrace", to_string=True)
-    gdb.execute("detach", to_string=True)
+    text, began = sample()
     stopped = time.monotonic() - began
     print("@@sample %d %.6f" % (i, stopped))
     print(text, flush=True)
@@ -67,9 +80,11 @@ pub enum Signal {
 
 /// Takes `samples` backtraces of every thread of `pid` (whose binary is
 /// `binary`), one every `window / samples`, from the moment the file `go`
-/// exists. `signal` hears when the symbols are read (gdb then waits for
+/// says `go`. `signal` hears when the symbols are read (gdb then waits for
 /// `go`) and when the last sample is taken, so that the caller can time
 /// the window the server was sampled in. gdb's output goes to `log`.
+/// However gdb ends, the server is sent SIGCONT: a tracer killed while
+/// attached must not leave it stopped.
 pub fn sample(
     binary: &Path,
     pid: u32,
@@ -91,8 +106,9 @@ pub fn sample(
         .env("INNODB_LAB_PMP_SAMPLES", samples.to_string())
         .env("INNODB_LAB_PMP_SPACING", format!("{spacing:.6}"))
         .env("INNODB_LAB_PMP_GO", go.display().to_string())
-        // reading a large binary's symbols, then the samples and their stops
-        .deadline(Duration::from_secs(600) + window * 3)
+        // reading a large binary's symbols, waiting through the windows
+        // before its own, then the samples and their stops
+        .deadline(Duration::from_secs(900) + window * 6)
         .stream(Some(log), |line| {
             match line {
                 "@@ready" => drop(signal.send(Signal::Ready)),
@@ -101,7 +117,13 @@ pub fn sample(
             }
             text.push_str(line);
             text.push('\n');
-        })?;
+        });
+    // a no-op for a running server
+    // SAFETY: kill(2) with a pid and a signal number; no memory is shared
+    unsafe {
+        libc::kill(pid as libc::pid_t, libc::SIGCONT);
+    }
+    let run = run?;
     if !run.status.success() || run.timed_out {
         bail!(
             "gdb {} ({}); last lines:\n{}",
@@ -188,6 +210,10 @@ pub fn frame_name(line: &str) -> Option<&str> {
         }
         None => rest,
     };
+    // `<signal handler called>` is a frame of its own
+    if rest.starts_with('<') {
+        return Some(rest.trim_end());
+    }
     let mut depth = 0i32;
     let bytes = rest.as_bytes();
     for (i, &b) in bytes.iter().enumerate() {
@@ -198,7 +224,7 @@ pub fn frame_name(line: &str) -> Option<&str> {
             }
             b'>' if depth > 0 && !rest[..i].ends_with('-') => depth -= 1,
             b'(' if i > 0 && bytes[i - 1] == b' ' && depth == 0 => {
-                let name = rest[..i - 1].trim_end();
+                let name = without_parameters(rest[..i - 1].trim_end());
                 return (!name.is_empty()).then_some(name);
             }
             b'(' => depth += 1,
@@ -208,6 +234,44 @@ pub fn frame_name(line: &str) -> Option<&str> {
     }
     let name = rest.split_whitespace().next()?;
     Some(name)
+}
+
+/// A name gdb took from the ELF symbol table rather than the debug info
+/// carries its parameters and a clone suffix (`f(int) const [clone
+/// .isra.0]`): without them it is the name the debug info gives.
+fn without_parameters(name: &str) -> &str {
+    let mut s = name;
+    if let Some(at) = s.find(" [clone ") {
+        s = &s[..at];
+    }
+    for qualifier in [" const", " volatile", " &&", " &"] {
+        if let Some(rest) = s.strip_suffix(qualifier) {
+            s = rest;
+        }
+    }
+    if !s.ends_with(')') {
+        return s;
+    }
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    // `(anonymous namespace)` alone is a name, and the `()`
+                    // of `operator()` is its name too, not parameters
+                    return if i == 0 || s[..i].ends_with("operator") {
+                        s
+                    } else {
+                        &s[..i]
+                    };
+                }
+            }
+            _ => {}
+        }
+    }
+    s
 }
 
 #[cfg(test)]
@@ -276,6 +340,20 @@ Thread 1 (Thread 0x7f9 (LWP 10) \"mariadbd\"):
             "std::operator<< <char>"
         );
         assert_eq!(name("#1  0x3 in ?? ()"), "??");
+        assert_eq!(name("#5  <signal handler called>"), "<signal handler called>");
+        // ELF symbols only: parameters and clone suffix in the name
+        assert_eq!(
+            name("#2  0x4 in buf_page_make_young(buf_page_t*) () from /usr/sbin/mariadbd"),
+            "buf_page_make_young"
+        );
+        assert_eq!(
+            name("#3  0x5 in f(int) const [clone .isra.0] () from /x"),
+            "f"
+        );
+        assert_eq!(
+            name("#4  0x6 in std::operator()(int) () from /x"),
+            "std::operator()"
+        );
         assert_eq!(frame_name("Thread 1 (LWP 3):"), None);
         assert_eq!(frame_name("#4  0x12 <garbage"), None);
     }

@@ -18,9 +18,14 @@ use serde::{Deserialize, Serialize};
 /// mechanism seen from the stacks.
 pub const PROMOTION: &str = "buf_page_make_young";
 
-/// Frames of a thread that sleeps on a lock (glibc's mutex wait and the
-/// futex under it).
-const LOCK_WAITS: [&str; 3] = ["__lll_lock_wait", "futex_wait", "__futex_abstimed_wait_common"];
+/// Parts of the frames of a thread that sleeps on a lock: glibc's mutex
+/// wait and the futex under it, under whichever alias the symbols give
+/// (`__lll_lock_wait`, `__GI___lll_lock_wait`, `futex_wait`).
+const LOCK_WAITS: [&str; 2] = ["lll_lock_wait", "futex_wait"];
+
+fn is_lock_wait(frame: &str) -> bool {
+    LOCK_WAITS.iter().any(|w| frame.contains(w))
+}
 
 /// How many frames the tables of changes and stacks list (a matrix's
 /// stacks.jira must stay one Jira comment).
@@ -145,9 +150,7 @@ fn row(
             .iter()
             .position(|f| frame_is(f, PROMOTION))
             .is_some_and(|i| {
-                frames[i + 1..]
-                    .iter()
-                    .any(|f| LOCK_WAITS.iter().any(|w| frame_is(f, w)))
+                frames[i + 1..].iter().any(|f| is_lock_wait(f))
             })
     }) as f64
         / total;
@@ -231,7 +234,7 @@ fn callers(stacks: &FoldedStacks, name: &str) -> Vec<(String, f64)> {
 pub fn flame_graphs(a: &Analysis, rows: &[StackRow]) -> Result<Vec<(String, String)>> {
     let mut files = Vec::new();
     for r in rows {
-        let Some(stacks) = a.stacks.get(&r.folded) else {
+        let Some(stacks) = a.stacks.get(&r.folded).filter(|s| !s.is_empty()) else {
             continue;
         };
         let what = match r.profiler {
@@ -349,7 +352,11 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
                         .map(|x| format!("{x:+.1}%"))
                         .unwrap_or_else(|| "n/a".into()),
                     pct(r.promotion_share),
-                    pct(r.promotion_lock_wait_share),
+                    // a CPU sample is never asleep
+                    match r.profiler {
+                        Profiler::OnCpu => "-".into(),
+                        Profiler::Waits => pct(r.promotion_lock_wait_share),
+                    },
                     if r.promotion_callers.is_empty() {
                         "-".into()
                     } else {
@@ -458,6 +465,15 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lock_wait_is_known_by_any_of_glibcs_names() {
+        assert!(is_lock_wait("__GI___lll_lock_wait"));
+        assert!(is_lock_wait("futex_wait"));
+        // a condition wait (an idle thread) is not a lock wait
+        assert!(!is_lock_wait("__futex_abstimed_wait_common64"));
+        assert!(!is_lock_wait("pthread_mutex_lock"));
+    }
 
     #[test]
     fn callers_are_the_two_frames_above() {

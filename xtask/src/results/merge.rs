@@ -94,9 +94,23 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_mixed: bool) -> Result<Merged> 
         runs += results.len();
     }
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
-    for (_, _, results) in &parts {
+    for (dir, _, results) in &parts {
         for r in results {
             r.write(out)?;
+            // the folded stacks a run names go with it
+            let Some(pass) = r.outcome.as_ref().and_then(|o| o.profile.as_ref()) else {
+                continue;
+            };
+            for profiler in crate::record::Profiler::ALL {
+                let Some(name) = pass.folded(profiler) else {
+                    continue;
+                };
+                let from = super::profiles::inside(dir, name)?;
+                let to = super::profiles::inside(out, name)?;
+                let text = std::fs::read(&from)
+                    .with_context(|| format!("{}: cannot read {}", r.key, from.display()))?;
+                crate::util::write_atomic(&to, &text)?;
+            }
         }
     }
     let mut manifest = first.clone();

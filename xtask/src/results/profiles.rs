@@ -6,7 +6,19 @@
 use crate::record::{FoldedStacks, RunResult};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeMap;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
+
+/// `dir/name`, where a run's `name` must stay inside the results directory.
+pub fn inside(dir: &Path, name: &str) -> Result<PathBuf> {
+    let path = Path::new(name);
+    if !path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_)))
+    {
+        bail!("a profile named `{name}` would lie outside the results directory");
+    }
+    Ok(dir.join(path))
+}
 
 /// Every folded file the runs of `dir` name, read and parsed, by name.
 pub fn read(dir: &Path, results: &[RunResult]) -> Result<BTreeMap<String, FoldedStacks>> {
@@ -22,18 +34,18 @@ pub fn read(dir: &Path, results: &[RunResult]) -> Result<BTreeMap<String, Folded
             if stacks.contains_key(name) {
                 continue;
             }
-            let path = Path::new(name);
-            if !path
-                .components()
-                .all(|c| matches!(c, Component::Normal(_)))
-            {
-                bail!(
-                    "{}: its {} profile names `{name}`, outside the results directory",
+            let file = inside(dir, name).with_context(|| format!("{}", r.key))?;
+            // a directory copied without its profiles still reports
+            // everything else; the stacks are absent, and said to be
+            if !file.exists() {
+                eprintln!(
+                    "warning: {}: its {} profile {} is missing: left out of the stacks",
                     r.key,
-                    profiler.word()
+                    profiler.word(),
+                    file.display()
                 );
+                continue;
             }
-            let file = dir.join(path);
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("{}: cannot read its profile {}", r.key, file.display()))?;
             let folded = FoldedStacks::parse(&text)

@@ -34,6 +34,8 @@ impl ProfileTarget {
 /// samples to overrun their window.
 const RAMP: Duration = Duration::from_secs(1);
 const OVERRUN: Duration = Duration::from_secs(10);
+/// How long gdb may take to read the server's symbols and attach once.
+const GDB_READY: Duration = Duration::from_secs(600);
 
 /// Seconds of sysbench load a pass of `w` asks for.
 pub fn load_seconds(w: &Workload) -> u64 {
@@ -78,11 +80,15 @@ pub fn run(
             )
         });
         let gdb_ready = matches!(
-            heard.recv_timeout(Duration::from_secs(600)),
+            heard.recv_timeout(GDB_READY),
             Ok(pmp::Signal::Ready)
         );
-        // from here on `go` must appear whatever happens, or gdb waits
-        let _release = Release(&go);
+        // from here on `go` must be written whatever happens, or gdb waits:
+        // dropped before the samples are asked for, it calls them off
+        let mut release = Release {
+            go: &go,
+            sampled: false,
+        };
 
         let load = s.spawn(|| {
             let deadline = Duration::from_secs(load_seconds(w) + 60);
@@ -93,14 +99,25 @@ pub fn run(
         std::thread::sleep(RAMP);
         let rate = Rate::begin(conn)?;
         std::thread::sleep(window);
-        let (reference_qps, rate) = rate.next(conn)?;
+        let (reference_qps, _) = rate.next(conn)?;
 
-        let recorded = perf::record(pid, w.profile_seconds, &event, &perf_data);
-        let (perf_qps, rate) = rate.next(conn)?;
+        // perf records in the background for the window; the rate is read
+        // inside it, clear of perf's start and end
+        let (recorded, perf_qps) = std::thread::scope(|inner| -> Result<_> {
+            let perf = inner.spawn(|| perf::record(pid, w.profile_seconds, &event, &perf_data));
+            let margin = (window / 8).min(Duration::from_millis(500));
+            std::thread::sleep(margin);
+            let rate = Rate::begin(conn)?;
+            std::thread::sleep(window.saturating_sub(margin * 2));
+            let (qps, _) = rate.next(conn)?;
+            let recorded = perf.join().expect("perf's thread panicked");
+            Ok((recorded, qps))
+        })?;
 
         let mut gdb_window = None;
         if gdb_ready {
-            std::fs::write(&go, b"")?;
+            let rate = Rate::begin(conn)?;
+            release.sample()?;
             let sampled = Instant::now();
             if let Ok(pmp::Signal::Done) = heard.recv_timeout(window * 3 + OVERRUN * 6) {
                 // the rate counts only if the load lasted the whole window
@@ -115,6 +132,9 @@ pub fn run(
         let on_cpu = match recorded.and_then(|()| {
             let began = Instant::now();
             let stacks = perf::fold(&perf_data)?;
+            if stacks.is_empty() {
+                anyhow::bail!("perf recorded no sample of the server");
+            }
             Ok((stacks, began.elapsed().as_secs_f64()))
         }) {
             Ok((stacks, fold_seconds)) => {
@@ -141,8 +161,16 @@ pub fn run(
             }
         };
 
-        drop(_release);
+        drop(release);
         let waits = match gdb.join().expect("gdb's thread panicked") {
+            Err(e) if !gdb_ready => Err(e.context(format!(
+                "gdb had not read the server's symbols and attached once within {} s: \
+                 no sample was taken",
+                GDB_READY.as_secs()
+            ))),
+            other => other,
+        };
+        let waits = match waits {
             Ok(samples) => {
                 let folded = target.folded(Profiler::Waits);
                 crate::util::write_atomic(
@@ -182,13 +210,27 @@ pub fn run(
     })
 }
 
-/// Creates the `go` file when dropped, so that a gdb waiting for it ends
-/// whatever path the pass took.
-struct Release<'a>(&'a Path);
+/// The file gdb waits on: `go` starts its samples; dropped before that,
+/// it says `cancel`, so that a gdb waiting for it ends whatever path the
+/// pass took.
+struct Release<'a> {
+    go: &'a Path,
+    sampled: bool,
+}
+
+impl Release<'_> {
+    fn sample(&mut self) -> Result<()> {
+        std::fs::write(self.go, b"go")?;
+        self.sampled = true;
+        Ok(())
+    }
+}
 
 impl Drop for Release<'_> {
     fn drop(&mut self) {
-        let _ = std::fs::write(self.0, b"");
+        if !self.sampled {
+            let _ = std::fs::write(self.go, b"cancel");
+        }
     }
 }
 
