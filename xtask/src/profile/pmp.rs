@@ -326,7 +326,10 @@ Thread 1 (Thread 0x7f9 (LWP 10) \"mariadbd\"):
     #[test]
     fn frame_names_keep_their_own_parentheses() {
         let name = |l| frame_name(l).unwrap();
-        assert_eq!(name("#0  0x00007f in epoll_wait () from /lib/libc.so.6"), "epoll_wait");
+        assert_eq!(
+            name("#0  0x00007f in epoll_wait () from /lib/libc.so.6"),
+            "epoll_wait"
+        );
         assert_eq!(
             name("#9  0x1 in std::function<void (int)>::operator() (...) at f.h:1"),
             "std::function<void (int)>::operator()"
@@ -340,7 +343,10 @@ Thread 1 (Thread 0x7f9 (LWP 10) \"mariadbd\"):
             "std::operator<< <char>"
         );
         assert_eq!(name("#1  0x3 in ?? ()"), "??");
-        assert_eq!(name("#5  <signal handler called>"), "<signal handler called>");
+        assert_eq!(
+            name("#5  <signal handler called>"),
+            "<signal handler called>"
+        );
         // ELF symbols only: parameters and clone suffix in the name
         assert_eq!(
             name("#2  0x4 in buf_page_make_young(buf_page_t*) () from /usr/sbin/mariadbd"),

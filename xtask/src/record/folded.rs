@@ -105,7 +105,9 @@ impl FoldedStacks {
 
     /// (frames outermost first, samples) of every stack.
     pub fn iter(&self) -> impl Iterator<Item = (Vec<&str>, u64)> {
-        self.stacks.iter().map(|(s, n)| (s.split(';').collect(), *n))
+        self.stacks
+            .iter()
+            .map(|(s, n)| (s.split(';').collect(), *n))
     }
 
     /// Samples whose stack satisfies `keep`.
@@ -158,11 +160,29 @@ impl FoldedStacks {
             .collect()
     }
 
-    /// The `n` frames whose inclusive share moved most from `before` to
-    /// `self`, largest move first (ties by name).
+    /// Self share of every frame: the samples whose innermost frame it is
+    /// (where the time was spent, not what it was spent under).
+    pub fn self_shares(&self) -> BTreeMap<String, f64> {
+        let total = self.total().max(1) as f64;
+        let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+        for (frames, n) in self.iter() {
+            if let Some(leaf) = frames.last() {
+                *counts.entry(leaf).or_default() += n;
+            }
+        }
+        counts
+            .into_iter()
+            .map(|(f, n)| (f.to_string(), n as f64 / total))
+            .collect()
+    }
+
+    /// The `n` frames whose self share moved most from `before` to `self`,
+    /// largest move first (ties by name). Self shares, because inclusive
+    /// ones move together all the way up a stack: a frame that vanished
+    /// shifts every caller's share by as much.
     pub fn largest_changes(&self, before: &FoldedStacks, n: usize) -> Vec<FrameChange> {
-        let old = before.frame_shares();
-        let new = self.frame_shares();
+        let old = before.self_shares();
+        let new = self.self_shares();
         let names: BTreeSet<&String> = old.keys().chain(new.keys()).collect();
         let mut changes: Vec<FrameChange> = names
             .into_iter()
@@ -190,13 +210,18 @@ impl FoldedStacks {
         all
     }
 
-    /// Share of the samples whose innermost frame has no name: what a
-    /// binary without symbols leaves (`[unknown]` from perf, `??` from
-    /// gdb, or a bare address).
+    /// Share of the samples whose innermost frame has no name under a
+    /// named one: what a binary without symbols leaves (`[unknown]` from
+    /// perf, `??` from gdb, or a bare address). A stack with no named frame
+    /// at all is a thread with no user-space stack to unwind (an io_uring
+    /// worker), not a missing symbol, and is not counted.
     pub fn unnamed_leaf_share(&self) -> Option<f64> {
         let total = self.total();
         (total > 0).then(|| {
-            self.count_where(|frames| frames.last().is_some_and(|f| is_unnamed(f))) as f64
+            self.count_where(|frames| {
+                frames.last().is_some_and(|f| is_unnamed(f))
+                    && frames.iter().any(|f| !is_unnamed(f))
+            }) as f64
                 / total as f64
         })
     }
@@ -262,6 +287,8 @@ mod tests {
             Some(0.0)
         );
         assert_eq!(f.unnamed_leaf_share(), Some(0.2));
+        let no_user_stack = FoldedStacks::parse("?? 5\nmain;?? 5\n").unwrap();
+        assert_eq!(no_user_stack.unnamed_leaf_share(), Some(0.5));
         assert_eq!(FoldedStacks::default().share_of("x"), None);
         let shares = f.frame_shares();
         assert_eq!(shares["start_thread"], 1.0);
@@ -278,15 +305,24 @@ mod tests {
         )
         .unwrap();
         let changes = after.largest_changes(&before, 2);
-        assert_eq!(changes[0].frame, "buf_page_make_young");
-        assert!((changes[0].delta() + 0.3).abs() < 1e-12);
+        // self shares: make_young lost its 30%, get_low took it
+        assert_eq!(changes[0].frame, "buf_page_get_low");
+        assert!((changes[0].delta() - 0.3).abs() < 1e-12);
+        assert_eq!(changes[1].frame, "buf_page_make_young");
+        assert!((changes[1].delta() + 0.3).abs() < 1e-12);
         assert_eq!(changes.len(), 2);
         assert_eq!(after.top_stacks(1)[0].1, 8);
     }
 
     #[test]
     fn clone_suffixes_name_the_same_function() {
-        assert!(frame_is("buf_page_make_young.isra.0", "buf_page_make_young"));
-        assert!(!frame_is("buf_page_make_young_if_needed", "buf_page_make_young"));
+        assert!(frame_is(
+            "buf_page_make_young.isra.0",
+            "buf_page_make_young"
+        ));
+        assert!(!frame_is(
+            "buf_page_make_young_if_needed",
+            "buf_page_make_young"
+        ));
     }
 }

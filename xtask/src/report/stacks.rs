@@ -65,7 +65,7 @@ pub struct StackRow {
     /// the baseline this profile is held against (absent for the baseline)
     pub against: Option<String>,
     pub differential: Option<String>,
-    /// on-CPU: the frames whose share moved most from the baseline's profile
+    /// on-CPU: the frames whose self share moved most from the baseline's profile
     pub largest_changes: Vec<ChangeRow>,
     /// gdb: the most common thread stacks, innermost frame first
     pub top_stacks: Vec<(String, u64)>,
@@ -113,10 +113,7 @@ pub fn rows(a: &Analysis) -> Vec<StackRow> {
 }
 
 /// The profile pass of a cell: of its first repetition that has one.
-fn profiled<'a>(
-    a: &'a Analysis,
-    cell: &crate::record::Cell,
-) -> Option<(&'a ProfilePass, u32)> {
+fn profiled<'a>(a: &'a Analysis, cell: &crate::record::Cell) -> Option<(&'a ProfilePass, u32)> {
     let c = a.cell(cell)?;
     c.all()
         .filter_map(|r| Some((r.outcome.as_ref()?.profile.as_ref()?, r.key.repetition)))
@@ -139,7 +136,12 @@ fn row(
         Profiler::Waits => (None, stacks.total()),
     };
     let stops = pass.waits.as_ref().map(|w| {
-        let mut s: Vec<f64> = w.stops_ms.iter().copied().filter(|x| x.is_finite()).collect();
+        let mut s: Vec<f64> = w
+            .stops_ms
+            .iter()
+            .copied()
+            .filter(|x| x.is_finite())
+            .collect();
         s.sort_by(f64::total_cmp);
         s
     });
@@ -149,9 +151,7 @@ fn row(
         frames
             .iter()
             .position(|f| frame_is(f, PROMOTION))
-            .is_some_and(|i| {
-                frames[i + 1..].iter().any(|f| is_lock_wait(f))
-            })
+            .is_some_and(|i| frames[i + 1..].iter().any(|f| is_lock_wait(f)))
     }) as f64
         / total;
     let mut row = StackRow {
@@ -220,10 +220,7 @@ fn callers(stacks: &FoldedStacks, name: &str) -> Vec<(String, f64)> {
             *by.entry(from).or_default() += n;
         }
     }
-    let mut list: Vec<(String, f64)> = by
-        .into_iter()
-        .map(|(k, n)| (k, n as f64 / total))
-        .collect();
+    let mut list: Vec<(String, f64)> = by.into_iter().map(|(k, n)| (k, n as f64 / total)).collect();
     list.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     list.truncate(3);
     list
@@ -272,7 +269,10 @@ pub fn flame_graphs(a: &Analysis, rows: &[StackRow]) -> Result<Vec<(String, Stri
                 crate::flame::differential(
                     &base.to_text(),
                     &text,
-                    &format!("{} {} against {}: {}", r.tree, r.variant, against, r.workload),
+                    &format!(
+                        "{} {} against {}: {}",
+                        r.tree, r.variant, against, r.workload
+                    ),
                     "red: a larger share than in the baseline, blue: a smaller one",
                 )?,
             ));
@@ -395,7 +395,7 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
         b.push(Block::Heading(
             3,
             format!(
-                "{} {} {} ({}t), {}: frames whose share moved most against {}",
+                "{} {} {} ({}t), {}: frames whose self share moved most against {}",
                 r.tree,
                 r.variant,
                 r.workload,
@@ -405,9 +405,14 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
             ),
         ));
         b.push(Block::Table {
-            header: ["frame", "baseline", "this variant", "change"]
-                .map(String::from)
-                .to_vec(),
+            header: [
+                "frame (self: the innermost)",
+                "baseline",
+                "this variant",
+                "change",
+            ]
+            .map(String::from)
+            .to_vec(),
             rows: r
                 .largest_changes
                 .iter()
@@ -424,10 +429,14 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
     }
     let waits: Vec<&StackRow> = rows.iter().filter(|r| !r.top_stacks.is_empty()).collect();
     if !waits.is_empty() {
-        b.push(Block::Heading(2, "What the threads were doing (gdb)".into()));
+        b.push(Block::Heading(
+            2,
+            "What the threads were doing (gdb)".into(),
+        ));
         for r in waits {
             b.push(Block::Para(format!(
-                "{} {} {} ({}t), the most common of {} thread stacks, innermost frame first:",
+                "{} {} {} ({}t), the most common of {} thread stacks, innermost frame first \
+                 (`??` alone: a thread gdb could not unwind from its first frame):",
                 r.tree, r.variant, r.workload, r.threads, r.samples
             )));
             b.push(Block::Bullets(
@@ -442,12 +451,16 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
     b.push(Block::Bullets(
         rows.iter()
             .map(|r| {
-                [Some(&r.folded), Some(&r.flame_graph), r.differential.as_ref()]
-                    .into_iter()
-                    .flatten()
-                    .map(|f| format!("`{f}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                [
+                    Some(&r.folded),
+                    Some(&r.flame_graph),
+                    r.differential.as_ref(),
+                ]
+                .into_iter()
+                .flatten()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
             })
             .collect(),
     ));

@@ -11,10 +11,7 @@ use std::path::{Component, Path, PathBuf};
 /// `dir/name`, where a run's `name` must stay inside the results directory.
 pub fn inside(dir: &Path, name: &str) -> Result<PathBuf> {
     let path = Path::new(name);
-    if !path
-        .components()
-        .all(|c| matches!(c, Component::Normal(_)))
-    {
+    if !path.components().all(|c| matches!(c, Component::Normal(_))) {
         bail!("a profile named `{name}` would lie outside the results directory");
     }
     Ok(dir.join(path))
@@ -46,8 +43,9 @@ pub fn read(dir: &Path, results: &[RunResult]) -> Result<BTreeMap<String, Folded
                 );
                 continue;
             }
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("{}: cannot read its profile {}", r.key, file.display()))?;
+            let text = std::fs::read_to_string(&file).with_context(|| {
+                format!("{}: cannot read its profile {}", r.key, file.display())
+            })?;
             let folded = FoldedStacks::parse(&text)
                 .with_context(|| format!("{} is not folded stacks", file.display()))?;
             stacks.insert(name.to_string(), folded);

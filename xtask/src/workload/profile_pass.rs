@@ -69,20 +69,9 @@ pub fn run(
         // gdb reads the binary's symbols before the load starts, then
         // waits for `go`
         let (signal, heard) = mpsc::channel();
-        let gdb = s.spawn(|| {
-            pmp::sample(
-                &binary,
-                pid,
-                (w.pmp_samples, window),
-                &go,
-                gdb_log,
-                signal,
-            )
-        });
-        let gdb_ready = matches!(
-            heard.recv_timeout(GDB_READY),
-            Ok(pmp::Signal::Ready)
-        );
+        let gdb =
+            s.spawn(|| pmp::sample(&binary, pid, (w.pmp_samples, window), &go, gdb_log, signal));
+        let gdb_ready = matches!(heard.recv_timeout(GDB_READY), Ok(pmp::Signal::Ready));
         // from here on `go` must be written whatever happens, or gdb waits:
         // dropped before the samples are asked for, it calls them off
         let mut release = Release {
