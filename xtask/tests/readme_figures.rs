@@ -518,3 +518,37 @@ fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
         s["busy_runs"].as_u64().unwrap()
     )));
 }
+
+/// The README's sentence on the stacks of mdev-37992: the share of base's
+/// on-CPU samples in `buf_page_make_young`, per IN-list workload, and none
+/// in the remedies', read from summary.json's stacks rows.
+#[test]
+fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
+    let text = one_line(&readme());
+    let s = summary("mdev-37992-10.11.18");
+    let stacks = s["stacks"].as_array().expect("stacks rows");
+    let share = |workload: &str, variant: &str| {
+        stacks
+            .iter()
+            .find(|r| {
+                r["workload"] == workload && r["variant"] == variant && r["profiler"] == "on-cpu"
+            })
+            .unwrap_or_else(|| panic!("no on-CPU profile of {variant} on {workload}"))
+            ["promotion_share"]
+            .as_f64()
+            .unwrap()
+    };
+    let quoted = format!(
+        "`buf_page_make_young` took {:.2}% (points-covered-pk) and {:.2}% (random-points) of \
+         base's on-CPU samples",
+        100.0 * share("points-covered-pk", "base"),
+        100.0 * share("random-points", "base")
+    );
+    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    for variant in ["gate", "clock", "workaround", "fixed"] {
+        for workload in ["points-covered-pk", "random-points"] {
+            assert_eq!(share(workload, variant), 0.0, "{variant} {workload}");
+        }
+    }
+    assert!(text.contains("and 0 in gate's, clock's, the workaround's and fixed's"));
+}

@@ -13,19 +13,27 @@ use xtask::report::stacks::PROMOTION;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
-#[test]
-fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
+/// The servers share two cores, and the failure seam is this process's
+/// environment: one test at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// One repetition of a short profiled points-covered-pk on `variants`,
+/// run to its end; the results directory and its results.
+fn profiled(
+    variants: &[&str],
+    arm_seconds: u64,
+) -> (tempfile::TempDir, Vec<xtask::record::RunResult>) {
     let mut m = Matrix::new(
         "stacks",
         vec![TreeEntry {
             spec: TREE.into(),
             name: Some("10.11.18".into()),
-            variants: vec!["base".into(), "fixed".into()],
+            variants: variants.iter().map(|v| v.to_string()).collect(),
         }],
         vec![Workload {
             tables: 4,
             table_size: 50_000,
-            arm_seconds: 8,
+            arm_seconds,
             warmup_seconds: 2,
             measure_seconds: 3,
             diagnostic_seconds: 0,
@@ -49,6 +57,38 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
         }
     }
     assert_eq!(failed, 0, "every run must succeed");
+    (out, results)
+}
+
+/// A profile pass that fails leaves its cell measured: the stacks are
+/// absent and the outcome says why.
+#[test]
+fn a_failed_profile_pass_leaves_the_cell_measured() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    std::env::set_var(xtask::dims::FAIL_STEP_ENV, "points-covered-pk:profile");
+    let (out, results) = profiled(&["base"], 0);
+    std::env::remove_var(xtask::dims::FAIL_STEP_ENV);
+    let outcome = results[0].outcome.as_ref().unwrap();
+    assert!(outcome.measured.as_ref().unwrap().sysbench.queries > 0);
+    assert!(outcome.profile.is_none());
+    let why = outcome
+        .not_measured
+        .iter()
+        .find(|n| n.metric == "profile pass")
+        .unwrap_or_else(|| panic!("{:?}", outcome.not_measured));
+    assert!(
+        why.reason.contains("made to fail by a test"),
+        "{}",
+        why.reason
+    );
+    // no stacks, so no stacks report
+    assert!(!out.path().join("stacks.md").exists());
+}
+
+#[test]
+fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (out, results) = profiled(&["base", "fixed"], 8);
 
     let profile = |variant: &str, profiler: Profiler| -> FoldedStacks {
         let r = results

@@ -42,6 +42,10 @@ pub struct StackRow {
     pub threads: u32,
     pub variant: String,
     pub profiler: Profiler,
+    /// each window of the pass, and the whole pass (its three windows,
+    /// gdb's start and the folding), in seconds
+    pub window_seconds: u64,
+    pub pass_seconds: f64,
     /// samples (on-CPU) or thread stacks (gdb) folded
     pub samples: u64,
     /// on-CPU: the sampling event, and whether it is a hardware counter
@@ -160,6 +164,8 @@ fn row(
         threads: c.cell.threads,
         variant: c.cell.variant.clone(),
         profiler,
+        window_seconds: pass.window_seconds,
+        pass_seconds: pass.wall_seconds,
         samples,
         event,
         qps_change_pct: pass.change_pct(profiler),
@@ -290,9 +296,7 @@ fn pct(x: Option<f64>) -> String {
 pub fn pointer(rows: &[StackRow]) -> Option<Block> {
     (!rows.is_empty()).then(|| {
         Block::Para(format!(
-            "Stacks: {} profiles (perf on-CPU and gdb's Poor Man's Profiler, one pass per cell in \
-             its first repetition, not measured) are in `stacks.md` and `stacks.jira` (a second \
-             comment for the ticket), with flame graphs and folded stacks to attach.",
+            "Stacks (perf and gdb, {} profiles): `stacks.md`, and `stacks.jira` as a second comment.",
             rows.len()
         ))
     })
@@ -304,11 +308,28 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
         return Vec::new();
     }
     let mut b = vec![Block::Heading(heading_level, "Stacks".into())];
+    let (shortest, longest) = rows.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), r| {
+        (lo.min(r.pass_seconds), hi.max(r.pass_seconds))
+    });
+    let mut windows: Vec<u64> = rows.iter().map(|r| r.window_seconds).collect();
+    windows.sort_unstable();
+    windows.dedup();
+    b.push(Block::Para(format!(
+        "Windows of {} s; a whole pass took {shortest:.0} to {longest:.0} s (its three windows, \
+         gdb reading the server's symbols before the load, and the folding after it), once per \
+         cell.",
+        windows
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )));
     b.push(Block::Para(format!(
         "Each profiled cell ran one more load after its diagnostic pass, never measured, with three \
-         windows of equal length: no profiler (the reference rate), `perf record -g` (on-CPU \
-         stacks, DWARF unwinding), then the Poor Man's Profiler (gdb attaches, takes a backtrace \
-         of every thread, detaches; the samples are spread over the window). \"QPS under the \
+         windows: no profiler (the reference rate), `perf record -g` (on-CPU stacks, DWARF \
+         unwinding), then the Poor Man's Profiler (gdb attaches, takes a backtrace of every \
+         thread, detaches; the samples are spread over the window, which runs longer when the \
+         stops add up to more than it). \"QPS under the \
          profiler\" is the server's `Queries` rate in that window against the reference window. \
          `{PROMOTION}` is the promotion that takes buf_pool.mutex on an access before the fix; its \
          share counts the samples with it anywhere in the stack, \"asleep on the lock\" those \
