@@ -337,7 +337,7 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
     // what the README says of this report is what it says
     let count = |word: &str| verdicts.iter().filter(|v| v["verdict"] == word).count();
     let said = format!(
-        "{} questions pass, {} fails, {} is undecided",
+        "{} questions pass, {} fail, {} undecided",
         count("pass"),
         count("fail"),
         count("undecided")
