@@ -110,36 +110,32 @@ impl FoldedStacks {
             .map(|(s, n)| (s.split(';').collect(), *n))
     }
 
-    /// Samples whose stack satisfies `keep`.
-    pub fn count_where(&self, keep: impl Fn(&[&str]) -> bool) -> u64 {
-        self.iter()
+    /// Share (0 to 1) of the samples whose stack (outermost frame first)
+    /// satisfies `keep`; None without samples.
+    pub fn share_where(&self, keep: impl Fn(&[&str]) -> bool) -> Option<f64> {
+        let total = self.total();
+        let kept: u64 = self
+            .iter()
             .filter(|(frames, _)| keep(frames))
             .map(|(_, n)| n)
-            .sum()
+            .sum();
+        (total > 0).then(|| kept as f64 / total as f64)
     }
 
-    /// Share (0 to 1) of the samples whose stack holds a frame named
-    /// `name` (see [`frame_is`]); None without samples.
+    /// Share of the samples whose stack holds a frame named `name` (see
+    /// [`frame_is`]).
     pub fn share_of(&self, name: &str) -> Option<f64> {
-        let total = self.total();
-        (total > 0).then(|| {
-            self.count_where(|frames| frames.iter().any(|f| frame_is(f, name))) as f64
-                / total as f64
-        })
+        self.share_where(|frames| frames.iter().any(|f| frame_is(f, name)))
     }
 
     /// Share of the samples whose stack holds `inner` somewhere inside (called,
     /// directly or not, from) `outer`.
     pub fn share_under(&self, inner: &str, outer: &str) -> Option<f64> {
-        let total = self.total();
-        (total > 0).then(|| {
-            self.count_where(|frames| {
-                frames
-                    .iter()
-                    .position(|f| frame_is(f, outer))
-                    .is_some_and(|o| frames[o + 1..].iter().any(|f| frame_is(f, inner)))
-            }) as f64
-                / total as f64
+        self.share_where(|frames| {
+            frames
+                .iter()
+                .position(|f| frame_is(f, outer))
+                .is_some_and(|o| frames[o + 1..].iter().any(|f| frame_is(f, inner)))
         })
     }
 
@@ -216,13 +212,8 @@ impl FoldedStacks {
     /// at all is a thread with no user-space stack to unwind (an io_uring
     /// worker), not a missing symbol, and is not counted.
     pub fn unnamed_leaf_share(&self) -> Option<f64> {
-        let total = self.total();
-        (total > 0).then(|| {
-            self.count_where(|frames| {
-                frames.last().is_some_and(|f| is_unnamed(f))
-                    && frames.iter().any(|f| !is_unnamed(f))
-            }) as f64
-                / total as f64
+        self.share_where(|frames| {
+            frames.last().is_some_and(|f| is_unnamed(f)) && frames.iter().any(|f| !is_unnamed(f))
         })
     }
 }

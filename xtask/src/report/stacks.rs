@@ -132,12 +132,9 @@ fn row(
     stacks: &FoldedStacks,
     base: Option<(String, &FoldedStacks)>,
 ) -> StackRow {
-    let (event, samples) = match profiler {
-        Profiler::OnCpu => {
-            let p = pass.on_cpu.as_ref();
-            (p.map(|p| p.event.clone()), stacks.total())
-        }
-        Profiler::Waits => (None, stacks.total()),
+    let event = match profiler {
+        Profiler::OnCpu => pass.on_cpu.as_ref().map(|p| p.event.clone()),
+        Profiler::Waits => None,
     };
     let stops = pass.waits.as_ref().map(|w| {
         let mut s: Vec<f64> = w
@@ -150,14 +147,12 @@ fn row(
         s
     });
     let stops = stops.filter(|s| !s.is_empty() && profiler == Profiler::Waits);
-    let total = stacks.total().max(1) as f64;
-    let lock_wait = stacks.count_where(|frames| {
+    let lock_wait = stacks.share_where(|frames| {
         frames
             .iter()
             .position(|f| frame_is(f, PROMOTION))
             .is_some_and(|i| frames[i + 1..].iter().any(|f| is_lock_wait(f)))
-    }) as f64
-        / total;
+    });
     let mut row = StackRow {
         tree: c.cell.tree.clone(),
         workload: c.cell.workload.clone(),
@@ -166,13 +161,13 @@ fn row(
         profiler,
         window_seconds: pass.window_seconds,
         pass_seconds: pass.wall_seconds,
-        samples,
+        samples: stacks.total(),
         event,
         qps_change_pct: pass.change_pct(profiler),
         stop_ms_median: stops.as_ref().and_then(|s| super::analysis::median(s)),
         stop_ms_max: stops.as_ref().and_then(|s| s.last().copied()),
         promotion_share: stacks.share_of(PROMOTION),
-        promotion_lock_wait_share: (stacks.total() > 0).then_some(lock_wait),
+        promotion_lock_wait_share: lock_wait,
         promotion_callers: callers(stacks, PROMOTION),
         unnamed_leaf_share: stacks.unnamed_leaf_share(),
         folded: file.to_string(),
