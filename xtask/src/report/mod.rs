@@ -87,14 +87,15 @@ fn revision_words(runs: &[String], reported_by: Option<&str>) -> String {
 pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
     let verdicts = verdicts(a);
     let charts = charts::draw(a)?;
-    let blocks = blocks(a, &verdicts, &charts);
+    // the stacks' rows once: the report, the summary and stacks.md use them
     let stack_rows = stacks::rows(a);
+    let blocks = blocks(a, &verdicts, &charts, &stack_rows);
     let mut files = vec![
         ("report.md".to_string(), doc::markdown(&blocks)),
         ("report.jira".to_string(), doc::jira(&blocks)),
         (
             "summary.json".to_string(),
-            serde_json::to_string_pretty(&summary::summary(a, &verdicts))? + "\n",
+            serde_json::to_string_pretty(&summary::summary(a, &verdicts, &stack_rows))? + "\n",
         ),
     ];
     files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
@@ -239,7 +240,12 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 /// The report's content, once for every text format.
-fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<Block> {
+fn blocks(
+    a: &Analysis,
+    verdicts: &[Verdict],
+    charts: &[charts::Chart],
+    stack_rows: &[stacks::StackRow],
+) -> Vec<Block> {
     let m = &a.manifest;
     let first = &a.results[0];
     let mut b = vec![Block::Heading(1, format!("innodb-lab report: {}", m.name))];
@@ -425,7 +431,7 @@ fn blocks(a: &Analysis, verdicts: &[Verdict], charts: &[charts::Chart]) -> Vec<B
     }
 
     b.extend(relative::blocks(&relative::rows(a)));
-    b.extend(stacks::pointer(&stacks::rows(a)));
+    b.extend(stacks::pointer(stack_rows));
 
     let busy_runs: Vec<&RunResult> = a
         .cells

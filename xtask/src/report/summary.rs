@@ -163,7 +163,7 @@ pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
     }
 }
 
-pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
+pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::StackRow]) -> Summary {
     let m = &a.manifest;
     let first = &a.results[0];
     let (counted, busy, failed) = a.counts();
@@ -187,7 +187,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict]) -> Summary {
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
         relative: super::relative::rows(a),
         scan_resistance: super::scan::rows(a),
-        stacks: super::stacks::rows(a),
+        stacks: stacks.to_vec(),
     }
 }
 
