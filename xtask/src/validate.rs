@@ -56,6 +56,8 @@ impl Side {
 /// A side's results and what the directory says about them.
 struct Loaded {
     name: String,
+    /// the results directory, canonical where it can be
+    dir: PathBuf,
     manifest: Manifest,
     results: Vec<RunResult>,
 }
@@ -106,6 +108,7 @@ fn load(text: &str) -> Result<Loaded> {
         }
     }
     Ok(Loaded {
+        dir: side.dir.canonicalize().unwrap_or(side.dir.clone()),
         name: text.to_string(),
         manifest,
         results,
@@ -118,9 +121,9 @@ pub struct Row {
     pub workload: String,
     pub threads: u32,
     pub comparison: Comparison,
-    /// about how many runs a side would settle "no slower than
-    /// -threshold" (`stats::runs_to_decide`)
-    pub runs_to_decide: Option<usize>,
+    /// about how many repetitions would settle "no slower than
+    /// -threshold" (`analysis::estimate_runs`: pairs or runs a side)
+    pub runs_to_decide: Option<analysis::RunsEstimate>,
 }
 
 /// Compares and prints; returns the exit code.
@@ -195,11 +198,18 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
         let noise = base_a.noise_floor(&b.cell, Metric::Qps);
         let against = format!("{} {}", b.cell.tree, b.cell.variant);
         let (base_qps, cand_qps) = (b.values(Metric::Qps), c.values(Metric::Qps));
+        // pairs only within one results directory, where the matrix
+        // interleaved the two by repetition
+        let pairs = (same_results(base, cand) && one_host(b, c))
+            .then(|| analysis::pair_ratios_of(b, c, Metric::Qps))
+            .flatten();
         rows.push(Row {
-            runs_to_decide: crate::stats::runs_to_decide(
-                &base_qps,
-                &cand_qps,
+            runs_to_decide: analysis::estimate_runs(
+                b,
+                c,
+                Metric::Qps,
                 1.0 - threshold / 100.0,
+                pairs.clone(),
             ),
             tree: if across {
                 format!("{} → {}", b.cell.tree, c.cell.tree)
@@ -208,11 +218,12 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
             },
             workload: c.cell.workload.clone(),
             threads: c.cell.threads,
-            comparison: Comparison::new(
+            comparison: Comparison::with_pairs(
                 &against,
                 Metric::Qps,
                 &base_qps,
                 &cand_qps,
+                pairs.as_deref(),
                 noise,
                 threshold,
             ),
@@ -226,6 +237,22 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
         );
     }
     Ok(rows)
+}
+
+/// Both sides read from one results directory.
+fn same_results(base: &Loaded, cand: &Loaded) -> bool {
+    base.dir == cand.dir
+}
+
+/// The counted runs of both cells come from one host, the same.
+fn one_host(base: &analysis::CellRuns, cand: &analysis::CellRuns) -> bool {
+    let hosts: BTreeSet<&str> = base
+        .counted
+        .iter()
+        .chain(&cand.counted)
+        .map(|r| r.host.hostname.as_str())
+        .collect();
+    hosts.len() == 1
 }
 
 fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
@@ -261,9 +288,7 @@ fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
                                 NonInferiority::Open => "undecided",
                             };
                             let estimate = match (shown, r.runs_to_decide) {
-                                (NonInferiority::Open, Some(n)) => {
-                                    format!("; about {n} runs a side would decide it")
-                                }
+                                (NonInferiority::Open, Some(e)) => format!("; {}", e.words()),
                                 _ => String::new(),
                             };
                             format!("{answer}: {words}{estimate}")

@@ -74,6 +74,8 @@ fn method_words(method: &Value) -> &'static str {
         "order-statistics" => "order statistics",
         "hodges-lehmann" => "Hodges-Lehmann, exact",
         "bootstrap" => "bootstrap, nominal",
+        "paired-hodges-lehmann" => "paired Hodges-Lehmann, exact",
+        "paired-bootstrap" => "paired bootstrap, nominal",
         other => panic!("unknown interval method {other}"),
     }
 }

@@ -183,3 +183,70 @@ fn a_usage_error_exits_3_not_undecided() {
     let (code, text) = validate("a", "b", &["--threshold", "five"]);
     assert_eq!(code, 3, "{text}");
 }
+
+/// Runs that a slow spell of the host moves together: within one results
+/// directory, where the matrix interleaved them by repetition, the pairs
+/// decide what the two samples compared as strangers cannot; the same
+/// runs in two directories are not paired.
+#[test]
+fn interleaved_runs_are_compared_in_pairs() {
+    let t = tempfile::tempdir().unwrap();
+    let one = dir(t.path(), "one");
+    // the host's spells: a repetition runs 25% slower or 20% faster
+    let host = [1.0, 0.75, 1.2, 0.9, 1.1, 0.8, 1.15, 0.95];
+    let base: Vec<f64> = host.iter().map(|h| 1000.0 * h).collect();
+    // within each repetition fixed is 1-3% faster
+    let own = [1.01, 1.03, 1.02, 1.01, 1.03, 1.02, 1.01, 1.02];
+    let fixed: Vec<f64> = base.iter().zip(own).map(|(b, o)| b * o).collect();
+    let cell = |v| ("10.11.18", v, "points-covered-pk", 2);
+    write_cell(Path::new(&one), "m", cell("base"), &base, 30.0);
+    write_cell(Path::new(&one), "m", cell("fixed"), &fixed, 0.0);
+    let (code, text) = validate(&format!("{one}:base"), &format!("{one}:fixed"), &[]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("(paired bootstrap, nominal 95%)"), "{text}");
+    // the same runs in two directories: strangers, compared unpaired
+    let (b, c) = (dir(t.path(), "b"), dir(t.path(), "c"));
+    write_cell(Path::new(&b), "m", cell("base"), &base, 30.0);
+    write_cell(Path::new(&c), "m", cell("fixed"), &fixed, 0.0);
+    let (code, text) = validate(&format!("{b}:base"), &format!("{c}:fixed"), &[]);
+    assert_eq!(code, 2, "{text}");
+    assert!(
+        text.contains("(bootstrap, nominal 95%)") && !text.contains("paired"),
+        "{text}"
+    );
+    assert!(text.contains("runs a side would decide it"), "{text}");
+}
+
+/// Pairs are the repetitions where both cells were counted, and only
+/// when every repetition's runs came after the earlier repetitions' runs.
+#[test]
+fn pairs_need_interleaved_runs_and_drop_a_busy_run_as_a_pair() {
+    use xtask::record::CellKey;
+    use xtask::report::analysis::Analysis;
+    use xtask::results::Manifest;
+    let key = |v: &str, rep| CellKey::new("10.11.18", v, "points-covered-pk", 2, rep);
+    let mut results = Vec::new();
+    for rep in 1..=7 {
+        // repetition 4 of fixed ran on a busy host
+        let busy = (rep == 4).then_some(1.5);
+        results.push(common::run("m", key("base", rep), 1000.0, 30.0, Some(0.02)));
+        results.push(common::run("m", key("fixed", rep), 1100.0, 0.0, busy.or(Some(0.02))));
+    }
+    let manifest = Manifest::derive(&results);
+    let a = Analysis::new(manifest.clone(), &results);
+    let (cell, base) = (key("fixed", 1).cell(), key("base", 1).cell());
+    let ratios = a.pair_ratios(&cell, &base, xtask::dims::Metric::Qps).unwrap();
+    assert_eq!(ratios.len(), 6, "{ratios:?}");
+    assert!(ratios.iter().all(|r| (r - 1.1).abs() < 1e-9), "{ratios:?}");
+    let c = a.compare_cells(&cell, &base, xtask::dims::Metric::Qps);
+    assert_eq!(c.pairs, Some(6));
+    assert!(c.ratio_interval.unwrap().method.paired());
+    // base's repetitions all ran before fixed's: not interleaved
+    for r in results.iter_mut().filter(|r| r.key.variant == "fixed") {
+        r.started_unix += 100;
+    }
+    let a = Analysis::new(manifest, &results);
+    assert_eq!(a.pair_ratios(&cell, &base, xtask::dims::Metric::Qps), None);
+    let c = a.compare_cells(&cell, &base, xtask::dims::Metric::Qps);
+    assert_eq!((c.pairs, c.ratio_interval.unwrap().method.paired()), (None, false));
+}

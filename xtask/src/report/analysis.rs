@@ -118,9 +118,15 @@ pub struct Comparison {
     pub median: Option<f64>,
     /// (median / base median - 1) * 100
     pub change_pct: Option<f64>,
-    /// interval of candidate / base with its method and coverage
-    /// (`stats::ratio_ci`: exact Hodges-Lehmann below 8 runs a side)
+    /// interval of candidate / base with its method and coverage: from
+    /// the pairs where the runs were interleaved by repetition and at
+    /// least `stats::PAIRED_MIN_PAIRS` pairs were counted
+    /// (`stats::paired_ratio_ci`), else unpaired (`stats::ratio_ci`: exact
+    /// Hodges-Lehmann below 8 runs a side)
     pub ratio_interval: Option<Interval>,
+    /// the pairs the interval was taken over, when it is paired
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairs: Option<usize>,
     /// exact two-sided Mann-Whitney p
     pub p_value: Option<f64>,
     /// the smallest p these numbers of runs can give
@@ -198,18 +204,44 @@ impl Comparison {
         threshold_pct: f64,
     ) -> Comparison {
         let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
-        Comparison::build(against, metric, base, cand, floor, threshold_pct, None)
+        Comparison::build(against, metric, base, cand, None, floor, threshold_pct, None)
     }
 
+    /// `new` with the candidate / baseline ratios of the repetitions where
+    /// both ran interleaved (`pair_ratios_of`): from
+    /// `stats::PAIRED_MIN_PAIRS` of them the interval is paired.
+    pub fn with_pairs(
+        against: &str,
+        metric: Metric,
+        base: &[f64],
+        cand: &[f64],
+        pairs: Option<&[f64]>,
+        noise_floor_pct: Option<f64>,
+        threshold_pct: f64,
+    ) -> Comparison {
+        let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
+        Comparison::build(against, metric, base, cand, pairs, floor, threshold_pct, None)
+    }
+
+    /// The same, with the candidate / baseline ratios of the repetitions
+    /// where both ran interleaved (`pair_ratios`): from
+    /// `stats::PAIRED_MIN_PAIRS` of them the interval is paired.
+    #[allow(clippy::too_many_arguments)]
     fn build(
         against: &str,
         metric: Metric,
         base: &[f64],
         cand: &[f64],
+        pairs: Option<&[f64]>,
         noise_floor: Option<NoiseFloor>,
         threshold_pct: f64,
         control: Option<Control>,
     ) -> Comparison {
+        let pairs = pairs.filter(|r| r.len() >= stats::PAIRED_MIN_PAIRS);
+        let ratio_interval = match pairs {
+            Some(r) => stats::paired_ratio_ci(r, LEVEL, RESAMPLES, SEED),
+            None => stats::ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
+        };
         let base_median = median(base);
         let cand_median = median(cand);
         let change_pct = match (base_median, cand_median) {
@@ -225,7 +257,8 @@ impl Comparison {
             base_median,
             median: cand_median,
             change_pct,
-            ratio_interval: stats::ratio_ci(base, cand, LEVEL, RESAMPLES, SEED),
+            ratio_interval,
+            pairs: pairs.map(<[f64]>::len),
             p_value: mw.map(|m| m.p_two_sided),
             min_possible_p: mw.map(|m| m.min_p),
             noise_floor_pct: noise_floor.as_ref().map(|n| n.pct),
@@ -281,7 +314,7 @@ impl Comparison {
             return (1..=stats::MAX_RUNS_ESTIMATED)
                 .find(|&n| stats::mann_whitney_min_p(n, n) < ALPHA);
         }
-        stats::runs_to_decide(base, cand, 1.0)
+        stats::runs_to_show_change(base, cand)
     }
 
     fn decide(&self) -> (Decision, String) {
@@ -658,14 +691,53 @@ impl<'a> Analysis<'a> {
         } else {
             format!("{} {}", base.tree, base.variant)
         };
+        let pairs = self.pair_ratios(cell, base, metric);
         Comparison::build(
             &against,
             metric,
             &values(base),
             &values(cell),
+            pairs.as_deref(),
             noise,
             self.manifest.threshold_pct,
             control,
+        )
+    }
+
+    /// The ratio of `cell`'s run to `base`'s in every repetition where
+    /// both were counted (a pair with a busy or failed run drops out),
+    /// when the two cells ran interleaved by repetition on one host: in
+    /// the order the runs started, every run of repetition r came after
+    /// every run of an earlier repetition of either cell (the matrix runs
+    /// each repetition's servers one after the other, so a slow spell of
+    /// the host hits both runs of a pair). None otherwise: runs of other
+    /// results directories, or of other hosts, are strangers.
+    pub fn pair_ratios(&self, cell: &Cell, base: &Cell, metric: Metric) -> Option<Vec<f64>> {
+        let (c, b) = (self.cell(cell)?, self.cell(base)?);
+        if cell == base || !self.one_host(cell, base) {
+            return None;
+        }
+        pair_ratios_of(b, c, metric)
+    }
+
+    /// About how many runs would decide whether `cell` against `base`
+    /// lies beyond `boundary` (a factor), by the interval the tool would
+    /// then make: in pairs where the cells ran interleaved (at least
+    /// `stats::PAIRED_MIN_PAIRS`, from where the interval is paired), else
+    /// in runs a side.
+    pub fn runs_to_decide(
+        &self,
+        cell: &Cell,
+        base: &Cell,
+        metric: Metric,
+        boundary: f64,
+    ) -> Option<RunsEstimate> {
+        estimate_runs(
+            self.cell(base)?,
+            self.cell(cell)?,
+            metric,
+            boundary,
+            self.pair_ratios(cell, base, metric),
         )
     }
 
@@ -677,6 +749,68 @@ impl<'a> Analysis<'a> {
             n.2 += c.failed.len();
         }
         n
+    }
+}
+
+/// The pair ratios of two cells' runs when they ran interleaved by
+/// repetition (`Analysis::pair_ratios`; the host is the caller's check).
+pub fn pair_ratios_of(base: &CellRuns, cand: &CellRuns, metric: Metric) -> Option<Vec<f64>> {
+    let mut starts: Vec<(u64, u32)> = base
+        .all()
+        .chain(cand.all())
+        .map(|r| (r.started_unix, r.key.repetition))
+        .collect();
+    starts.sort();
+    if starts.windows(2).any(|w| w[1].1 < w[0].1) {
+        return None;
+    }
+    let by_rep = |c: &CellRuns| -> BTreeMap<u32, f64> {
+        c.counted
+            .iter()
+            .filter_map(|r| Some((r.key.repetition, metric.of(r)?)))
+            .collect()
+    };
+    let (b, c) = (by_rep(base), by_rep(cand));
+    Some(
+        c.iter()
+            .filter_map(|(rep, v)| b.get(rep).map(|bv| v / bv))
+            .filter(|r| r.is_finite())
+            .collect(),
+    )
+}
+
+/// An estimate of the repetitions a decision would take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunsEstimate {
+    pub n: usize,
+    /// in pairs (repetitions of both), not runs a side
+    pub paired: bool,
+}
+
+impl RunsEstimate {
+    /// `about 12 pairs (repetitions of both) would decide it`
+    pub fn words(&self) -> String {
+        if self.paired {
+            format!("about {} pairs (repetitions of both) would decide it", self.n)
+        } else {
+            format!("about {} runs a side would decide it", self.n)
+        }
+    }
+}
+
+/// Pairs where the runs were interleaved (two or more ratios), else runs
+/// a side: the estimate for the interval the tool would use.
+pub fn estimate_runs(
+    base: &CellRuns,
+    cand: &CellRuns,
+    metric: Metric,
+    boundary: f64,
+    pairs: Option<Vec<f64>>,
+) -> Option<RunsEstimate> {
+    match pairs.filter(|p| p.len() >= 2) {
+        Some(p) => stats::pairs_to_decide(&p, boundary).map(|n| RunsEstimate { n, paired: true }),
+        None => stats::runs_to_decide(&base.values(metric), &cand.values(metric), boundary)
+            .map(|n| RunsEstimate { n, paired: false }),
     }
 }
 

@@ -47,8 +47,9 @@ pub struct Verdict {
     pub rule: String,
     /// one line per cell asked about, with its numbers
     pub details: Vec<String>,
-    /// undecided: about how many runs a side the most demanding cell
-    /// would need for a decision (`stats::runs_to_decide`)
+    /// undecided: about how many repetitions (pairs where the cells ran
+    /// interleaved, else runs a side) the most demanding cell would need
+    /// for a decision (`Analysis::runs_to_decide`)
     #[serde(default)]
     pub runs_to_decide: Option<usize>,
 }
@@ -278,7 +279,8 @@ fn not_below(a: &Analysis, q: &Question, t: &CellRuns) -> (Answer, String) {
 pub struct NoSlower {
     pub answer: Answer,
     pub detail: String,
-    /// undecided: about how many runs a side would decide it
+    /// undecided: about how many repetitions would decide it (pairs or
+    /// runs a side, as `Analysis::runs_to_decide` says)
     pub runs_to_decide: Option<usize>,
 }
 
@@ -306,12 +308,15 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
         };
     };
     let numbers = format!(
-        "{} {change:+.1}% against {} `{}` ({} runs vs {})",
+        "{} {change:+.1}% against {} `{}` ({} runs vs {}{})",
         m.words(),
         base.tree,
         base.variant,
         c.runs,
-        c.base_runs
+        c.base_runs,
+        c.pairs
+            .map(|p| format!(", {p} pairs"))
+            .unwrap_or_default()
     );
     if !a.one_host(cell, &base) {
         return NoSlower {
@@ -326,21 +331,19 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
         NonInferiority::Refuted => Answer::Fail,
         NonInferiority::Open => Answer::Undecided,
     };
-    let runs_to_decide = (answer == Answer::Undecided)
-        .then(|| {
-            let values = |x: &Cell| a.cell(x).map(|r| r.values(m)).unwrap_or_default();
-            // the factor at the allowed change: 0.95 for -5% of QPS, 1.05
-            // for +5% of a cost
-            let boundary = if m.higher_is_better() {
-                1.0 + allowed / 100.0
-            } else {
-                1.0 - allowed / 100.0
-            };
-            crate::stats::runs_to_decide(&values(&base), &values(cell), boundary)
-        })
+    // the factor at the allowed change: 0.95 for -5% of QPS, 1.05 for
+    // +5% of a cost
+    let boundary = if m.higher_is_better() {
+        1.0 + allowed / 100.0
+    } else {
+        1.0 - allowed / 100.0
+    };
+    let estimate = (answer == Answer::Undecided)
+        .then(|| a.runs_to_decide(cell, &base, m, boundary))
         .flatten();
-    let estimate = match (answer, runs_to_decide) {
-        (Answer::Undecided, Some(n)) => format!("; about {n} runs a side would decide it"),
+    let runs_to_decide = estimate.map(|e| e.n);
+    let estimate = match (answer, estimate) {
+        (Answer::Undecided, Some(e)) => format!("; {}", e.words()),
         (Answer::Undecided, None) => format!(
             "; no estimate of the runs it would take (the change lies at the allowed one, or beyond {} runs a side)",
             crate::stats::MAX_RUNS_ESTIMATED

@@ -30,6 +30,13 @@ pub enum IntervalMethod {
     HodgesLehmann,
     /// percentile bootstrap of the ratio of medians: nominal coverage
     Bootstrap,
+    /// Hodges-Lehmann interval of the log ratios within pairs (a
+    /// repetition's run of each side), from the exact signed-rank
+    /// distribution: exact when the log ratios are symmetric
+    PairedHodgesLehmann,
+    /// percentile bootstrap over pairs of their Hodges-Lehmann estimate:
+    /// nominal coverage
+    PairedBootstrap,
 }
 
 impl IntervalMethod {
@@ -38,7 +45,17 @@ impl IntervalMethod {
             IntervalMethod::OrderStatistics => "order statistics",
             IntervalMethod::HodgesLehmann => "Hodges-Lehmann, exact",
             IntervalMethod::Bootstrap => "bootstrap, nominal",
+            IntervalMethod::PairedHodgesLehmann => "paired Hodges-Lehmann, exact",
+            IntervalMethod::PairedBootstrap => "paired bootstrap, nominal",
         }
+    }
+
+    /// Whether the interval comes from pairs of runs.
+    pub fn paired(self) -> bool {
+        matches!(
+            self,
+            IntervalMethod::PairedHodgesLehmann | IntervalMethod::PairedBootstrap
+        )
     }
 }
 
@@ -302,19 +319,55 @@ pub(super) const Z_80: f64 = 0.841_621_233_572_914_3;
 pub const MAX_RUNS_ESTIMATED: usize = 100_000;
 
 /// About how many runs a side (the same number on both) would settle
-/// whether the factor between candidate and base lies beyond
-/// `boundary` (a factor: 0.95 for a drop of 5%, 1 for "any change"),
-/// estimated as a sample-size formula does: if the runs' spread (the
-/// pooled standard deviation s of the logs of both samples) and the
-/// factor they show (the ratio of medians) were the true ones, the
-/// smallest n with 2 (z_0.975 + z_0.8)^2 s^2 / (n d^2) <= 3/pi, d the
-/// distance in logs between the factor and the boundary: the normal
-/// approximation of a 95% interval that clears the boundary 80% of the
-/// time, widened by the Hodges-Lehmann interval's efficiency of 3/pi
-/// against the t interval. At least 4 (fewer a side give no exact 95%
-/// interval); None beyond `MAX_RUNS_ESTIMATED`, when the factor lies on
-/// the boundary, or when the values do not allow logs.
+/// whether the factor between candidate and base lies beyond `boundary`
+/// (a factor: 0.95 for a drop of 5%) by the interval `ratio_ci` would
+/// then make, if the runs' spread (the pooled standard deviation s of the
+/// logs of both samples) and the factor they show (the ratio of medians)
+/// were the true ones. The fewest n with
+/// n >= 2 (t_0.975 + t_0.8)^2 s^2 / (d^2 e), t with 2n - 2 degrees of
+/// freedom and d the distance in logs between the factor and the
+/// boundary: a 95% interval that clears the boundary 80% of the time,
+/// widened by the efficiency e of the interval against the t interval,
+/// which depends on the tier `ratio_ci` uses at n: 3/pi for the
+/// Hodges-Lehmann interval below `BOOTSTRAP_MIN_RUNS`, 2/pi for the
+/// bootstrap of the ratio of medians from there on (a median wastes more
+/// than a Hodges-Lehmann shift). Held by a simulation of the tool's own
+/// rule (`tests::estimates_decide_as_often_as_they_say`). At least 4;
+/// None beyond `MAX_RUNS_ESTIMATED`, when the factor lies on the
+/// boundary, or when the values do not allow logs.
 pub fn runs_to_decide(base: &[f64], candidate: &[f64], boundary: f64) -> Option<usize> {
+    let (var, distance) = log_spread_and_distance(base, candidate, boundary)?;
+    let need = |efficiency: f64| {
+        move |n: usize| {
+            let t = t_quantiles(2 * n - 2);
+            2.0 * t * t * var / (distance * distance * efficiency)
+        }
+    };
+    let pi = std::f64::consts::PI;
+    match smallest_n(4, need(3.0 / pi))? {
+        n if n < BOOTSTRAP_MIN_RUNS => Some(n),
+        _ => smallest_n(BOOTSTRAP_MIN_RUNS, need(2.0 / pi)),
+    }
+}
+
+/// About how many runs a side would make the exact Mann-Whitney test of
+/// the change the runs show significant at 5% with 80% power: the normal
+/// approximation 2 (z_0.975 + z_0.8)^2 s^2 / (d^2 * 3/pi), d the log of
+/// the ratio of medians, 3/pi the test's efficiency against the t test.
+/// At least 4; None as `runs_to_decide`.
+pub fn runs_to_show_change(base: &[f64], candidate: &[f64]) -> Option<usize> {
+    let (var, distance) = log_spread_and_distance(base, candidate, 1.0)?;
+    let efficiency = 3.0 / std::f64::consts::PI;
+    let n = 2.0 * (Z_975 + Z_80).powi(2) * var / (distance.powi(2) * efficiency);
+    let n = (n.ceil() as usize).max(4);
+    (n <= MAX_RUNS_ESTIMATED).then_some(n)
+}
+
+/// The pooled variance of the logs of both samples and the distance in
+/// logs from the ratio of their medians to `boundary`; None with fewer
+/// than 2 values a side, a value that allows no log, a boundary that is
+/// not a positive factor, or a ratio on the boundary.
+fn log_spread_and_distance(base: &[f64], candidate: &[f64], boundary: f64) -> Option<(f64, f64)> {
     let positive = |v: &f64| v.is_finite() && *v > 0.0;
     if base.len() < 2
         || candidate.len() < 2
@@ -337,13 +390,7 @@ pub fn runs_to_decide(base: &[f64], candidate: &[f64], boundary: f64) -> Option<
         median_of_sorted(&c) / median_of_sorted(&b)
     };
     let distance = (factor.ln() - boundary.ln()).abs();
-    if distance == 0.0 {
-        return None;
-    }
-    let efficiency = 3.0 / std::f64::consts::PI;
-    let n = 2.0 * (Z_975 + Z_80).powi(2) * pooled_var / (distance.powi(2) * efficiency);
-    let n = (n.ceil() as usize).max(4);
-    (n <= MAX_RUNS_ESTIMATED).then_some(n)
+    (distance > 0.0).then_some((pooled_var, distance))
 }
 
 pub(super) fn median_of_sorted(sorted: &[f64]) -> f64 {

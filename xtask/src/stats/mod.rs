@@ -6,9 +6,13 @@
 //! proves nothing).
 
 mod interval;
+mod paired;
+#[cfg(test)]
+mod power;
 mod rank;
 
 pub use interval::*;
+pub use paired::*;
 pub use rank::*;
 
 use serde::{Deserialize, Serialize};
@@ -406,22 +410,34 @@ mod tests {
         let near = runs_to_decide(&base, &cand, 0.95).unwrap();
         let far = runs_to_decide(&base, &cand, 0.80).unwrap();
         assert!(near > far, "{near} {far}");
-        // the formula by hand: pooled variance of the logs, d = ln(0.99 / 0.95)
+        // the formula by hand: pooled variance of the logs, d = ln(0.99 /
+        // 0.95), t quantiles of 2n - 2 degrees of freedom, and the
+        // efficiency of the tier the interval takes at n
         let logs = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<_>>();
         let ss = |v: Vec<f64>| {
             let m = v.iter().sum::<f64>() / v.len() as f64;
             v.iter().map(|x| (x - m).powi(2)).sum::<f64>()
         };
         let var = (ss(logs(&base)) + ss(logs(&cand))) / 6.0;
-        let factor = 99.0 / 100.5;
-        let d = (factor / 0.95f64).ln();
-        let want =
-            2.0 * (1.959964 + 0.841621f64).powi(2) * var / (d * d) * std::f64::consts::PI / 3.0;
-        assert_eq!(near, (want.ceil() as usize).max(4), "{want}");
+        let d = (99.0 / 100.5 / 0.95f64).ln();
+        let need = |n: usize, e: f64| {
+            use statrs::distribution::{ContinuousCDF, StudentsT};
+            let t = StudentsT::new(0.0, 1.0, (2 * n - 2) as f64).unwrap();
+            let q = t.inverse_cdf(0.975) + t.inverse_cdf(0.8);
+            2.0 * q * q * var / (d * d * e)
+        };
+        let pi = std::f64::consts::PI;
+        let by_hand = (4..)
+            .find(|&n| need(n, 3.0 / pi) <= n as f64)
+            .filter(|&n| n < BOOTSTRAP_MIN_RUNS)
+            .unwrap_or_else(|| (8..).find(|&n| need(n, 2.0 / pi) <= n as f64).unwrap());
+        assert_eq!(near, by_hand);
+        assert!(near >= BOOTSTRAP_MIN_RUNS, "this case needs the bootstrap: {near}");
         // identical runs need the fewest there are; a factor on the boundary never settles
         assert_eq!(runs_to_decide(&[100.0; 3], &[90.0; 3], 0.95), Some(4));
         assert_eq!(runs_to_decide(&[100.0; 3], &[95.0, 95.0, 95.0], 0.95), None);
         assert_eq!(runs_to_decide(&[100.0], &[95.0, 96.0], 0.95), None);
+        assert_eq!(runs_to_show_change(&[100.0; 3], &[90.0; 3]), Some(4));
     }
 
     #[test]
