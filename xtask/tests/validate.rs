@@ -211,7 +211,7 @@ fn interleaved_runs_are_compared_in_pairs() {
     let (code, text) = validate(&format!("{b}:base"), &format!("{c}:fixed"), &[]);
     assert_eq!(code, 2, "{text}");
     assert!(
-        text.contains("(bootstrap, nominal 95%)") && !text.contains("paired"),
+        text.contains("(bootstrap, nominal 95%)") && !text.contains("(paired"),
         "{text}"
     );
     assert!(text.contains("runs a side would decide it"), "{text}");
@@ -230,12 +230,20 @@ fn pairs_need_interleaved_runs_and_drop_a_busy_run_as_a_pair() {
         // repetition 4 of fixed ran on a busy host
         let busy = (rep == 4).then_some(1.5);
         results.push(common::run("m", key("base", rep), 1000.0, 30.0, Some(0.02)));
-        results.push(common::run("m", key("fixed", rep), 1100.0, 0.0, busy.or(Some(0.02))));
+        results.push(common::run(
+            "m",
+            key("fixed", rep),
+            1100.0,
+            0.0,
+            busy.or(Some(0.02)),
+        ));
     }
     let manifest = Manifest::derive(&results);
     let a = Analysis::new(manifest.clone(), &results);
     let (cell, base) = (key("fixed", 1).cell(), key("base", 1).cell());
-    let ratios = a.pair_ratios(&cell, &base, xtask::dims::Metric::Qps).unwrap();
+    let ratios = a
+        .pair_ratios(&cell, &base, xtask::dims::Metric::Qps)
+        .unwrap();
     assert_eq!(ratios.len(), 6, "{ratios:?}");
     assert!(ratios.iter().all(|r| (r - 1.1).abs() < 1e-9), "{ratios:?}");
     let c = a.compare_cells(&cell, &base, xtask::dims::Metric::Qps);
@@ -248,5 +256,8 @@ fn pairs_need_interleaved_runs_and_drop_a_busy_run_as_a_pair() {
     let a = Analysis::new(manifest, &results);
     assert_eq!(a.pair_ratios(&cell, &base, xtask::dims::Metric::Qps), None);
     let c = a.compare_cells(&cell, &base, xtask::dims::Metric::Qps);
-    assert_eq!((c.pairs, c.ratio_interval.unwrap().method.paired()), (None, false));
+    assert_eq!(
+        (c.pairs, c.ratio_interval.unwrap().method.paired()),
+        (None, false)
+    );
 }

@@ -127,7 +127,8 @@ pub struct Comparison {
     /// the pairs the interval was taken over, when it is paired
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pairs: Option<usize>,
-    /// exact two-sided Mann-Whitney p
+    /// exact two-sided p: Wilcoxon's signed-rank test of the pairs where
+    /// the interval is paired, else Mann-Whitney's
     pub p_value: Option<f64>,
     /// the smallest p these numbers of runs can give
     pub min_possible_p: Option<f64>,
@@ -204,7 +205,16 @@ impl Comparison {
         threshold_pct: f64,
     ) -> Comparison {
         let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
-        Comparison::build(against, metric, base, cand, None, floor, threshold_pct, None)
+        Comparison::build(
+            against,
+            metric,
+            base,
+            cand,
+            None,
+            floor,
+            threshold_pct,
+            None,
+        )
     }
 
     /// `new` with the candidate / baseline ratios of the repetitions where
@@ -220,7 +230,16 @@ impl Comparison {
         threshold_pct: f64,
     ) -> Comparison {
         let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
-        Comparison::build(against, metric, base, cand, pairs, floor, threshold_pct, None)
+        Comparison::build(
+            against,
+            metric,
+            base,
+            cand,
+            pairs,
+            floor,
+            threshold_pct,
+            None,
+        )
     }
 
     /// The same, with the candidate / baseline ratios of the repetitions
@@ -248,7 +267,14 @@ impl Comparison {
             (Some(b), Some(c)) => stats::change_pct(b, c),
             _ => None,
         };
-        let mw: Option<MannWhitney> = stats::mann_whitney_exact(base, cand);
+        // the test of the pairs where the interval is theirs
+        let (p_value, min_possible_p) = match pairs.and_then(stats::signed_rank_exact) {
+            Some(t) => (Some(t.p_two_sided), Some(t.min_p)),
+            None => {
+                let mw: Option<MannWhitney> = stats::mann_whitney_exact(base, cand);
+                (mw.map(|m| m.p_two_sided), mw.map(|m| m.min_p))
+            }
+        };
         let mut c = Comparison {
             against: against.to_string(),
             metric,
@@ -259,8 +285,8 @@ impl Comparison {
             change_pct,
             ratio_interval,
             pairs: pairs.map(<[f64]>::len),
-            p_value: mw.map(|m| m.p_two_sided),
-            min_possible_p: mw.map(|m| m.min_p),
+            p_value,
+            min_possible_p,
             noise_floor_pct: noise_floor.as_ref().map(|n| n.pct),
             noise_floor_from: noise_floor.and_then(|n| n.from),
             control: control.is_some(),
@@ -271,10 +297,10 @@ impl Comparison {
         };
         (c.verdict, c.why) = c.decide();
         if c.verdict == Decision::Undecided {
-            c.runs_to_decide = c.runs_to_decide_change(base, cand);
-            if let Some(n) = c.runs_to_decide {
-                c.why
-                    .push_str(&format!(" (about {n} runs a side would decide it)"));
+            let estimate = c.runs_to_decide_change(base, cand, pairs);
+            c.runs_to_decide = estimate.map(|e| e.n);
+            if let Some(e) = estimate {
+                c.why.push_str(&format!(" ({})", e.words()));
             }
         }
         if let Some(control) = control {
@@ -308,13 +334,31 @@ impl Comparison {
     /// within the threshold or the noise floor, the fewest whose exact test
     /// can be significant (then it is "no change shown"); else enough to
     /// show the change significant.
-    fn runs_to_decide_change(&self, base: &[f64], cand: &[f64]) -> Option<usize> {
+    /// In pairs where the comparison is paired: the fewest whose exact
+    /// signed-rank test can be significant (6), or the pairs that would
+    /// show the change.
+    fn runs_to_decide_change(
+        &self,
+        base: &[f64],
+        cand: &[f64],
+        pairs: Option<&[f64]>,
+    ) -> Option<RunsEstimate> {
         let change = self.change_pct?;
-        if !self.beyond(change, self.threshold_pct) {
-            return (1..=stats::MAX_RUNS_ESTIMATED)
-                .find(|&n| stats::mann_whitney_min_p(n, n) < ALPHA);
+        let within = !self.beyond(change, self.threshold_pct);
+        if let Some(p) = pairs {
+            let n = if within {
+                Some(stats::PAIRED_MIN_PAIRS)
+            } else {
+                stats::pairs_to_decide(p, 1.0)
+            };
+            return n.map(|n| RunsEstimate { n, paired: true });
         }
-        stats::runs_to_show_change(base, cand)
+        let n = if within {
+            (1..=stats::MAX_RUNS_ESTIMATED).find(|&n| stats::mann_whitney_min_p(n, n) < ALPHA)
+        } else {
+            stats::runs_to_show_change(base, cand)
+        };
+        n.map(|n| RunsEstimate { n, paired: false })
     }
 
     fn decide(&self) -> (Decision, String) {
@@ -791,7 +835,10 @@ impl RunsEstimate {
     /// `about 12 pairs (repetitions of both) would decide it`
     pub fn words(&self) -> String {
         if self.paired {
-            format!("about {} pairs (repetitions of both) would decide it", self.n)
+            format!(
+                "about {} pairs (repetitions of both) would decide it",
+                self.n
+            )
         } else {
             format!("about {} runs a side would decide it", self.n)
         }

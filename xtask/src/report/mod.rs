@@ -225,9 +225,9 @@ pub const RUNS_ESTIMATE: &str = "\"About N pairs (or runs a side) would decide i
      for a comparison) 80% of the time, by the t approximation widened for the interval's \
      efficiency (3/pi for a Hodges-Lehmann interval, 2/pi for the bootstrap of a ratio of \
      medians); a simulation of the tool's own rule holds every estimate to deciding at least \
-     75% of the time. A comparison's \"runs a side would decide it\" is the exact Mann-Whitney \
-     test's; a change within the threshold or the noise floor is decided once that test can be \
-     significant (4 runs a side).";
+     75% of the time. A comparison's estimate is its exact test's (signed-rank for pairs, \
+     Mann-Whitney otherwise); a change within the threshold or the noise floor is decided once \
+     that test can be significant (6 pairs, or 4 runs a side).";
 
 /// The noise floor column: the control's own row shows the floor it
 /// measures; the others the floor they are held against.
@@ -439,6 +439,8 @@ fn blocks(
              below 2/C(n+m, n) (the smallest possible p), so a change can be shown only where that is \
              below {alpha}: never with 3 runs against 3 (0.100) or 3 against 4 (0.057), but with 3 \
              against 5 (0.036) or 4 against 4 (0.029); add repetitions or run with `--until-decided N`. \
+             Where the interval is paired, p is that of the exact Wilcoxon signed-rank test of the \
+             pairs' log ratios (the smallest possible 2/2^n for n pairs: 0.031 for 6). \
              {INTERVALS} {RUNS_ESTIMATE}",
             alpha = analysis::ALPHA
         )));

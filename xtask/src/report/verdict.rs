@@ -314,9 +314,7 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
         base.variant,
         c.runs,
         c.base_runs,
-        c.pairs
-            .map(|p| format!(", {p} pairs"))
-            .unwrap_or_default()
+        c.pairs.map(|p| format!(", {p} pairs")).unwrap_or_default()
     );
     if !a.one_host(cell, &base) {
         return NoSlower {

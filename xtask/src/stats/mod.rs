@@ -432,7 +432,10 @@ mod tests {
             .filter(|&n| n < BOOTSTRAP_MIN_RUNS)
             .unwrap_or_else(|| (8..).find(|&n| need(n, 2.0 / pi) <= n as f64).unwrap());
         assert_eq!(near, by_hand);
-        assert!(near >= BOOTSTRAP_MIN_RUNS, "this case needs the bootstrap: {near}");
+        assert!(
+            near >= BOOTSTRAP_MIN_RUNS,
+            "this case needs the bootstrap: {near}"
+        );
         // identical runs need the fewest there are; a factor on the boundary never settles
         assert_eq!(runs_to_decide(&[100.0; 3], &[90.0; 3], 0.95), Some(4));
         assert_eq!(runs_to_decide(&[100.0; 3], &[95.0, 95.0, 95.0], 0.95), None);

@@ -40,6 +40,74 @@ pub fn signed_rank_null_counts(n: usize) -> Vec<f64> {
     counts
 }
 
+/// An exact Wilcoxon signed-rank test of the log ratios of pairs
+/// against no change.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SignedRank {
+    /// the sum of the (mid)ranks of |log ratio| whose log ratio is positive
+    pub t_plus: f64,
+    /// two-sided p: the probability, over all 2^n equally likely signs of
+    /// the (mid)ranks of these data, of a sum at least as far from its mean
+    pub p_two_sided: f64,
+    /// the smallest two-sided p these pairs allow: 2 / 2^n, n the pairs
+    /// with a change
+    pub min_p: f64,
+}
+
+/// The exact signed-rank test of `ratios` (candidate / baseline within
+/// each pair): pairs with no change (a ratio of exactly 1) carry no sign
+/// and drop out, ties of |log ratio| get midranks, and the distribution
+/// is that of these very midranks under every sign assignment (counted on
+/// doubled ranks, which are integers), so p stays exact with ties. None
+/// when there is no pair or a ratio is not positive and finite.
+pub fn signed_rank_exact(ratios: &[f64]) -> Option<SignedRank> {
+    let d = log_ratios(ratios).filter(|d| !d.is_empty())?;
+    let mut signed: Vec<(f64, bool)> = d
+        .iter()
+        .filter(|x| **x != 0.0)
+        .map(|x| (x.abs(), *x > 0.0))
+        .collect();
+    signed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let n = signed.len();
+    let mut doubled = vec![0usize; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && signed[j + 1].0 == signed[i].0 {
+            j += 1;
+        }
+        for r in &mut doubled[i..=j] {
+            *r = i + j + 2;
+        }
+        i = j + 1;
+    }
+    let observed: usize = (0..n).filter(|&k| signed[k].1).map(|k| doubled[k]).sum();
+    let total: usize = doubled.iter().sum();
+    let mut ways = vec![0.0f64; total + 1];
+    ways[0] = 1.0;
+    let mut reach = 0;
+    for &r in &doubled {
+        reach += r;
+        for s in (r..=reach).rev() {
+            ways[s] += ways[s - r];
+        }
+    }
+    let all: f64 = ways.iter().sum();
+    // the mean of the doubled sum is total / 2; compare doubled distances
+    let deviation = (2 * observed).abs_diff(total);
+    let extreme: f64 = ways
+        .iter()
+        .enumerate()
+        .filter(|(s, _)| (2 * s).abs_diff(total) >= deviation)
+        .map(|(_, w)| w)
+        .sum();
+    Some(SignedRank {
+        t_plus: observed as f64 / 2.0,
+        p_two_sided: (extreme / all).min(1.0),
+        min_p: (2.0 / 2f64.powi(n as i32)).min(1.0),
+    })
+}
+
 /// The n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, sorted.
 fn walsh_averages(d: &[f64]) -> Vec<f64> {
     let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
@@ -266,6 +334,65 @@ mod tests {
     }
 
     #[test]
+    fn signed_rank_p_is_exact_and_matches_enumeration() {
+        // six pairs all up: 2 of 64 sign assignments are as extreme
+        let up = [1.01, 1.02, 1.03, 1.04, 1.05, 1.06];
+        let r = signed_rank_exact(&up).unwrap();
+        assert_eq!(r.t_plus, 21.0);
+        assert!(
+            close(r.p_two_sided, 2.0 / 64.0) && close(r.min_p, 2.0 / 64.0),
+            "{r:?}"
+        );
+        // with ties and a zero, against listing every sign assignment
+        let ratios = [1.02, 0.98, 1.05, 1.0, 1.02, 0.97, 1.08, 1.05];
+        let r = signed_rank_exact(&ratios).unwrap();
+        let d: Vec<f64> = ratios
+            .iter()
+            .map(|x| x.ln())
+            .filter(|x| *x != 0.0)
+            .collect();
+        let midrank = |v: f64| {
+            let below = d.iter().filter(|x| x.abs() < v.abs() - 1e-15).count() as f64;
+            let equal = d
+                .iter()
+                .filter(|x| (x.abs() - v.abs()).abs() <= 1e-15)
+                .count() as f64;
+            below + (equal + 1.0) / 2.0
+        };
+        let ranks: Vec<f64> = d.iter().map(|&x| midrank(x)).collect();
+        let mean = ranks.iter().sum::<f64>() / 2.0;
+        let observed: f64 = d
+            .iter()
+            .zip(&ranks)
+            .filter(|(x, _)| **x > 0.0)
+            .map(|(_, r)| r)
+            .sum();
+        let (mut extreme, mut all) = (0u32, 0u32);
+        for mask in 0u32..(1 << d.len()) {
+            all += 1;
+            let t: f64 = (0..d.len())
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| ranks[i])
+                .sum();
+            if (t - mean).abs() >= (observed - mean).abs() - 1e-9 {
+                extreme += 1;
+            }
+        }
+        assert_eq!(r.t_plus, observed);
+        assert!(
+            close(r.p_two_sided, f64::from(extreme) / f64::from(all)),
+            "{r:?}"
+        );
+        assert!(
+            close(r.min_p, 2.0 / 128.0),
+            "the pair with no change drops out"
+        );
+        let none = signed_rank_exact(&[1.0, 1.0]).unwrap();
+        assert_eq!(none.p_two_sided, 1.0);
+        assert!(signed_rank_exact(&[]).is_none());
+    }
+
+    #[test]
     fn paired_interval_coverage_is_exact_and_needs_six_pairs() {
         let six = [1.10, 1.02, 1.05, 0.98, 1.07, 1.04];
         let ci = paired_hodges_lehmann_ci(&six, 0.95).unwrap();
@@ -313,7 +440,10 @@ mod tests {
             (2.0 * p).min(1.0)
         };
         let alpha = 1.0 - ci.coverage;
-        for (inside, outside) in [(ci.lo * 1.0001, ci.lo * 0.9999), (ci.hi * 0.9999, ci.hi * 1.0001)] {
+        for (inside, outside) in [
+            (ci.lo * 1.0001, ci.lo * 0.9999),
+            (ci.hi * 0.9999, ci.hi * 1.0001),
+        ] {
             assert!(p_two_sided(inside) > alpha + 1e-12, "{inside}: {ci:?}");
             assert!(p_two_sided(outside) <= alpha + 1e-12, "{outside}: {ci:?}");
         }
@@ -326,7 +456,10 @@ mod tests {
         assert_eq!(a, paired_bootstrap_ci(&ratios, 0.95, 2000, 7).unwrap());
         assert_ne!(a, paired_bootstrap_ci(&ratios, 0.95, 2000, 8).unwrap());
         let f = paired_factor(&ratios).unwrap();
-        assert!(a.lo < f && f < a.hi && a.lo >= 0.991 && a.hi <= 1.118, "{a:?}");
+        assert!(
+            a.lo < f && f < a.hi && a.lo >= 0.991 && a.hi <= 1.118,
+            "{a:?}"
+        );
         assert_eq!(
             (a.method, a.coverage),
             (IntervalMethod::PairedBootstrap, 0.95)
@@ -351,7 +484,10 @@ mod tests {
         assert!(close(pseudo_median(&d, &mut Vec::new()), sorted_median));
         // 5 values have 15 Walsh averages: the 8th is the median
         let odd = [0.3, -0.1, 0.2, 0.9, -0.4];
-        assert!(close(pseudo_median(&odd, &mut Vec::new()), walsh_averages(&odd)[7]));
+        assert!(close(
+            pseudo_median(&odd, &mut Vec::new()),
+            walsh_averages(&odd)[7]
+        ));
         assert!(close(paired_factor(&[2.0]).unwrap(), 2.0));
     }
 

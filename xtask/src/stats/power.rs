@@ -39,8 +39,7 @@ impl Scenario {
             .map(|_| {
                 let host = self.host_sd * g.draw();
                 let base = (1000f64.ln() + host + self.own_sd * g.draw()).exp();
-                let cand =
-                    (1000f64.ln() + self.factor.ln() + host + self.own_sd * g.draw()).exp();
+                let cand = (1000f64.ln() + self.factor.ln() + host + self.own_sd * g.draw()).exp();
                 (base, cand)
             })
             .collect()
@@ -117,7 +116,10 @@ fn estimates_decide_as_often_as_they_say() {
     ];
     let mut seed = 1;
     for s in unpaired {
-        let pilot: (Vec<f64>, Vec<f64>) = s.draw(PILOT, &mut Normal(SplitMix64(seed))).into_iter().unzip();
+        let pilot: (Vec<f64>, Vec<f64>) = s
+            .draw(PILOT, &mut Normal(SplitMix64(seed)))
+            .into_iter()
+            .unzip();
         let n = runs_to_decide(&pilot.0, &pilot.1, s.boundary).unwrap();
         let rate = unpaired_rate(s, n, TRIALS, seed + 100);
         eprintln!("unpaired {s:?}: {n} runs a side decide {rate:.3}");
@@ -180,7 +182,10 @@ fn pairing_decides_with_fewer_runs_when_the_host_moves_both() {
     let ratios: Vec<f64> = runs.iter().map(|(b, c)| c / b).collect();
     let unpaired = runs_to_decide(&b, &c, 0.95).unwrap();
     let pairs = pairs_to_decide(&ratios, 0.95).unwrap();
-    assert!(pairs * 3 < unpaired, "{pairs} pairs against {unpaired} runs a side");
+    assert!(
+        pairs * 3 < unpaired,
+        "{pairs} pairs against {unpaired} runs a side"
+    );
     // and at that many pairs the unpaired rule decides far less often
     assert!(unpaired_rate(s, pairs, 200, 5) < 0.3);
 }
