@@ -233,6 +233,13 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
         .fold(0.0, f64::max);
     let range = find(&s, "range-covered-pk", "fixed");
     let random = find(&s, "random-points-100", "fixed");
+    let read_only = find(&s, "read-only-10", "fixed");
+    let update = find(&s, "update-index", "fixed");
+    let read_write = find(&s, "read-write", "fixed");
+    for r in [range, random, read_only, update, read_write] {
+        let method = r["qps_vs_base"]["ratio_interval"]["method"].as_str().unwrap();
+        assert!(method.starts_with("paired"), "{method}");
+    }
     let quoted = [
         format!(
             "(`matrix/release-11.8-on-11.8.6.toml`, {} runs, 43 min, {} flagged busy,",
@@ -245,9 +252,18 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
                 .unwrap()
         ),
         format!(
-            "only range-covered-pk ({:+.1}%, {}) and read-write clear -5%",
+            "three workloads clear -5%: range-covered-pk ({:+.1}%, {}), read-only-10 ({:+.1}%, {}) and update-index ({:+.1}%, {});",
             change(range),
-            interval(range)
+            interval(range),
+            change(read_only),
+            interval(read_only),
+            change(update),
+            interval(update)
+        ),
+        format!(
+            "read-write's paired interval ({} pairs) reaches {}.",
+            read_write["qps_vs_base"]["pairs"],
+            interval(read_write)
         ),
         format!(
             "random-points-100 is {:+.1}% ({}, p = {:.3})",

@@ -197,37 +197,24 @@ fn small_host_note(cores: usize) -> String {
 
 /// How the interval of a change is made, for the paragraph under every
 /// table that prints one.
-pub const INTERVALS: &str = "Where the two cells ran interleaved by repetition (one results \
-     directory, one host, every repetition's runs after the earlier ones') and at least 6 \
-     repetitions have both runs counted, the interval of the change comes from the pairs: the \
-     ratio of the variant's run to the baseline's in each repetition (a pair with a busy or \
-     failed run drops out), so a slow spell of the host that hits both runs cancels. With 6 or 7 \
-     pairs it is the Hodges-Lehmann interval of the log ratios cut where the exact signed-rank \
-     distribution puts the smallest coverage at or above 95% (exact when the log ratios are \
-     symmetric: 96.9% for 6 pairs), from 8 pairs a percentile bootstrap over pairs of that \
-     estimate (2000 resamples, fixed seed) at its nominal 95%; it says \"paired\". Otherwise the \
-     runs are compared unpaired: with fewer than 8 runs a side the Hodges-Lehmann interval of \
-     the ratio (the n*m ratios of a run of the variant to a run of the baseline, sorted, cut \
-     where the exact Mann-Whitney distribution puts the smallest coverage at or above 95%; \
-     exact when the variant's runs are the baseline's scaled by a factor), with its coverage \
-     printed: 97.1% for 4 runs against 4, below 95% (and deciding nothing) where the runs \
-     cannot reach it, as 3 against 3 (90%); from 8 runs a side a percentile bootstrap of the \
-     ratio of medians (2000 resamples, fixed seed), at its nominal 95%. The change printed \
-     beside it is always the change of the medians.";
+pub const INTERVALS: &str = "Intervals of a change: paired where the cells ran interleaved \
+     by repetition on one host and 6 or more repetitions have both runs counted (the log \
+     ratios of the variant's run to the baseline's within each repetition: with 6 or 7 pairs \
+     the Hodges-Lehmann interval cut by the exact signed-rank distribution, 96.9% for 6; from \
+     8 a bootstrap over pairs, nominal 95%); otherwise unpaired (below 8 runs a side the \
+     Hodges-Lehmann interval of the ratio cut by the exact Mann-Whitney distribution, 97.1% \
+     for 4 against 4 and deciding nothing below 95%, as 3 against 3 at 90%; from 8 a \
+     bootstrap of the ratio of medians, nominal 95%). 2000 resamples, fixed seed; the change \
+     beside an interval is that of the medians.";
 
 /// How the runs a decision would take are estimated, said wherever an
 /// estimate is printed.
-pub const RUNS_ESTIMATE: &str = "\"About N pairs (or runs a side) would decide it\" is an \
-     estimate for the interval the tool would then use: if the change and the spread of these \
-     runs were the true ones (the standard deviation of the pairs' log ratios where the runs \
-     were interleaved, else the pooled standard deviation of the logs of the values), N would \
-     give a 95% interval that clears the boundary (the allowed change for a question, no change \
-     for a comparison) 80% of the time, by the t approximation widened for the interval's \
-     efficiency (3/pi for a Hodges-Lehmann interval, 2/pi for the bootstrap of a ratio of \
-     medians); a simulation of the tool's own rule holds every estimate to deciding at least \
-     75% of the time. A comparison's estimate is its exact test's (signed-rank for pairs, \
-     Mann-Whitney otherwise); a change within the threshold or the noise floor is decided once \
-     that test can be significant (6 pairs, or 4 runs a side).";
+pub const RUNS_ESTIMATE: &str = "\"About N pairs (or runs a side) would decide it\": if these \
+     runs' change and spread were the true ones, N would give the interval above clearing the \
+     boundary 80% of the time (t approximation, widened by the interval's efficiency; a \
+     simulation of this rule holds it to at least 75%); for a comparison, N makes its exact \
+     test significant (6 pairs or 4 runs a side for a change within the threshold or the noise \
+     floor).";
 
 /// The noise floor column: the control's own row shows the floor it
 /// measures; the others the floor they are held against.
