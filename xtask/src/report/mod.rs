@@ -201,7 +201,7 @@ pub const INTERVALS: &str = "Intervals of a change: paired where the cells ran i
      by repetition on one host and 6 or more repetitions have both runs counted (the log \
      ratios of the variant's run to the baseline's within each repetition: with 6 or 7 pairs \
      the Hodges-Lehmann interval cut by the exact signed-rank distribution, 96.9% for 6; from \
-     8 a bootstrap over pairs, nominal 95%); otherwise unpaired (below 8 runs a side the \
+     8 a bootstrap over pairs, nominal 95%); else unpaired (below 8 runs a side the \
      Hodges-Lehmann interval of the ratio cut by the exact Mann-Whitney distribution, 97.1% \
      for 4 against 4 and deciding nothing below 95%, as 3 against 3 at 90%; from 8 a \
      bootstrap of the ratio of medians, nominal 95%). 2000 resamples, fixed seed; the change \
@@ -213,8 +213,7 @@ pub const RUNS_ESTIMATE: &str = "\"About N pairs (or runs a side) would decide i
      runs' change and spread were the true ones, N would give the interval above clearing the \
      boundary 80% of the time (t approximation, widened by the interval's efficiency; a \
      simulation of this rule holds it to at least 75%); for a comparison, N makes its exact \
-     test significant (6 pairs or 4 runs a side for a change within the threshold or the noise \
-     floor).";
+     test significant.";
 
 /// The noise floor column: the control's own row shows the floor it
 /// measures; the others the floor they are held against.
@@ -426,8 +425,7 @@ fn blocks(
              below 2/C(n+m, n) (the smallest possible p), so a change can be shown only where that is \
              below {alpha}: never with 3 runs against 3 (0.100) or 3 against 4 (0.057), but with 3 \
              against 5 (0.036) or 4 against 4 (0.029); add repetitions or run with `--until-decided N`. \
-             Where the interval is paired, p is that of the exact Wilcoxon signed-rank test of the \
-             pairs' log ratios (the smallest possible 2/2^n for n pairs: 0.031 for 6). \
+             Paired, p is the exact signed-rank test's (at least 2/2^n for n pairs). \
              {INTERVALS} {RUNS_ESTIMATE}",
             alpha = analysis::ALPHA
         )));
