@@ -31,6 +31,9 @@ pub const OPTIONAL_COUNTERS: &[&str] = &[
     "Innodb_buffer_pool_pages_LRU_flushed",
     "Innodb_buffer_pool_pages_LRU_freed",
     "Innodb_buffer_pool_pages_flushed",
+    "Innodb_buffer_pool_read_ahead",
+    "Innodb_buffer_pool_read_ahead_evicted",
+    "Innodb_buffer_pool_pages_total",
 ];
 
 /// performance_schema's name for buf_pool.mutex.
@@ -357,6 +360,10 @@ impl Measured {
             lru_flushed: before.delta_if_read(after, "Innodb_buffer_pool_pages_LRU_flushed"),
             lru_freed: before.delta_if_read(after, "Innodb_buffer_pool_pages_LRU_freed"),
             pages_flushed: before.delta_if_read(after, "Innodb_buffer_pool_pages_flushed"),
+            read_ahead: before.delta_if_read(after, "Innodb_buffer_pool_read_ahead"),
+            read_ahead_evicted: before
+                .delta_if_read(after, "Innodb_buffer_pool_read_ahead_evicted"),
+            pool_pages: after.status.get("Innodb_buffer_pool_pages_total").copied(),
             other_cpu: None,
             sysbench,
         }

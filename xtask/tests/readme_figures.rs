@@ -237,7 +237,9 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
     let update = find(&s, "update-index", "fixed");
     let read_write = find(&s, "read-write", "fixed");
     for r in [range, random, read_only, update, read_write] {
-        let method = r["qps_vs_base"]["ratio_interval"]["method"].as_str().unwrap();
+        let method = r["qps_vs_base"]["ratio_interval"]["method"]
+            .as_str()
+            .unwrap();
         assert!(method.starts_with("paired"), "{method}");
     }
     let quoted = [

@@ -22,6 +22,16 @@ pub enum Metric {
     PagesReadPerQuery,
     /// pages written by any flush batch (Innodb_buffer_pool_pages_flushed)
     PagesFlushedPerQuery,
+    /// pages read ahead per query (Innodb_buffer_pool_read_ahead)
+    ReadAheadPerQuery,
+    /// pages read ahead and evicted unused, per query
+    /// (Innodb_buffer_pool_read_ahead_evicted)
+    ReadAheadEvictedPerQuery,
+    /// seconds the pool takes to turn over: its pages over the pages read
+    /// into it per second (Innodb_buffer_pool_pages_total /
+    /// (Innodb_buffer_pool_reads / s)), the time a page read now has before
+    /// as many newer reads would have pushed it out of a FIFO pool
+    PoolTurnoverS,
     CsPerQuery,
     CpuMsPerQuery,
     /// CPU of the server and of sysbench (the client) per query, as Mark
@@ -129,7 +139,7 @@ impl MetricInfo {
 
 /// Every metric, in the order summary.json's medians and the results
 /// table's columns list them.
-pub const METRICS: [MetricInfo; 18] = [
+pub const METRICS: [MetricInfo; 21] = [
     row(Metric::Qps, "qps", "QPS")
         .higher_is_better()
         .timing()
@@ -196,6 +206,29 @@ pub const METRICS: [MetricInfo; 18] = [
     )
     .median()
     .column("pages written / query", 2),
+    row(
+        Metric::ReadAheadPerQuery,
+        "read_ahead_per_query",
+        "pages read ahead per query",
+    )
+    .median()
+    .only_when_pages_read(),
+    row(
+        Metric::ReadAheadEvictedPerQuery,
+        "read_ahead_evicted_per_query",
+        "pages read ahead and evicted unused per query",
+    )
+    .median()
+    .only_when_pages_read(),
+    row(
+        Metric::PoolTurnoverS,
+        "pool_turnover_s",
+        "pool turnover (s): its pages over pages read a second",
+    )
+    .higher_is_better()
+    .median()
+    .column("turnover (s)", 2)
+    .only_when_pages_read(),
     row(
         Metric::CsPerQuery,
         "cs_per_query",

@@ -104,6 +104,17 @@ pub struct Measured {
     pub lru_freed: Option<u64>,
     #[serde(default)]
     pub pages_flushed: Option<u64>,
+    /// pages the read-ahead read (Innodb_buffer_pool_read_ahead), and
+    /// those of them evicted unused (_read_ahead_evicted): a read-ahead
+    /// that fills the pool with pages nobody asks for costs hot pages
+    #[serde(default)]
+    pub read_ahead: Option<u64>,
+    #[serde(default)]
+    pub read_ahead_evicted: Option<u64>,
+    /// the pool's size in pages at the end of the interval
+    /// (Innodb_buffer_pool_pages_total, not a delta)
+    #[serde(default)]
+    pub pool_pages: Option<u64>,
     /// CPU the rest of the host used meanwhile
     #[serde(default)]
     pub other_cpu: Option<OtherCpu>,

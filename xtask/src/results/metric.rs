@@ -51,6 +51,23 @@ impl Metric {
                 }
                 m.reads as f64 / queries as f64
             }
+            Metric::ReadAheadPerQuery | Metric::ReadAheadEvictedPerQuery => {
+                let queries = m.sysbench.queries;
+                if queries == 0 {
+                    return None;
+                }
+                let pages = match self {
+                    Metric::ReadAheadPerQuery => m.read_ahead?,
+                    _ => m.read_ahead_evicted?,
+                };
+                pages as f64 / queries as f64
+            }
+            Metric::PoolTurnoverS => {
+                if m.reads == 0 || m.sysbench.seconds <= 0.0 {
+                    return None;
+                }
+                m.pool_pages? as f64 / (m.reads as f64 / m.sysbench.seconds)
+            }
             Metric::PagesFlushedPerQuery => {
                 let queries = m.sysbench.queries;
                 if queries == 0 {
