@@ -281,7 +281,7 @@ fn blocks(
         ),
         format!(
             "a change counts when beyond ±{}%, beyond the noise floor where a control measured one, \
-             and significant (exact two-sided Mann-Whitney p < {}); a no-slower question passes only \
+             and significant (exact two-sided p < {}: signed-rank in pairs, else Mann-Whitney); a no-slower question passes only \
              when a {} interval of the change lies above the allowed change (non-inferiority; the \
              noise floor plays no part), fails when it lies below it, and is undecided otherwise; \
              every interval says its method and its coverage",
