@@ -204,16 +204,14 @@ impl Comparison {
         noise_floor_pct: Option<f64>,
         threshold_pct: f64,
     ) -> Comparison {
-        let floor = noise_floor_pct.map(|pct| NoiseFloor { pct, from: None });
-        Comparison::build(
+        Comparison::with_pairs(
             against,
             metric,
             base,
             cand,
             None,
-            floor,
+            noise_floor_pct,
             threshold_pct,
-            None,
         )
     }
 

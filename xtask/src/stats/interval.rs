@@ -263,16 +263,8 @@ pub fn hodges_lehmann_ratio_ci(base: &[f64], candidate: &[f64], level: f64) -> O
         .flat_map(|b| candidate.iter().map(move |c| c / b))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    let counts = mann_whitney_null_counts(base.len(), candidate.len());
-    let all: f64 = counts.iter().sum();
     // cdf[u] = P(U <= u)
-    let cdf: Vec<f64> = counts
-        .iter()
-        .scan(0.0, |acc, c| {
-            *acc += c;
-            Some(*acc / all)
-        })
-        .collect();
+    let cdf = cdf_of(&mann_whitney_null_counts(base.len(), candidate.len()));
     let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
     Some(narrowest_symmetric(
         &ratios,
@@ -280,6 +272,19 @@ pub fn hodges_lehmann_ratio_ci(base: &[f64], candidate: &[f64], level: f64) -> O
         IntervalMethod::HodgesLehmann,
         coverage,
     ))
+}
+
+/// The cumulative distribution of a statistic from the counts of its
+/// values: cdf[v] = P(statistic <= v).
+pub(super) fn cdf_of(counts: &[f64]) -> Vec<f64> {
+    let all: f64 = counts.iter().sum();
+    counts
+        .iter()
+        .scan(0.0, |acc, c| {
+            *acc += c;
+            Some(*acc / all)
+        })
+        .collect()
 }
 
 /// counts[u] = how many of the C(n + m, n) orders of n values of one

@@ -175,15 +175,7 @@ pub fn paired_hodges_lehmann_ci(ratios: &[f64], level: f64) -> Option<Interval> 
         return None;
     }
     let walsh = walsh_averages(&d);
-    let counts = signed_rank_null_counts(d.len());
-    let all: f64 = counts.iter().sum();
-    let cdf: Vec<f64> = counts
-        .iter()
-        .scan(0.0, |acc, c| {
-            *acc += c;
-            Some(*acc / all)
-        })
-        .collect();
+    let cdf = cdf_of(&signed_rank_null_counts(d.len()));
     let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
     let i = narrowest_symmetric(
         &walsh,
