@@ -539,6 +539,49 @@ fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
     )));
 }
 
+/// The README's sentence on the threshold run: fixed with
+/// innodb_old_blocks_time=0 against base and fixed, its sweep moves, and
+/// fixed's turnover, read from its summary.json.
+#[test]
+fn the_readme_sentence_on_the_threshold_run_quotes_its_summary() {
+    let s = summary("io-bound-threshold-10.11.18");
+    let median = |v: &str, m: &str| {
+        find(&s, "read-only-pareto", v)["median"][m]
+            .as_f64()
+            .unwrap()
+    };
+    let text = one_line(&readme());
+    let quoted = [
+        format!(
+            "keeps base's hit ratio: {:.2}% against base's {:.2}% and fixed's {:.2}%, with {:.4} sweep moves per query where fixed made {:.4}.",
+            median("fixed-obt0", "hit_ratio_pct"),
+            median("base", "hit_ratio_pct"),
+            median("fixed", "hit_ratio_pct"),
+            median("fixed-obt0", "pages_made_young_per_query"),
+            median("fixed", "pages_made_young_per_query"),
+        ),
+        format!(
+            "fixed's pool turned over in {:.2} s,",
+            median("fixed", "pool_turnover_s")
+        ),
+        format!(
+            "(`matrix/io-bound-threshold.toml`, {} runs counted, {} flagged busy, 24 min,",
+            s["counted_runs"].as_u64().unwrap(),
+            s["busy_runs"].as_u64().unwrap()
+        ),
+    ];
+    for q in quoted {
+        assert!(text.contains(&q), "README.md does not say `{q}`");
+    }
+    let verdicts: Vec<&str> = s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(verdicts, ["fail", "pass"]);
+}
+
 /// The README's sentence on the stacks of mdev-37992: the share of base's
 /// on-CPU samples in `buf_page_make_young`, per IN-list workload, and none
 /// in the remedies', read from summary.json's stacks rows.
