@@ -27,14 +27,20 @@ pub const BOOTSTRAP_MIN_PAIRS: usize = 8;
 /// of Wilcoxon's signed-rank statistic T+ (no ties, no zeros). Counted by
 /// adding rank r with its sign either way, as a subset-sum count.
 pub fn signed_rank_null_counts(n: usize) -> Vec<f64> {
-    let top = n * (n + 1) / 2;
+    subset_sum_counts(&(1..=n).collect::<Vec<usize>>())
+}
+
+/// counts[s] = how many subsets of `weights` (any size) sum to s: the
+/// 2^n sign assignments of the weights by the sum of the positive ones.
+fn subset_sum_counts(weights: &[usize]) -> Vec<f64> {
+    let top: usize = weights.iter().sum();
     let mut counts = vec![0.0f64; top + 1];
     counts[0] = 1.0;
     let mut reach = 0;
-    for r in 1..=n {
-        reach += r;
-        for t in (r..=reach).rev() {
-            counts[t] += counts[t - r];
+    for &w in weights {
+        reach += w;
+        for t in (w..=reach).rev() {
+            counts[t] += counts[t - w];
         }
     }
     counts
@@ -69,29 +75,10 @@ pub fn signed_rank_exact(ratios: &[f64]) -> Option<SignedRank> {
         .collect();
     signed.sort_by(|a, b| a.0.total_cmp(&b.0));
     let n = signed.len();
-    let mut doubled = vec![0usize; n];
-    let mut i = 0;
-    while i < n {
-        let mut j = i;
-        while j + 1 < n && signed[j + 1].0 == signed[i].0 {
-            j += 1;
-        }
-        for r in &mut doubled[i..=j] {
-            *r = i + j + 2;
-        }
-        i = j + 1;
-    }
+    let doubled = doubled_midranks(&signed.iter().map(|x| x.0).collect::<Vec<f64>>());
     let observed: usize = (0..n).filter(|&k| signed[k].1).map(|k| doubled[k]).sum();
     let total: usize = doubled.iter().sum();
-    let mut ways = vec![0.0f64; total + 1];
-    ways[0] = 1.0;
-    let mut reach = 0;
-    for &r in &doubled {
-        reach += r;
-        for s in (r..=reach).rev() {
-            ways[s] += ways[s - r];
-        }
-    }
+    let ways = subset_sum_counts(&doubled);
     let all: f64 = ways.iter().sum();
     // the mean of the doubled sum is total / 2; compare doubled distances
     let deviation = (2 * observed).abs_diff(total);
@@ -108,14 +95,19 @@ pub fn signed_rank_exact(ratios: &[f64]) -> Option<SignedRank> {
     })
 }
 
-/// The n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, sorted.
-fn walsh_averages(d: &[f64]) -> Vec<f64> {
-    let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
+/// The n(n+1)/2 Walsh averages (d_i + d_j) / 2, i <= j, into `into`.
+fn push_walsh_averages(d: &[f64], into: &mut Vec<f64>) {
     for (i, a) in d.iter().enumerate() {
         for b in &d[i..] {
-            w.push((a + b) / 2.0);
+            into.push((a + b) / 2.0);
         }
     }
+}
+
+/// The Walsh averages, sorted.
+fn walsh_averages(d: &[f64]) -> Vec<f64> {
+    let mut w = Vec::with_capacity(d.len() * (d.len() + 1) / 2);
+    push_walsh_averages(d, &mut w);
     w.sort_by(f64::total_cmp);
     w
 }
@@ -124,11 +116,7 @@ fn walsh_averages(d: &[f64]) -> Vec<f64> {
 /// Walsh averages (reordered in place: `scratch` is reused between calls).
 fn pseudo_median(d: &[f64], scratch: &mut Vec<f64>) -> f64 {
     scratch.clear();
-    for (i, a) in d.iter().enumerate() {
-        for b in &d[i..] {
-            scratch.push((a + b) / 2.0);
-        }
-    }
+    push_walsh_averages(d, scratch);
     let m = scratch.len();
     let (_, upper, _) = scratch.select_nth_unstable_by(m / 2, f64::total_cmp);
     let upper = *upper;

@@ -42,19 +42,7 @@ pub fn mann_whitney_exact(a: &[f64], b: &[f64]) -> Option<MannWhitney> {
         .collect();
     pooled.sort_by(|x, y| x.0.total_cmp(&y.0));
     // twice the midrank of each pooled value (ranks from 1)
-    let mut doubled_ranks = vec![0usize; total];
-    let mut i = 0;
-    while i < total {
-        let mut j = i;
-        while j + 1 < total && pooled[j + 1].0 == pooled[i].0 {
-            j += 1;
-        }
-        // positions i..=j share the ranks i+1..=j+1, whose mean doubled is i+j+2
-        for r in &mut doubled_ranks[i..=j] {
-            *r = i + j + 2;
-        }
-        i = j + 1;
-    }
+    let doubled_ranks = doubled_midranks(&pooled.iter().map(|p| p.0).collect::<Vec<f64>>());
     let observed_a: usize = (0..total)
         .filter(|&k| pooled[k].1)
         .map(|k| doubled_ranks[k])
@@ -102,6 +90,27 @@ pub fn mann_whitney_min_p(n: usize, m: usize) -> f64 {
 pub(super) fn binomial_coefficient(n: usize, k: usize) -> f64 {
     let k = k.min(n - k);
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Twice the midrank (ranks from 1) of each of `sorted` values: tied
+/// values share the mean of their ranks, and twice a mean of consecutive
+/// ranks is an integer, so exact tests count on integers.
+pub(super) fn doubled_midranks(sorted: &[f64]) -> Vec<usize> {
+    let n = sorted.len();
+    let mut doubled = vec![0usize; n];
+    let mut i = 0;
+    while i < n {
+        let mut j = i;
+        while j + 1 < n && sorted[j + 1] == sorted[i] {
+            j += 1;
+        }
+        // positions i..=j share the ranks i+1..=j+1, whose mean doubled is i+j+2
+        for r in &mut doubled[i..=j] {
+            *r = i + j + 2;
+        }
+        i = j + 1;
+    }
+    doubled
 }
 
 /// counts[s] = the number of k-element subsets of `doubled_ranks` whose sum
