@@ -5,6 +5,12 @@
 use crate::dims::Metric;
 use crate::record::RunResult;
 
+/// `count` per query of the measured interval; None when it ran none.
+fn per_query(m: &crate::record::Measured, count: u64) -> Option<f64> {
+    let queries = m.sysbench.queries;
+    (queries > 0).then(|| count as f64 / queries as f64)
+}
+
 impl Metric {
     /// The value of one run; buf_pool.mutex figures come from the
     /// diagnostic pass (instrument on), everything else from the measured
@@ -44,37 +50,16 @@ impl Metric {
                 }
                 (1.0 - m.reads as f64 / m.read_requests as f64) * 100.0
             }
-            Metric::PagesReadPerQuery => {
-                let queries = m.sysbench.queries;
-                if queries == 0 {
-                    return None;
-                }
-                m.reads as f64 / queries as f64
-            }
-            Metric::ReadAheadPerQuery | Metric::ReadAheadEvictedPerQuery => {
-                let queries = m.sysbench.queries;
-                if queries == 0 {
-                    return None;
-                }
-                let pages = match self {
-                    Metric::ReadAheadPerQuery => m.read_ahead?,
-                    _ => m.read_ahead_evicted?,
-                };
-                pages as f64 / queries as f64
-            }
+            Metric::PagesReadPerQuery => per_query(m, m.reads)?,
+            Metric::ReadAheadPerQuery => per_query(m, m.read_ahead?)?,
+            Metric::ReadAheadEvictedPerQuery => per_query(m, m.read_ahead_evicted?)?,
             Metric::PoolTurnoverS => {
                 if m.reads == 0 || m.sysbench.seconds <= 0.0 {
                     return None;
                 }
                 m.pool_pages? as f64 / (m.reads as f64 / m.sysbench.seconds)
             }
-            Metric::PagesFlushedPerQuery => {
-                let queries = m.sysbench.queries;
-                if queries == 0 {
-                    return None;
-                }
-                m.pages_flushed? as f64 / queries as f64
-            }
+            Metric::PagesFlushedPerQuery => per_query(m, m.pages_flushed?)?,
             Metric::CsPerQuery => m.cs_per_query,
             Metric::CpuMsPerQuery => m.cpu_ms_per_query,
             // both are read around the measured interval with the host's
