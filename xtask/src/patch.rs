@@ -271,6 +271,22 @@ pub fn changed_files(patch: &Patch) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
+/// Every path `patch` writes or removes: for a rename both the old and the
+/// new name, so a checkout can be put back as it was.
+pub fn touched_files(patch: &Patch) -> Result<Vec<PathBuf>> {
+    let diff = git2::Diff::from_buffer(&patch.bytes)
+        .with_context(|| format!("{} is not a valid patch", patch.file.display()))?;
+    let mut out: Vec<PathBuf> = diff
+        .deltas()
+        .flat_map(|d| [d.old_file().path(), d.new_file().path()])
+        .flatten()
+        .map(Path::to_path_buf)
+        .collect();
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
 /// Applies `patch` to the work tree of `repo`. Nothing is changed unless
 /// every hunk applies; a hunk that does not apply is named with its file
 /// and header.

@@ -17,10 +17,15 @@ const MTR_TESTS: &[&str] = &[
     "innodb.innodb_information_schema_buffer",
     "innodb.innodb_buffer_pool_dump_pct",
     "innodb.page_cleaner",
-    // skipped ("Extra checkpoint") on fixed with upstream's rule for an LRU
-    // too short for an old sublist (patches/10.11/fixed.md)
     "innodb.innodb-index",
 ];
+
+/// Tests of MTR_TESTS that may skip themselves: innodb.innodb-index skips
+/// itself ("Extra checkpoint") when a redo checkpoint falls inside its
+/// no-checkpoint window, which fixed does now and then
+/// (patches/10.11/fixed.md). Its skip is printed with its reason; any
+/// other skip fails the stage.
+const MTR_MAY_SKIP: &[&str] = &["innodb.innodb-index"];
 
 /// (tree, patch variant) pairs that get an ffi check of their own: the
 /// patches that change the decision rules or the layout the model checks
@@ -87,6 +92,9 @@ pub fn run_all() -> Result<()> {
         "--out",
         mtr_out.path().to_str().context("a UTF-8 temporary path")?,
     ];
+    for t in MTR_MAY_SKIP {
+        mtr.extend(["--may-skip", t]);
+    }
     mtr.extend(MTR_TESTS);
     steps.push((
         format!("mtr on fixed of {MTR_TREE} (buffer pool tests and ours)"),

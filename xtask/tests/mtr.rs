@@ -50,6 +50,7 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
         deadline: Duration::from_secs(30 * 60),
         keep: false,
         all_pass: false,
+        may_skip: Vec::new(),
     };
     let (path, run) = mtr::run(&opts).unwrap();
     let status = |name: &str| {
@@ -93,6 +94,16 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
     assert!(
         problem.contains("innodb.evict_tables_on_commit_debug (Requires debug build)"),
         "{problem}"
+    );
+    // named as a test that may skip itself, its skip is reported, allowed
+    passed.may_skip = vec!["innodb.evict_tables_on_commit_debug".into()];
+    assert_eq!(passed.problem(), None);
+    assert_eq!(
+        passed.skips().collect::<Vec<_>>(),
+        [(
+            "innodb.evict_tables_on_commit_debug (Requires debug build)".to_string(),
+            true
+        )]
     );
 
     // the result file and the report say the same

@@ -68,6 +68,11 @@ pub struct MtrArgs {
     /// a set known to pass here, as the test command's set on fixed).
     #[arg(long)]
     pub all_pass: bool,
+    /// With --all-pass: a test that may skip itself on a known race (e.g.
+    /// innodb.innodb-index's "Extra checkpoint"); its skip is reported with
+    /// its reason and does not fail the run (repeatable).
+    #[arg(long = "may-skip", value_name = "TEST", requires = "all_pass")]
+    pub may_skip: Vec<String>,
     /// Tests, e.g. innodb.flush innodb.purge.
     pub tests: Vec<String>,
 }
@@ -95,6 +100,8 @@ pub struct Options {
     pub keep: bool,
     /// a skipped test is a problem too
     pub all_pass: bool,
+    /// ... except these, whose skip is reported and allowed
+    pub may_skip: Vec<String>,
 }
 
 /// One mtr run of one variant: written to `<out>/<variant>[-<build type>].json`.
@@ -132,6 +139,9 @@ pub struct MtrRun {
     /// asked with `--all-pass`: a skipped test is a problem too
     #[serde(default)]
     pub all_pass: bool,
+    /// with `all_pass`: tests whose skip is reported and allowed
+    #[serde(default)]
+    pub may_skip: Vec<String>,
 }
 
 impl MtrRun {
@@ -165,13 +175,12 @@ impl MtrRun {
         if self.totals.passed == 0 {
             return Some("no test passed (none ran?)".into());
         }
-        if self.all_pass && self.totals.skipped > 0 {
-            let skipped: Vec<String> = self
-                .tests
-                .iter()
-                .filter(|t| t.status == Status::Skipped)
-                .map(|t| format!("{} ({})", t.key(), t.skip_reason.as_deref().unwrap_or("?")))
-                .collect();
+        let skipped: Vec<String> = self
+            .skips()
+            .filter(|(_, allowed)| !allowed)
+            .map(|(t, _)| t)
+            .collect();
+        if self.all_pass && !skipped.is_empty() {
             return Some(format!(
                 "{} test(s) skipped where every test must pass: {}",
                 skipped.len(),
@@ -179,6 +188,21 @@ impl MtrRun {
             ));
         }
         None
+    }
+
+    /// Each skipped test with its reason, and whether its skip is allowed
+    /// (named with --may-skip).
+    pub fn skips(&self) -> impl Iterator<Item = (String, bool)> + '_ {
+        self.tests
+            .iter()
+            .filter(|t| t.status == Status::Skipped)
+            .map(|t| {
+                let allowed = self.may_skip.contains(&t.name);
+                (
+                    format!("{} ({})", t.key(), t.skip_reason.as_deref().unwrap_or("?")),
+                    allowed,
+                )
+            })
     }
 }
 
@@ -261,6 +285,7 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
         deadline: Duration::from_secs(args.deadline_minutes * 60),
         keep: args.keep,
         all_pass: args.all_pass,
+        may_skip: args.may_skip,
     };
     let (out, run) = run(&opts)?;
     eprintln!(
@@ -274,6 +299,14 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
         run.totals.flaky,
         human_duration(run.wall_seconds)
     );
+    for (skip, allowed) in run.skips() {
+        let how = if allowed {
+            "allowed: it may skip itself"
+        } else {
+            "not allowed"
+        };
+        eprintln!("    skipped: {skip}, {how}");
+    }
     eprintln!("wrote {}", out.display());
     if let Some(problem) = run.problem() {
         bail!("mtr on {} {}: {problem}", run.tree, run.label());
@@ -382,6 +415,7 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
         totals: parsed.totals,
         tests: parsed.tests,
         all_pass: opts.all_pass,
+        may_skip: opts.may_skip.clone(),
     };
     let path = out.join(name);
     write_json(&path, &run)?;

@@ -19,6 +19,7 @@
 
 mod compile;
 mod memo;
+mod scratch;
 
 use crate::build;
 use crate::dims::Series;
@@ -33,8 +34,8 @@ pub use compile::{
     changed_units, first_error, module_dir, quoted_includes, rewrite_prefix, split_command,
     syntax_command, CompileDb, Unit,
 };
+use scratch::Scratch;
 use serde::{Deserialize, Serialize};
-use std::fs;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -102,8 +103,10 @@ pub enum Outcome {
         failed: Vec<PathBuf>,
         /// The first error of the first failing unit, with its context.
         first_error: String,
-        /// The patched checkout, kept for a look.
-        checkout: PathBuf,
+        /// The files the patch changed, as patched, under their paths in
+        /// the tree: kept for a look (the checkout itself serves the next
+        /// patch).
+        patched_files: PathBuf,
     },
     /// Applied, and every unit compiled.
     Compiled { units: Vec<PathBuf> },
@@ -252,6 +255,7 @@ fn check_tree(t: &Tree, table: &Table, fresh: bool) -> Result<TreeChecks> {
         }
     );
     let mut configured = Configured::NotYet;
+    let mut scratch = Scratch::new(t);
     let mut checks = Vec::new();
     let compiler = build::compiler_version()?;
     let cmake_options = build::cmake_options(Default::default());
@@ -262,7 +266,11 @@ fn check_tree(t: &Tree, table: &Table, fresh: bool) -> Result<TreeChecks> {
         let (outcome, how) = match memo::recall(&kept).filter(|_| !fresh) {
             Some(outcome) => (outcome, " (kept from an earlier check)"),
             None => {
-                let outcome = check_one(t, entry, &p, &mut configured)?;
+                let outcome = check_one(t, entry, &p, &mut configured, &mut scratch);
+                // the next cell starts from the tree's commit, whatever
+                // became of this one
+                scratch.restore(&patch::touched_files(&p)?)?;
+                let outcome = outcome?;
                 memo::keep(&kept, &outcome)?;
                 (outcome, "")
             }
@@ -301,22 +309,26 @@ fn check_tree(t: &Tree, table: &Table, fresh: bool) -> Result<TreeChecks> {
     })
 }
 
-/// The scratch checkout of one (tree, patch): `<cache>/patch-check/<tree
-/// id 12>/<variant>-<series>`.
-fn scratch_dir(t: &Tree, entry: &Entry) -> PathBuf {
-    cache_root()
-        .join("patch-check")
-        .join(&t.id[..12.min(t.id.len())])
-        .join(format!(
-            "{}-{}",
-            entry.variant,
-            crate::patch::series_list(&entry.series)
-        ))
+/// Where a cell whose compile failed keeps its patched files:
+/// `<cache>/patch-check/<tree id 12>/<variant>-<series>`.
+fn kept_files_dir(t: &Tree, entry: &Entry) -> PathBuf {
+    scratch::tree_dir(t).join(format!(
+        "{}-{}",
+        entry.variant,
+        crate::patch::series_list(&entry.series)
+    ))
 }
 
 /// Errors here are the machinery's (a checkout that cannot be written);
-/// what the patch and the compiler say ends up in the outcome.
-fn check_one(t: &Tree, entry: &Entry, p: &Patch, configured: &mut Configured) -> Result<Outcome> {
+/// what the patch and the compiler say ends up in the outcome. The caller
+/// restores the scratch checkout afterwards.
+fn check_one(
+    t: &Tree,
+    entry: &Entry,
+    p: &Patch,
+    configured: &mut Configured,
+    scratch: &mut Scratch,
+) -> Result<Outcome> {
     if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
         return Ok(Outcome::Refused {
             reason: "a packaged server has no source to patch".into(),
@@ -325,19 +337,20 @@ fn check_one(t: &Tree, entry: &Entry, p: &Patch, configured: &mut Configured) ->
     if let Some(reason) = entry.refusal(t) {
         return Ok(Outcome::Refused { reason });
     }
-    let dir = scratch_dir(t, entry);
     let stage = Stage::start(format!(
-        "check out {} and apply {}",
+        "{} {} and apply {}",
+        if scratch.is_open() {
+            "take the checkout of"
+        } else {
+            "check out"
+        },
         t.version,
         p.file.display()
     ));
-    let repo = tree::checkout(t, &dir)?;
-    let applied = patch::apply(&repo, p);
+    let (repo, dir) = scratch.open(t)?;
+    let applied = patch::apply(repo, p);
     stage.done();
     if let Err(e) = applied {
-        // nothing was changed: the checkout is of no further interest
-        drop(repo);
-        fs::remove_dir_all(&dir).ok();
         return Ok(Outcome::DoesNotApply {
             error: format!("{e:#}"),
         });
@@ -355,7 +368,7 @@ fn check_one(t: &Tree, entry: &Entry, p: &Patch, configured: &mut Configured) ->
         Configured::Failed(e) => return Ok(Outcome::NotCompiled { error: e.clone() }),
         Configured::NotYet => unreachable!("configured just above"),
     };
-    let units = match changed_units(&patch::changed_files(p)?, &dir, db) {
+    let units = match changed_units(&patch::changed_files(p)?, dir, db) {
         Ok(u) if u.is_empty() => {
             return Ok(Outcome::NotCompiled {
                 error: format!("{} changes no file", p.file.display()),
@@ -374,22 +387,22 @@ fn check_one(t: &Tree, entry: &Entry, p: &Patch, configured: &mut Configured) ->
         t.version,
         p.file.display()
     ));
-    let results = compile_all(db, &units, &dir)?;
+    let results = compile_all(db, &units, dir)?;
     stage.done();
     let failed: Vec<(PathBuf, String)> = results
         .into_iter()
         .filter_map(|(unit, r)| r.err().map(|e| (unit, e)))
         .collect();
     if let Some((unit, error)) = failed.first() {
+        let keep = kept_files_dir(t, entry);
+        scratch.keep_files(&patch::touched_files(p)?, &keep)?;
         return Ok(Outcome::CompileFailed {
             first_error: format!("{}:\n{error}", unit.display()),
             failed: failed.iter().map(|(u, _)| u.clone()).collect(),
             units,
-            checkout: dir,
+            patched_files: keep,
         });
     }
-    drop(repo);
-    fs::remove_dir_all(&dir).ok();
     Ok(Outcome::Compiled { units })
 }
 
@@ -448,6 +461,7 @@ mod tests {
         s.parse().unwrap()
     }
     use super::*;
+    use std::fs;
 
     #[test]
     fn own_series_failures_fail_and_foreign_ones_do_not() {
@@ -571,7 +585,7 @@ mod tests {
         }
         .failures()
         .is_empty());
-        assert!(!scratch_dir(&t, &table.entries[0]).exists());
+        assert!(!scratch::tree_dir(&t).exists());
     }
 
     /// The real thing on the Debian 10.11.18 tree: the own gate patch
@@ -586,7 +600,13 @@ mod tests {
         let t = tree::resolve(tree::DEBIAN_TREES[0]).unwrap();
         let table = Table::load().unwrap();
         let mut configured = Configured::NotYet;
-        let mut run = |e: &Entry| check_one(&t, e, &e.load().unwrap(), &mut configured).unwrap();
+        let mut scratch = Scratch::new(&t);
+        let mut run = |e: &Entry| {
+            let p = e.load().unwrap();
+            let outcome = check_one(&t, e, &p, &mut configured, &mut scratch).unwrap();
+            scratch.restore(&patch::touched_files(&p).unwrap()).unwrap();
+            outcome
+        };
 
         let gate = table.find(sr("10.11"), "gate").unwrap();
         match run(gate) {
@@ -632,7 +652,7 @@ mod tests {
             Outcome::CompileFailed {
                 failed,
                 first_error,
-                checkout,
+                patched_files,
                 ..
             } => {
                 assert_eq!(failed, [PathBuf::from("storage/innobase/buf/buf0lru.cc")]);
@@ -641,7 +661,15 @@ mod tests {
                         && first_error.contains("error:"),
                     "{first_error}"
                 );
-                fs::remove_dir_all(checkout).unwrap();
+                // the patched file is kept; the shared checkout is back at
+                // the tree's commit for the next patch
+                let lru = PathBuf::from("storage/innobase/buf/buf0lru.cc");
+                let kept = fs::read_to_string(patched_files.join(&lru)).unwrap();
+                assert!(kept.contains("no_such_member_for_the_test"));
+                let (_, dir) = scratch.open(&t).unwrap();
+                let restored = fs::read_to_string(dir.join(&lru)).unwrap();
+                assert!(!restored.contains("no_such_member_for_the_test"));
+                fs::remove_dir_all(patched_files).unwrap();
             }
             other => panic!("{other:?}"),
         }
