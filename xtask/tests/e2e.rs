@@ -420,6 +420,59 @@ fn a_resumed_directory_reuses_only_cells_made_from_the_same_inputs() {
     );
 }
 
+/// `datadir = "disk"` puts the datadir on a disk and says so (the server
+/// gets the disk's flush method, the record and the report say disk), and
+/// `fresh_server` gives each workload a server of its own, loaded for it.
+#[test]
+fn a_disk_datadir_is_on_disk_and_each_workload_gets_a_fresh_server() {
+    let _guard = serialized();
+    let ranges = Workload {
+        range_size: 10,
+        ..Workload {
+            name: "range-covered-pk".into(),
+            ..small_workload()
+        }
+    };
+    let mut m = one_repetition("e2e-disk-fresh", &["base"], small_workload());
+    m.workloads.push(ranges);
+    m.datadir = xtask::dims::Datadir::Disk;
+    m.fresh_server = true;
+    let (out, results) = run_all_successful(&m);
+    assert_eq!(results.len(), 2);
+    for r in &results {
+        let cnf = r.my_cnf.as_ref().expect("a run records its my.cnf");
+        assert_eq!(cnf.datadir_on_tmpfs, Some(false), "{}", r.key);
+        assert_eq!(
+            cnf.get("innodb_flush_method"),
+            Some("O_DIRECT_NO_FSYNC"),
+            "{}",
+            r.key
+        );
+        assert!(!r.data_phases.is_empty(), "{}: no data loaded", r.key);
+    }
+    // one server per workload: each has its own logs, named for it
+    let mut servers: Vec<String> = std::fs::read_dir(out.path().join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    servers.sort();
+    assert_eq!(
+        servers,
+        [
+            "10.11.18-base-rep1-points-covered-pk",
+            "10.11.18-base-rep1-range-covered-pk"
+        ]
+    );
+    let md = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("; datadir on disk"), "{md}");
+    // the servers' run directories are gone from the disk root
+    let root = xtask::server::RunRoot::of(xtask::dims::Datadir::Disk).path;
+    let left: Vec<_> = std::fs::read_dir(&root)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert!(left.is_empty(), "left in {}: {left:?}", root.display());
+}
+
 /// Ctrl-C in the middle of a run leaves no mariadbd and no datadir behind.
 #[test]
 fn interrupt_stops_the_server_and_removes_its_datadir() {

@@ -48,12 +48,9 @@ fn every_kind_runs_on_one_server_in_marks_order() {
     .unwrap();
     let binaries = ServerBinaries::from_build(&built).unwrap();
     let host = Host::detect();
-    let cnf = MyCnf::for_series(
-        tree.series,
-        &host,
-        server::is_tmpfs(std::path::Path::new("/dev/shm")),
-    );
-    let mut server = Server::start(&binaries, &cnf, "workloads-test", false).unwrap();
+    let runs = server::RunRoot::of(Default::default());
+    let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());
+    let mut server = Server::start(&binaries, &cnf, &runs, "workloads-test", false).unwrap();
     let logs = tempfile::tempdir().unwrap();
 
     // Mark's tests share one server's tables; scan-loop has its own (e2e)

@@ -2,11 +2,13 @@
 //! series, the metric table, a workload kind, a cell's steps, the LRU
 //! model's policies, the name of a control's second run.
 
+mod datadir;
 mod metric;
 mod model_policy;
 mod step;
 mod workload_kind;
 
+pub use datadir::Datadir;
 pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion};
 pub use metric::{Metric, MetricInfo, METRICS};
 pub use model_policy::ModelPolicy;

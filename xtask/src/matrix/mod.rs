@@ -1,7 +1,8 @@
 //! Matrices: trees x variants x workloads x thread counts x repetitions,
 //! described in a TOML file. `plan` turns a file into servers and cells
 //! without fetching anything (and prints it for `--dry-run`); `run` builds
-//! and runs them, one server per (tree, variant, repetition), writing
+//! and runs them, one server per (tree, variant, repetition) (or per
+//! workload too, with `fresh_server`), writing
 //! every cell's result through `results` as soon as it ends; `progress`
 //! says what runs and how long the rest will take.
 
@@ -21,6 +22,7 @@ pub use resume::undecided_cells;
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
 pub use run::{run, RunOptions};
 
+use crate::dims::Datadir;
 use crate::record::Workload;
 use crate::results::Question;
 use crate::tree;
@@ -62,6 +64,17 @@ pub struct Matrix {
     /// Variants beyond the built-in ones, or settings for them.
     #[serde(default, rename = "variant")]
     pub variants: BTreeMap<String, VariantDef>,
+    /// Where the servers keep their datadir: `"tmpfs"` (/dev/shm, the
+    /// default: a miss is a memory copy) or `"disk"` (a miss waits for a
+    /// read; `/var/tmp/innodb-lab`, or INNODB_LAB_DISK).
+    #[serde(default)]
+    pub datadir: Datadir,
+    /// Every workload gets a server of its own (bootstrapped, loaded and
+    /// armed for it), so none starts from a pool another workload left;
+    /// base and fixed of one workload run back to back. Default: one
+    /// server per variant and repetition runs every workload in turn.
+    #[serde(default)]
+    pub fresh_server: bool,
     /// The file it was read from, so that a check after the builds can
     /// still name the line (None for a matrix made in code)
     #[serde(skip)]
@@ -121,6 +134,8 @@ impl Matrix {
             trees,
             workloads,
             variants: BTreeMap::new(),
+            datadir: Datadir::default(),
+            fresh_server: false,
             source: None,
         }
     }

@@ -91,6 +91,8 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
     use crate::server::{RunDir, SOCKET_PATH_MAX};
     let rep = matrix.repetitions.max(super::MAX_REPETITIONS);
     let suffix = crate::dims::CONTROL_SUFFIX;
+    let runs = crate::server::RunRoot::of(matrix.datadir);
+    let (env, _) = matrix.datadir.root_env_and_default();
     let mut servers: Vec<(String, String)> = Vec::new();
     for t in &matrix.trees {
         // an unnamed path: tree is labelled by its version once fetched,
@@ -100,7 +102,7 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
         }
         let tree = super::plan::tree_label(t);
         for v in &t.variants {
-            let name = super::plan::server_name(&tree, v, 1);
+            let name = super::plan::server_name(&tree, v, 1, None);
             if let Some((other, _)) = servers.iter().find(|(_, n)| *n == name) {
                 bail!(
                     "{}: tree `{tree}` variant `{v}` and {other} would run servers of one name \
@@ -116,13 +118,21 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
                 v.as_str()
             };
             let label = format!("{longest}{suffix}");
-            let socket = RunDir::longest_socket_path(&super::plan::server_name(&tree, &label, rep));
+            // with a server per workload, its name carries the longest one
+            let workload = matrix
+                .fresh_server
+                .then(|| matrix.workloads.iter().map(|w| w.name.as_str()))
+                .and_then(|names| names.max_by_key(|n| n.len()));
+            let socket = RunDir::longest_socket_path(
+                &runs,
+                &super::plan::server_name(&tree, &label, rep, workload),
+            );
             let len = socket.as_os_str().len();
             if len > SOCKET_PATH_MAX {
                 bail!(
                     "{}: tree `{tree}` variant `{v}`: its server's socket would be {} ({len} \
                      bytes), longer than a unix socket path can be ({SOCKET_PATH_MAX}): shorten \
-                     the names, or set INNODB_LAB_SHM to a shorter directory",
+                     the names, or set {env} to a shorter directory",
                     path.display(),
                     socket.display()
                 );

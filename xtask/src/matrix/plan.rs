@@ -80,10 +80,43 @@ pub fn run_label(label: &str, again: bool) -> String {
     }
 }
 
-/// The name of the server of one repetition of a variant: its run
-/// directory, its socket, its logs.
-pub fn server_name(tree_label: &str, label: &str, rep: u32) -> String {
-    crate::util::slug(&format!("{tree_label}-{label}-rep{rep}"))
+/// The name of the server of one repetition of a variant (and of one
+/// workload, for a matrix with `fresh_server`): its run directory, its
+/// socket, its logs.
+pub fn server_name(tree_label: &str, label: &str, rep: u32, workload: Option<&str>) -> String {
+    match workload {
+        Some(w) => crate::util::slug(&format!("{tree_label}-{label}-rep{rep}-{w}")),
+        None => crate::util::slug(&format!("{tree_label}-{label}-rep{rep}")),
+    }
+}
+
+/// The server groups of one repetition, in the order they run: for each
+/// unit of the rotation its whole list of cells, or, with `fresh_server`,
+/// for each cell each unit in turn (so that base and fixed of a workload
+/// run back to back, each on a server of its own).
+pub fn server_groups(
+    matrix: &Matrix,
+    rotation: &[usize],
+    cells: &[(usize, u32)],
+) -> Vec<(usize, Vec<(usize, u32)>)> {
+    if !matrix.fresh_server {
+        return rotation.iter().map(|&u| (u, cells.to_vec())).collect();
+    }
+    // one server per workload: its thread counts share it
+    let mut workloads: Vec<usize> = Vec::new();
+    for &(w, _) in cells {
+        if !workloads.contains(&w) {
+            workloads.push(w);
+        }
+    }
+    let mut out = Vec::new();
+    for w in workloads {
+        let of_w: Vec<(usize, u32)> = cells.iter().copied().filter(|&(x, _)| x == w).collect();
+        for &u in rotation {
+            out.push((u, of_w.clone()));
+        }
+    }
+    out
 }
 
 /// A tree's label before it is fetched: its name, else the version its
@@ -164,13 +197,23 @@ pub fn describe(matrix: &Matrix) -> String {
             );
         }
     }
-    let _ = writeln!(
-        s,
-        "\nservers per repetition ({}), each loading the data once and then running {} cell{} in this order:",
-        plan.units.len(),
-        plan.cells.len(),
-        if plan.cells.len() == 1 { "" } else { "s" }
-    );
+    let _ = writeln!(s, "\ndatadir on {}", matrix.datadir.words());
+    if matrix.fresh_server {
+        let _ = writeln!(
+            s,
+            "\nservers per repetition ({} per workload, fresh_server): each workload on servers \
+             of its own, loaded for it, variants back to back; the cells in this order:",
+            plan.units.len()
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "\nservers per repetition ({}), each loading the data once and then running {} cell{} in this order:",
+            plan.units.len(),
+            plan.cells.len(),
+            if plan.cells.len() == 1 { "" } else { "s" }
+        );
+    }
     for (w, t) in &plan.cells {
         let wl = &matrix.workloads[*w];
         let _ = writeln!(
@@ -276,6 +319,62 @@ mod tests {
     use super::*;
     use crate::matrix::TreeEntry;
     use crate::record::Workload;
+
+    #[test]
+    fn a_fresh_server_runs_one_workload_with_every_variant_back_to_back() {
+        let tree = TreeEntry {
+            spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
+            name: None,
+            variants: vec!["base".into(), "fixed".into()],
+        };
+        let mut m = Matrix::new(
+            "x",
+            vec![tree],
+            vec![
+                Workload::new("points-covered-pk"),
+                Workload::new("read-only"),
+            ],
+        );
+        let cells = [(0, 1), (1, 1), (0, 2)];
+        // shared: each unit runs every cell on one server
+        assert_eq!(
+            server_groups(&m, &[1, 0], &cells),
+            [(1, cells.to_vec()), (0, cells.to_vec())]
+        );
+        // fresh: a server per (workload, unit), its thread counts together,
+        // the units of one workload back to back in the rotation's order
+        m.fresh_server = true;
+        assert_eq!(
+            server_groups(&m, &[1, 0], &cells),
+            [
+                (1, vec![(0, 1), (0, 2)]),
+                (0, vec![(0, 1), (0, 2)]),
+                (1, vec![(1, 1)]),
+                (0, vec![(1, 1)]),
+            ]
+        );
+        assert_eq!(
+            server_name("10.11.18", "fixed", 3, Some("read-only")),
+            "10.11.18-fixed-rep3-read-only"
+        );
+        let d = describe(&m);
+        assert!(
+            d.contains("fresh_server") && d.contains("datadir on tmpfs"),
+            "{d}"
+        );
+        let from_file: Matrix = toml::from_str(
+            "name = \"x\"\ndatadir = \"disk\"\nfresh_server = true\n\
+             [[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n\
+             [[workload]]\nname = \"read-only\"\n",
+        )
+        .unwrap();
+        assert_eq!(from_file.datadir, crate::dims::Datadir::Disk);
+        assert!(from_file.fresh_server);
+        let err = toml::from_str::<Matrix>("name = \"x\"\ndatadir = \"nvme\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("line 2") && err.contains("tmpfs"), "{err}");
+    }
 
     #[test]
     fn every_shipped_matrix_dry_runs() {

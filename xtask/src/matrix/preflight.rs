@@ -56,7 +56,11 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
             }
         }
     }
-    let shm = crate::server::shm_root();
+    let runs = crate::server::RunRoot::of(matrix.datadir);
+    if let Err(e) = runs.check() {
+        problems.push(format!("{e:#}"));
+    }
+    let shm = runs.path;
     let shm_need = shm_estimate(matrix, &Host::detect(), keep);
     if let Some(free) = free_bytes(&shm) {
         if free < shm_need {

@@ -184,6 +184,10 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let _results_lock = crate::lock::results(&opts.out)?;
     // run directories and servers a dead tool left behind
     crate::stale::clean(&server::trusted_shm_root()?);
+    let runs = server::RunRoot::of(matrix.datadir);
+    if runs.datadir != crate::dims::Datadir::Tmpfs && runs.path.exists() {
+        crate::stale::clean(runs.trusted()?);
+    }
     // sysbench, compilers and space: before anything is fetched or built
     super::preflight::check(matrix, opts.keep)?;
     let plan = Plan::of(matrix);
@@ -207,9 +211,9 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let mut progress = Progress::new(plan.total_cells());
     let mut failed = 0;
     for rep in 1..=plan.repetitions {
-        for u in plan.rotation(rep) {
+        for (u, cells) in super::plan::server_groups(matrix, &plan.rotation(rep), &plan.cells) {
             children::check()?;
-            failed += run_server(&ctx, &prepared[u], rep, &plan.cells, &mut progress)?;
+            failed += run_server(&ctx, &prepared[u], rep, &cells, &mut progress)?;
         }
     }
     // --until-decided: more interleaved repetitions of the undecided cells
@@ -220,12 +224,10 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
             break;
         }
         let mut per_unit = Vec::new();
-        for u in plan.rotation(rep) {
+        for (u, cells) in super::plan::server_groups(matrix, &plan.rotation(rep), &plan.cells) {
             let p = &prepared[u];
-            let cells: Vec<(usize, u32)> = plan
-                .cells
-                .iter()
-                .copied()
+            let cells: Vec<(usize, u32)> = cells
+                .into_iter()
                 .filter(|&(w, t)| {
                     need.contains(&Cell {
                         tree: p.tree_label.clone(),

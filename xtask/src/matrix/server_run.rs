@@ -13,7 +13,6 @@ use crate::server::{self, Server};
 use crate::workload;
 use anyhow::Result;
 use std::fs;
-use std::path::Path;
 
 /// Runs `cells` of repetition `rep` of `p` on one server; returns the
 /// number of failed cells.
@@ -30,11 +29,12 @@ pub(super) fn run_server(
         .as_ref()
         .map(|r| r.settings.clone())
         .unwrap_or_default();
-    let shm = Path::new("/dev/shm");
-    // the my.cnf this server gets: Mark's settings scaled to this host,
-    // then the variant's (the resume check compares it)
+    let runs = server::RunRoot::of(matrix.datadir);
+    // the my.cnf this server gets: Mark's settings scaled to this host and
+    // to where its datadir is, then the variant's (the resume check
+    // compares it)
     let cnf = p.tree.as_ref().map(|tree| {
-        let mut cnf = MyCnf::for_series(tree.series, &ctx.host, server::is_tmpfs(shm));
+        let mut cnf = MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs());
         for (k, v) in &settings {
             cnf.set(k, v);
         }
@@ -67,8 +67,12 @@ pub(super) fn run_server(
     progress.restart_clock();
     let server_label = format!("{} {} rep {rep}", p.tree_label, p.label);
     eprintln!("==> server {server_label}: {} cell(s)", todo.len());
-    let name = super::plan::server_name(&p.tree_label, &p.label, rep);
-    let mut server = match Server::start(binaries, &cnf, &name, ctx.opts.keep) {
+    // a server of its own per workload: named for it
+    let workload = matrix
+        .fresh_server
+        .then(|| matrix.workloads[todo[0].0].name.as_str());
+    let name = super::plan::server_name(&p.tree_label, &p.label, rep, workload);
+    let mut server = match Server::start(binaries, &cnf, &runs, &name, ctx.opts.keep) {
         Ok(s) => s,
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         // the bootstrap carries its own step; anything else is the start

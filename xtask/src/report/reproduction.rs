@@ -15,12 +15,13 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
     let first = &results[0];
     b.push(Block::Bullets(vec![
         format!(
-            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}",
+            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}; datadir {}",
             first.host.hostname,
             first.host.cores,
             first.host.memory_bytes,
             first.host.cpu_model,
-            first.host.kernel
+            first.host.kernel,
+            datadir_words(results)
         ),
         format!("innodb-lab revision: `{}`", first.tool_revision),
         match &a.manifest.file {
@@ -270,6 +271,27 @@ fn strip_run_paths(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// Where the runs' datadirs were, as each run's my.cnf records it (kept
+/// short: it sits in the host line of reports near Jira's comment limit).
+fn datadir_words(results: &[RunResult]) -> String {
+    let on_tmpfs: Vec<Option<bool>> = results
+        .iter()
+        .map(|r| r.my_cnf.as_ref().and_then(|c| c.datadir_on_tmpfs))
+        .collect();
+    let count = |want: Option<bool>| on_tmpfs.iter().filter(|t| **t == want).count();
+    let (tmpfs, disk) = (count(Some(true)), count(Some(false)));
+    if tmpfs == on_tmpfs.len() {
+        "on tmpfs".into()
+    } else if disk == on_tmpfs.len() {
+        "on disk".into()
+    } else {
+        format!(
+            "on tmpfs in {tmpfs} run(s), on disk in {disk}, not recorded in {}",
+            on_tmpfs.len() - tmpfs - disk
+        )
+    }
 }
 
 #[cfg(test)]

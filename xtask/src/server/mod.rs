@@ -3,6 +3,7 @@
 //! `mariadbd` in its own process group listening on a unix socket only,
 //! and a clean shutdown (or SIGKILL) on every exit path.
 
+mod run_root;
 pub mod user;
 
 use crate::children;
@@ -12,6 +13,7 @@ use crate::record::Build;
 use crate::record::{MyCnf, Scaled};
 use crate::util::{tail_lines, Child, Command};
 use anyhow::{bail, Context, Result};
+pub use run_root::{is_tmpfs, shm_root, trusted_shm_root, RunRoot};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -298,66 +300,8 @@ const SOCKET_FILE: &str = "mariadbd.sock";
 /// the terminating NUL.
 pub const SOCKET_PATH_MAX: usize = 107;
 
-/// Makes sure the root of the run directories is the tool's own: created
-/// 0700 when missing; refused, with the fix, when another user owns it or
-/// anyone else may write in it (a directory another local user controls
-/// could hold a planted `tool.pid`, a symlink for a datadir, or a socket).
-pub fn trusted_shm_root() -> Result<PathBuf> {
-    let root = shm_root();
-    trusted_dir(&root)?;
-    Ok(root)
-}
-
-/// `root` as `trusted_shm_root` wants it: made 0700 when missing, else the
-/// running user's and writable by no one else.
-fn trusted_dir(root: &Path) -> Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    if !root.exists() {
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(root)
-            .with_context(|| format!("cannot create {}", root.display()))?;
-    }
-    let meta =
-        fs::symlink_metadata(root).with_context(|| format!("cannot read {}", root.display()))?;
-    // SAFETY: geteuid has no preconditions
-    let me = unsafe { libc::geteuid() };
-    let mode = meta.permissions().mode() & 0o7777;
-    if !meta.is_dir() || meta.file_type().is_symlink() {
-        bail!(
-            "{} is not a directory of the tool's own (a symlink or a file): remove it, or set \
-             INNODB_LAB_SHM to a directory of your own",
-            root.display()
-        );
-    }
-    if meta.uid() != me {
-        bail!(
-            "{} belongs to uid {}, not to this user (uid {me}): the tool keeps its run \
-             directories only in a directory of its own; remove it, or set INNODB_LAB_SHM",
-            root.display(),
-            meta.uid()
-        );
-    }
-    if mode & 0o022 != 0 {
-        bail!(
-            "{} can be written by other users (mode {mode:o}): `chmod go-w {}`, or set \
-             INNODB_LAB_SHM to a directory of your own",
-            root.display(),
-            root.display()
-        );
-    }
-    Ok(())
-}
-
-/// Where run directories live: `/dev/shm/innodb-lab`, or `INNODB_LAB_SHM`.
-pub fn shm_root() -> PathBuf {
-    std::env::var_os("INNODB_LAB_SHM")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/dev/shm/innodb-lab".into())
-}
-
-/// The files of one run: all under /dev/shm, removed afterwards unless kept.
+/// The files of one run: all under its run root (/dev/shm by default),
+/// removed afterwards unless kept.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunDir {
     pub root: PathBuf,
@@ -444,21 +388,21 @@ impl RunDir {
     }
 
     /// The directory of the run named `name` for the tool process `pid`.
-    fn root_for(name: &str, pid: u32) -> PathBuf {
-        shm_root().join(format!("{}-{pid}", crate::util::slug(name)))
+    fn root_for(runs: &RunRoot, name: &str, pid: u32) -> PathBuf {
+        runs.path.join(format!("{}-{pid}", crate::util::slug(name)))
     }
 
     /// The longest socket path a run named `name` can get, whatever the
     /// tool's pid (Linux's pids have at most 7 digits).
-    pub fn longest_socket_path(name: &str) -> PathBuf {
-        Self::root_for(name, 9_999_999).join(SOCKET_FILE)
+    pub fn longest_socket_path(runs: &RunRoot, name: &str) -> PathBuf {
+        Self::root_for(runs, name, 9_999_999).join(SOCKET_FILE)
     }
 
-    /// A new run directory, 0700, owned by the server's `user` when that
-    /// is not the tool's own.
-    pub fn create(name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
-        let base = trusted_shm_root()?;
-        let root = Self::root_for(name, std::process::id());
+    /// A new run directory under `runs`, 0700, owned by the server's
+    /// `user` when that is not the tool's own.
+    pub fn create(runs: &RunRoot, name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
+        let base = runs.trusted()?.to_path_buf();
+        let root = Self::root_for(runs, name, std::process::id());
         if root.join(crate::stale::KEPT_FILE).exists() {
             bail!(
                 "{} was kept by --keep in an earlier run whose tool had this pid: it is never \
@@ -543,12 +487,18 @@ pub const SQL_TIMEOUT: Duration = Duration::from_secs(60);
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Server {
-    /// Writes the my.cnf, bootstraps the datadir with the tree's own
-    /// install script and starts mariadbd, waiting until it accepts
-    /// connections.
-    pub fn start(binaries: &ServerBinaries, cnf: &MyCnf, name: &str, keep: bool) -> Result<Server> {
+    /// Writes the my.cnf, bootstraps the datadir (in a run directory under
+    /// `runs`) with the tree's own install script and starts mariadbd,
+    /// waiting until it accepts connections.
+    pub fn start(
+        binaries: &ServerBinaries,
+        cnf: &MyCnf,
+        runs: &RunRoot,
+        name: &str,
+        keep: bool,
+    ) -> Result<Server> {
         let user = user::server_user()?;
-        let dir = RunDir::create(name, user.as_ref())?;
+        let dir = RunDir::create(runs, name, user.as_ref())?;
         if keep {
             dir.mark_kept();
         }
@@ -759,18 +709,6 @@ impl Drop for Server {
     }
 }
 
-/// Whether `path` is on a tmpfs (statfs magic), as /dev/shm is.
-pub fn is_tmpfs(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a valid out pointer
-    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
-    rc == 0 && st.f_type == libc::TMPFS_MAGIC
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -820,32 +758,6 @@ mod tests {
         assert_eq!(new.get("innodb_snapshot_isolation"), Some("0"));
         assert_eq!(new.get("loose_innodb_change_buffering"), Some("none"));
         assert_eq!(new.get("innodb_flush_method"), None);
-    }
-
-    #[test]
-    fn the_run_root_must_be_the_tools_own() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let fresh = dir.path().join("runs");
-        trusted_dir(&fresh).unwrap();
-        let mode = fs::metadata(&fresh).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode, 0o700);
-        fs::set_permissions(&fresh, fs::Permissions::from_mode(0o777)).unwrap();
-        let err = trusted_dir(&fresh).unwrap_err().to_string();
-        assert!(
-            err.contains("can be written by other users (mode 777)") && err.contains("chmod go-w"),
-            "{err}"
-        );
-        fs::set_permissions(&fresh, fs::Permissions::from_mode(0o711)).unwrap();
-        trusted_dir(&fresh).unwrap();
-        let link = dir.path().join("link");
-        std::os::unix::fs::symlink(&fresh, &link).unwrap();
-        assert!(trusted_dir(&link)
-            .unwrap_err()
-            .to_string()
-            .contains("symlink"));
-        // a directory of another user: /tmp is root's (and sticky, world-writable)
-        assert!(trusted_dir(Path::new("/tmp")).is_err());
     }
 
     #[test]
