@@ -15,7 +15,7 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
     let first = &results[0];
     b.push(Block::Bullets(vec![
         format!(
-            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}; datadir {}",
+            "host: `{}`: {} cores, {} bytes of memory, {}, Linux {}{}",
             first.host.hostname,
             first.host.cores,
             first.host.memory_bytes,
@@ -273,8 +273,9 @@ fn strip_run_paths(text: &str) -> String {
     out
 }
 
-/// Where the runs' datadirs were, as each run's my.cnf records it (kept
-/// short: it sits in the host line of reports near Jira's comment limit).
+/// `; datadir on tmpfs` (or disk, or how many runs each) for the host
+/// line, as each run's my.cnf records it; nothing when no run recorded it.
+/// Kept short: it sits in reports near Jira's comment limit.
 fn datadir_words(results: &[RunResult]) -> String {
     let on_tmpfs: Vec<Option<bool>> = results
         .iter()
@@ -283,12 +284,14 @@ fn datadir_words(results: &[RunResult]) -> String {
     let count = |want: Option<bool>| on_tmpfs.iter().filter(|t| **t == want).count();
     let (tmpfs, disk) = (count(Some(true)), count(Some(false)));
     if tmpfs == on_tmpfs.len() {
-        "on tmpfs".into()
+        "; datadir on tmpfs".into()
     } else if disk == on_tmpfs.len() {
-        "on disk".into()
+        "; datadir on disk".into()
+    } else if tmpfs + disk == 0 {
+        String::new()
     } else {
         format!(
-            "on tmpfs in {tmpfs} run(s), on disk in {disk}, not recorded in {}",
+            "; datadir on tmpfs in {tmpfs} run(s), on disk in {disk}, not recorded in {}",
             on_tmpfs.len() - tmpfs - disk
         )
     }
