@@ -157,7 +157,7 @@ impl Workload {
             ("scan_threads", u64::from(self.scan_threads), 4_096),
             ("residency_seconds", self.residency_seconds, day),
             ("sample_seconds", self.sample_seconds, day),
-            ("hot_rate", self.hot_rate, 1_000_000_000),
+            ("rate", self.rate, 1_000_000_000),
             // perf keeps 16 KiB of stack per sample: minutes fill /tmp
             ("profile_seconds", self.profile_seconds, 120),
             ("pmp_samples", u64::from(self.pmp_samples), 10_000),
@@ -357,6 +357,9 @@ fn sysbench_args(
     }
     args.push(format!("--threads={threads}"));
     if command != "prepare" {
+        if w.rate > 0 {
+            args.push(format!("--rate={}", w.rate));
+        }
         args.push(format!("--time={seconds}"));
         args.push("--events=0".into());
         args.push("--report-interval=0".into());

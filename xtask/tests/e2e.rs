@@ -571,7 +571,7 @@ fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
             scan_threads: 1,
             hot_rows: 40_000,
             scan_rows: 300_000,
-            hot_rate: 3000,
+            rate: 3000,
             warmup_seconds: 5,
             residency_seconds: 10,
             sample_seconds: 2,

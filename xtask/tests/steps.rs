@@ -131,7 +131,7 @@ fn scan_loop_fails_in_its_warm_up_residency_and_measured_steps() {
         scan_threads: 1,
         hot_rows: 10_000,
         scan_rows: 40_000,
-        hot_rate: 1000,
+        rate: 1000,
         warmup_seconds: 1,
         residency_seconds: 2,
         sample_seconds: 1,

@@ -246,16 +246,13 @@ pub fn describe(matrix: &Matrix) -> String {
             question_words(q, matrix.threshold_pct)
         );
     }
+    let starts =
+        plan.repetitions as usize * server_groups(matrix, &plan.rotation(1), &plan.cells).len();
     let _ = writeln!(
         s,
-        "\n{builds} build{}, {} server start{}, {} cell run{}",
+        "\n{builds} build{}, {starts} server start{}, {} cell run{}",
         if builds == 1 { "" } else { "s" },
-        plan.units.len() * plan.repetitions as usize,
-        if plan.units.len() * plan.repetitions as usize == 1 {
-            ""
-        } else {
-            "s"
-        },
+        if starts == 1 { "" } else { "s" },
         plan.total_cells(),
         if plan.total_cells() == 1 { "" } else { "s" }
     );
@@ -362,6 +359,8 @@ mod tests {
             d.contains("fresh_server") && d.contains("datadir on tmpfs"),
             "{d}"
         );
+        // a server per (repetition, workload, variant)
+        assert!(d.contains("2 builds, 12 server starts,"), "{d}");
         let from_file: Matrix = toml::from_str(
             "name = \"x\"\ndatadir = \"disk\"\nfresh_server = true\n\
              [[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n\

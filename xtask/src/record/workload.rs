@@ -132,11 +132,13 @@ pub struct Workload {
     /// scan-loop: seconds between two residency samples
     #[serde(default = "defaults::sample_seconds")]
     pub sample_seconds: u64,
-    /// scan-loop: events per second over all threads (sysbench --rate; a
-    /// scan pass is one event), so that a hot page's reuse gap is set,
-    /// not the CPU's speed; 0: as fast as they go
-    #[serde(default)]
-    pub hot_rate: u64,
+    /// Events per second over all threads (sysbench --rate) in every
+    /// phase that runs the workload, so that the time between two touches
+    /// of a page (and the pool's turnover, with the data beyond the pool)
+    /// is set, not the CPU's speed; 0: as fast as they go. In scan-loop a
+    /// scan pass is one event (its files call it `hot_rate`).
+    #[serde(default, alias = "hot_rate")]
+    pub rate: u64,
     /// The profile pass after the diagnostic pass, of the first repetition
     /// only: three windows of this length under one load, no profiler, then
     /// `perf record`, then the Poor Man's Profiler. 0 (the default) skips it.
@@ -178,7 +180,7 @@ impl Workload {
             scan_threads: defaults::scan_threads(),
             residency_seconds: defaults::residency_seconds(),
             sample_seconds: defaults::sample_seconds(),
-            hot_rate: 0,
+            rate: 0,
             profile_seconds: 0,
             pmp_samples: defaults::pmp_samples(),
         }

@@ -49,10 +49,10 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
                     w.scan_rows,
                     w.threads,
                     w.scan_threads,
-                    if w.hot_rate == 0 {
+                    if w.rate == 0 {
                         "events as fast as they go".to_string()
                     } else {
-                        format!("at most {} events a second", w.hot_rate)
+                        format!("at most {} events a second", w.rate)
                     },
                     w.warmup_seconds,
                     w.residency_seconds,
@@ -62,13 +62,18 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
                 continue;
             }
             workloads.push(format!(
-                "workload `{}` ({}): {} tables x {} rows, threads {}, {} ids per IN-list, range size {}; \
+                "workload `{}` ({}): {} tables x {} rows, threads {}{}, {} ids per IN-list, range size {}; \
                  arming {} s, warm-up {} s (not measured), measured {} s, diagnostic pass {} s",
                 w.name,
                 w.kind().map(|k| k.to_string()).unwrap_or_else(|_| "?".into()),
                 w.tables,
                 w.table_size,
                 w.threads,
+                if w.rate > 0 {
+                    format!(" at most {} events a second (sysbench --rate)", w.rate)
+                } else {
+                    String::new()
+                },
                 w.random_points,
                 w.range_size,
                 w.arm_seconds,

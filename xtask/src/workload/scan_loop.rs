@@ -168,9 +168,9 @@ fn args(
         format!("--scan-threads={scan_threads}"),
         format!("--threads={}", hot_threads + scan_threads),
     ];
-    if w.hot_rate > 0 && command != "prepare" {
+    if w.rate > 0 && command != "prepare" {
         // sysbench's rate counts every event; a scan is one event a pass
-        a.push(format!("--rate={}", w.hot_rate));
+        a.push(format!("--rate={}", w.rate));
     }
     if command != "prepare" {
         a.push(format!("--time={seconds}"));
