@@ -156,9 +156,19 @@ pub const LAZY_THRESHOLD_MAX: u16 = u16::MAX - 1;
 /// sub-second settings enabled; the cap keeps the threshold below the 16-bit
 /// age range.
 pub fn lazy_threshold_from_ms(ms: u32) -> u16 {
+    lazy_threshold_in_ticks(ms, LAZY_CLOCK_TICK_MS)
+}
+
+/// The fix's `buf_pool.access_clock` tick: one second.
+pub const LAZY_CLOCK_TICK_MS: u32 = 1000;
+
+/// `lazy_threshold_from_ms` for a clock of `tick_ms` ticks: the fine-clock
+/// remedy's `set_old_threshold_ms()` (patches/10.11/fixed-fine-clock.md)
+/// rounds up to whole 100 ms ticks the same way.
+pub fn lazy_threshold_in_ticks(ms: u32, tick_ms: u32) -> u16 {
     // The min() makes the narrowing lossless.
     u64::from(ms)
-        .div_ceil(1000)
+        .div_ceil(u64::from(tick_ms.max(1)))
         .min(u64::from(LAZY_THRESHOLD_MAX)) as u16
 }
 
@@ -398,6 +408,12 @@ mod tests {
         assert_eq!(lazy_threshold_from_ms(65_534_000), 65534);
         assert_eq!(lazy_threshold_from_ms(65_534_001), 65534);
         assert_eq!(lazy_threshold_from_ms(u32::MAX), 65534);
+        // the fine clock's 100 ms ticks round the same way
+        assert_eq!(lazy_threshold_in_ticks(1000, 100), 10);
+        assert_eq!(lazy_threshold_in_ticks(1001, 100), 11);
+        assert_eq!(lazy_threshold_in_ticks(1, 100), 1);
+        assert_eq!(lazy_threshold_in_ticks(6_553_400, 100), 65534);
+        assert_eq!(lazy_threshold_in_ticks(u32::MAX, 100), 65534);
     }
 
     #[test]

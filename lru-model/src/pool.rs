@@ -42,6 +42,10 @@ pub struct Config {
     pub lru_scan_depth: u32,
     /// the lazy policy's threshold while the LRU has no old sublist
     pub short_lru: ShortLru,
+    /// the lazy policy's `buf_pool.access_clock` tick, in ms: 1000 in the
+    /// fix (P:srv/srv0srv.cc `buf_pool_t::now()`), 100 in innodb-lab's
+    /// fine-clock remedy (patches/10.11/fixed-fine-clock.md)
+    pub clock_tick_ms: u32,
 }
 
 /// What the lazy policy's access path compares with while the LRU is too
@@ -70,6 +74,7 @@ impl Default for Config {
             old_blocks_time_ms: 1000,
             lru_scan_depth: 1024,
             short_lru: ShortLru::Upstream,
+            clock_tick_ms: decide::LAZY_CLOCK_TICK_MS,
         }
     }
 }
@@ -273,7 +278,10 @@ impl PoolState {
             freed_page_clock: 0,
             old_ratio: decide::old_ratio_from_pct(cfg.old_pct),
             threshold_ms: cfg.old_blocks_time_ms,
-            lazy_threshold: decide::lazy_threshold_from_ms(cfg.old_blocks_time_ms),
+            lazy_threshold: decide::lazy_threshold_in_ticks(
+                cfg.old_blocks_time_ms,
+                cfg.clock_tick_ms,
+            ),
             now_ms: 0,
             access_clock: decide::lazy_clock_from_secs(0),
             try_lru_scan: true,
@@ -454,9 +462,11 @@ impl PoolState {
         }
         if t_ms != self.now_ms {
             self.now_ms = t_ms;
-            // post-fix: refresh_clock() about once per second (P:srv/srv0srv.cc);
-            // the model refreshes it on every whole second of the trace's clock.
-            self.access_clock = decide::lazy_clock_from_secs(t_ms / 1000);
+            // post-fix: refresh_clock() once a tick (P:srv/srv0srv.cc: about
+            // once per second); the model refreshes it on every whole tick of
+            // the trace's clock.
+            self.access_clock =
+                decide::lazy_clock_from_secs(t_ms / u64::from(self.cfg.clock_tick_ms));
         }
         Ok(())
     }

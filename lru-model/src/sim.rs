@@ -477,6 +477,7 @@ impl Default for ScanResistanceParams {
                 old_blocks_time_ms: 1000,
                 lru_scan_depth: 100,
                 short_lru: ShortLru::Upstream,
+                ..Config::default()
             },
             t0_pages: 2000,
             t1_pages: 300,

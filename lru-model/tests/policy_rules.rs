@@ -498,3 +498,35 @@ fn lazy_port_gives_an_accessed_block_of_a_short_lru_a_second_chance() {
     assert_eq!(p.counters().made_young, 0);
     assert_eq!(p.counters().evictions, 1);
 }
+
+/// Page 0 is read and first accessed at `first_ms`, then accessed again at
+/// `again_ms`: whether that access flagged it, with a clock of `tick_ms`.
+fn flagged_on_second_access(tick_ms: u32, first_ms: u64, again_ms: u64) -> bool {
+    let mut p = BufferPool::<Lazy>::new(Config {
+        pool_pages: 100,
+        clock_tick_ms: tick_ms,
+        ..Config::default()
+    })
+    .unwrap();
+    p.set_time(first_ms).unwrap();
+    p.read(0).unwrap();
+    p.access(0).unwrap();
+    p.set_time(again_ms).unwrap();
+    p.access(0).unwrap();
+    p.page_state(0).unwrap().promote
+}
+
+#[test]
+fn the_fine_clock_flags_a_block_innodb_old_blocks_time_after_its_first_access() {
+    // whole-second ticks: stamped in second 5, flagged only from second 7
+    // on (the age must exceed 1 tick), 1 to 2 s later
+    assert!(!flagged_on_second_access(1000, 5_000, 6_900));
+    assert!(flagged_on_second_access(1000, 5_000, 7_000));
+    assert!(flagged_on_second_access(1000, 5_950, 7_000));
+    // 100 ms ticks: 1.0 to 1.1 s later, never before 1 s
+    assert!(!flagged_on_second_access(100, 5_000, 5_950));
+    assert!(!flagged_on_second_access(100, 5_000, 6_099));
+    assert!(flagged_on_second_access(100, 5_000, 6_100));
+    assert!(flagged_on_second_access(100, 5_090, 6_100));
+    assert!(!flagged_on_second_access(100, 5_090, 6_000));
+}

@@ -88,6 +88,7 @@ fn config(pool_pages: u32, old_pct: u32, time_ms: u32, depth: u32) -> Config {
         old_blocks_time_ms: time_ms,
         lru_scan_depth: depth,
         short_lru: ShortLru::Upstream,
+        ..Config::default()
     }
 }
 

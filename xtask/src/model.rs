@@ -43,6 +43,10 @@ pub struct PoolArgs {
     /// innodb_old_blocks_time, in ms.
     #[arg(long)]
     pub old_blocks_time_ms: Option<u32>,
+    /// lazy: the access clock's tick in ms (1000 in the fix, 100 in the
+    /// fine-clock remedy, patches/10.11/fixed-fine-clock.md).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub clock_tick_ms: Option<u32>,
 }
 
 impl PoolArgs {
@@ -55,6 +59,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.old_blocks_time_ms {
             cfg.old_blocks_time_ms = v;
+        }
+        if let Some(v) = self.clock_tick_ms {
+            cfg.clock_tick_ms = v;
         }
         cfg
     }

@@ -11,7 +11,7 @@ mod workload_kind;
 pub use datadir::Datadir;
 pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion};
 pub use metric::{Metric, MetricInfo, METRICS};
-pub use model_policy::ModelPolicy;
+pub use model_policy::{ModelPolicy, ModelRules};
 pub use step::{AtStep, ErrorLogTail, Step, FAIL_STEP_ENV};
 pub use workload_kind::WorkloadKind;
 

@@ -1,6 +1,7 @@
 //! Which of the LRU model's policies stands for a variant's build, as the
 //! runner records it in a scan-loop outcome and the report replays it.
 
+use lru_model::decide::LAZY_CLOCK_TICK_MS;
 use lru_model::{PolicyKind, ShortLru};
 use serde::{Deserialize, Serialize};
 
@@ -22,16 +23,39 @@ pub enum ModelPolicy {
     /// LRU flags the block (patches/10.11/fixed.md).
     #[serde(rename = "lazy-10.11-port")]
     LazyPort,
+    /// our remedy candidate: `LazyPort` with a 100 ms access clock
+    /// (patches/10.11/fixed-fine-clock.md).
+    #[serde(rename = "lazy-10.11-port-fine-clock")]
+    LazyPortFineClock,
+}
+
+/// What the model runs for a policy: the policy, its short-LRU rule and
+/// its access clock's tick in ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModelRules {
+    pub policy: PolicyKind,
+    pub short_lru: ShortLru,
+    pub clock_tick_ms: u32,
 }
 
 impl ModelPolicy {
-    /// The model's policy and short-LRU rule.
-    pub fn model(self) -> (PolicyKind, ShortLru) {
-        match self {
-            ModelPolicy::Classic => (PolicyKind::Classic, ShortLru::Upstream),
-            ModelPolicy::Eager => (PolicyKind::Eager, ShortLru::Upstream),
-            ModelPolicy::Lazy => (PolicyKind::Lazy, ShortLru::Upstream),
-            ModelPolicy::LazyPort => (PolicyKind::Lazy, ShortLru::FlagEveryAccess),
+    /// The model's policy, short-LRU rule and clock tick.
+    pub fn model(self) -> ModelRules {
+        let (policy, short_lru, clock_tick_ms) = match self {
+            ModelPolicy::Classic => (PolicyKind::Classic, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
+            ModelPolicy::Eager => (PolicyKind::Eager, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
+            ModelPolicy::Lazy => (PolicyKind::Lazy, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
+            ModelPolicy::LazyPort => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                LAZY_CLOCK_TICK_MS,
+            ),
+            ModelPolicy::LazyPortFineClock => (PolicyKind::Lazy, ShortLru::FlagEveryAccess, 100),
+        };
+        ModelRules {
+            policy,
+            short_lru,
+            clock_tick_ms,
         }
     }
 }
@@ -47,15 +71,18 @@ mod tests {
             (ModelPolicy::Eager, "eager"),
             (ModelPolicy::Lazy, "lazy"),
             (ModelPolicy::LazyPort, "lazy-10.11-port"),
+            (ModelPolicy::LazyPortFineClock, "lazy-10.11-port-fine-clock"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
             assert_eq!(back, p);
         }
         assert!(serde_json::from_str::<ModelPolicy>("\"lru\"").is_err());
+        let port = ModelPolicy::LazyPort.model();
         assert_eq!(
-            ModelPolicy::LazyPort.model(),
-            (PolicyKind::Lazy, ShortLru::FlagEveryAccess)
+            (port.policy, port.short_lru, port.clock_tick_ms),
+            (PolicyKind::Lazy, ShortLru::FlagEveryAccess, 1000)
         );
+        assert_eq!(ModelPolicy::LazyPortFineClock.model().clock_tick_ms, 100);
     }
 }

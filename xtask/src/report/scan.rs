@@ -10,12 +10,12 @@ use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::num;
 use crate::charts::{self, Line};
-use crate::dims::Metric;
+use crate::dims::{Metric, ModelRules};
 use crate::record::Cell;
 use crate::record::ScanLoopOutcome;
 use anyhow::Result;
 use lru_model::sim::{self, ScanLoopParams, ScanLoopResult};
-use lru_model::{Config, ShortLru};
+use lru_model::Config;
 use serde::{Deserialize, Serialize};
 
 /// A difference between the model and a measurement worth explaining, in
@@ -35,7 +35,7 @@ const SIMPLIFICATIONS: &[&str] = &[
 ];
 
 /// The model's scan-loop scenario with the parameters of one run.
-pub fn model_params(o: &ScanLoopOutcome, short_lru: ShortLru) -> ScanLoopParams {
+pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
     let pool_pages = u32::try_from(o.settings.pool_pages).unwrap_or(u32::MAX);
     ScanLoopParams {
         cfg: Config {
@@ -43,7 +43,8 @@ pub fn model_params(o: &ScanLoopOutcome, short_lru: ShortLru) -> ScanLoopParams 
             old_pct: o.settings.old_blocks_pct,
             old_blocks_time_ms: o.settings.old_blocks_time_ms,
             lru_scan_depth: o.settings.lru_scan_depth,
-            short_lru,
+            short_lru: rules.short_lru,
+            clock_tick_ms: rules.clock_tick_ms,
         },
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),
@@ -108,8 +109,8 @@ fn model_runs(c: &CellRuns) -> Vec<(ScanLoopResult, u64)> {
         .iter()
         .filter_map(|r| {
             let o = r.outcome.as_ref()?.scan_loop.as_ref()?;
-            let (policy, short) = o.model_policy?.model();
-            let m = sim::scan_loop(policy, &model_params(o, short)).ok()?;
+            let rules = o.model_policy?.model();
+            let m = sim::scan_loop(rules.policy, &model_params(o, rules)).ok()?;
             Some((m, o.residency_seconds))
         })
         .collect()

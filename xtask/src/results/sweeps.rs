@@ -34,6 +34,9 @@ pub fn model_policy(
         None if !tree.series.has_eager_promotion() => Some(ModelPolicy::Classic),
         None => Some(ModelPolicy::Eager),
         Some(f) if f.file_name().is_some_and(|n| n == "fixed.patch") => Some(ModelPolicy::LazyPort),
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-clock.patch") => {
+            Some(ModelPolicy::LazyPortFineClock)
+        }
         Some(_) => None,
     }
 }
@@ -82,7 +85,9 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
         build.cherry_pick.is_some(),
     );
     Some(match policy {
-        Some(ModelPolicy::Lazy | ModelPolicy::LazyPort) => YoungCounts::SweepMoves,
+        Some(ModelPolicy::Lazy | ModelPolicy::LazyPort | ModelPolicy::LazyPortFineClock) => {
+            YoungCounts::SweepMoves
+        }
         _ => YoungCounts::Promotions,
     })
 }
