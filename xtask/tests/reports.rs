@@ -293,7 +293,7 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
             continue;
         }
         no_slower += 1;
-        assert_eq!((q.against(), q.metric.as_str()), ("base", "qps"), "{q:?}");
+        assert_eq!((q.against(), q.metric.name()), ("base", "qps"), "{q:?}");
         let allowed = q.threshold_pct.unwrap_or(-manifest.threshold_pct);
         let mut answers = Vec::new();
         for row in rows.iter().filter(|r| {

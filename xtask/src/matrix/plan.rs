@@ -283,7 +283,7 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
         Kind::Below | Kind::Above => {
             let mut s = format!(
                 "{} of `{}` {} {} on {scope}",
-                q.metric,
+                q.metric.name(),
                 q.variant,
                 q.kind_word(),
                 q.value.unwrap_or(f64::NAN)
@@ -298,13 +298,13 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
         }
         Kind::NoSlower => format!(
             "{} of `{}` changes by no less than {:+}% against {against} on {scope}",
-            q.metric,
+            q.metric.name(),
             q.variant,
             q.threshold_pct.unwrap_or(-threshold_pct)
         ),
         Kind::NotBelow => format!(
             "median {} of `{}` is at least that of {against} less {} on {scope}",
-            q.metric,
+            q.metric.name(),
             q.variant,
             q.margin.unwrap_or(0.0)
         ),

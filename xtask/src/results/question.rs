@@ -58,8 +58,10 @@ pub enum Kind {
 pub struct Question {
     pub name: String,
     pub kind: Kind,
+    /// by its name in matrix files; an unknown name is refused where the
+    /// file is read (with its line, and the known names)
     #[serde(default = "qps")]
-    pub metric: String,
+    pub metric: Metric,
     pub variant: String,
     /// the variant compared with (no-slower) or whose runs `baseline_above`
     /// and `baseline_below` bound; `base` when absent
@@ -85,13 +87,13 @@ pub struct Question {
     pub against_tree: Option<String>,
 }
 
-fn qps() -> String {
-    "qps".into()
+fn qps() -> Metric {
+    Metric::Qps
 }
 
 impl Question {
     pub fn metric(&self) -> Metric {
-        Metric::parse(&self.metric).expect("checked when the matrix was loaded")
+        self.metric
     }
 
     pub fn against(&self) -> &str {
@@ -101,13 +103,6 @@ impl Question {
     /// Refuses a question that cannot be answered, naming it.
     pub fn check(&self, variants: &[String], workloads: &[String], trees: &[String]) -> Result<()> {
         let me = format!("[[question]] `{}`", self.name);
-        if Metric::parse(&self.metric).is_none() {
-            bail!(
-                "{me}: unknown metric `{}` (known: {})",
-                self.metric,
-                Metric::known()
-            );
-        }
         for v in [self.variant.as_str(), self.against()] {
             if !variants.iter().any(|x| x == v) {
                 bail!(
@@ -186,7 +181,7 @@ impl Question {
 mod tests {
     use super::*;
 
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct F {
         question: Vec<Question>,
     }
@@ -207,14 +202,16 @@ mod tests {
         }
         assert_eq!(f.question[1].metric(), Metric::Qps);
         assert_eq!(f.question[1].against(), "base");
-        let mut q = f.question[0].clone();
-        q.metric = "young".into();
-        let err = q
-            .check(&variants, &workloads, &trees)
-            .unwrap_err()
-            .to_string();
+        // an unknown metric is refused where the file is read, at its line
+        let err = toml::from_str::<F>(
+            "[[question]]\nname = \"q\"\nkind = \"below\"\nmetric = \"young\"\nvariant = \"gate\"\n",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
-            err.contains("`gate removes promotion`") && err.contains("unknown metric `young`"),
+            err.contains("line 4")
+                && err.contains("young")
+                && err.contains("pages_made_young_per_query"),
             "{err}"
         );
         let mut q = f.question[1].clone();

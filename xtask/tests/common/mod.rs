@@ -190,7 +190,7 @@ pub fn write_mdev_mini(out: &Path) {
     let q = |name: &str, kind: Kind, metric: &str, variant: &str| Question {
         name: name.into(),
         kind,
-        metric: metric.into(),
+        metric: xtask::dims::Metric::parse(metric).expect("a known metric"),
         variant: variant.into(),
         against: None,
         value: None,
