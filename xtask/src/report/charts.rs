@@ -1,6 +1,7 @@
 //! The report's SVG charts: QPS per workload and variant with its
 //! interval; pages made young and buf_pool.mutex acquisitions per query;
-//! QPS against threads where a workload ran at several thread counts.
+//! QPS against threads where a workload ran at several thread counts; hit
+//! ratio against the pool's turnover where workloads differ only in rate.
 
 use super::analysis::Analysis;
 use crate::charts::{self, Bar, BarGroup, Line};
@@ -130,6 +131,74 @@ fn change_chart(a: &Analysis) -> Result<Option<Chart>> {
     }))
 }
 
+/// Hit ratio against the pool's turnover, one line per variant, one point
+/// per workload: drawn when three or more workloads share their data and
+/// key distribution and differ only in what sets the turnover (sysbench's
+/// rate), as in matrix/hit-ratio-turnover.toml. Elsewhere a line through
+/// workloads of other data would join what cannot be joined.
+fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
+    let same_data = |r: &crate::record::RunResult| {
+        let w = &r.workload_def;
+        (
+            w.kind().ok(),
+            w.rand_type.name(),
+            w.tables,
+            w.table_size,
+            w.range_size,
+            w.random_points,
+        )
+    };
+    let firsts: Vec<_> = a.cells.iter().filter_map(|c| c.counted.first()).collect();
+    let mut workloads: Vec<&str> = firsts.iter().map(|r| r.key.workload.as_str()).collect();
+    workloads.sort_unstable();
+    workloads.dedup();
+    if workloads.len() < 3
+        || firsts
+            .windows(2)
+            .any(|p| same_data(p[0]) != same_data(p[1]))
+    {
+        return Ok(None);
+    }
+    let mut lines: Vec<Line> = Vec::new();
+    for c in &a.cells {
+        let (Some(x), Some(y)) = (
+            c.median(Metric::PoolTurnoverS),
+            c.median(Metric::HitRatioPct),
+        ) else {
+            continue;
+        };
+        let point = (x, y, c.interval(Metric::HitRatioPct).map(|i| (i.lo, i.hi)));
+        let s = series(a, &c.cell);
+        match lines.iter_mut().find(|l| l.series == s) {
+            Some(l) => l.points.push(point),
+            None => lines.push(Line {
+                series: s,
+                points: vec![point],
+            }),
+        }
+    }
+    if lines.iter().all(|l| l.points.len() < 3) {
+        return Ok(None);
+    }
+    let (drawn, title) = titled(
+        "Hit ratio against the pool's turnover (medians; a point per workload)".to_string(),
+        Some(format!(
+            "turnover: the pool's pages over the pages read a second; {}",
+            whisker_words(a, Metric::HitRatioPct)
+        )),
+    );
+    Ok(Some(Chart {
+        file: "hit-ratio-turnover.svg".into(),
+        svg: charts::lines(
+            &drawn,
+            "pool turnover (s)",
+            "buffer pool hit ratio (%)",
+            &lines,
+        )?,
+        title,
+    }))
+}
+
 /// A chart's title with its note on a second line (drawn under the
 /// chart), and the same on one line for the report's image text.
 fn titled(title: String, note: Option<String>) -> (String, String) {
@@ -172,6 +241,9 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         )?;
     }
     if let Some(chart) = change_chart(a)? {
+        out.push(chart);
+    }
+    if let Some(chart) = turnover_chart(a)? {
         out.push(chart);
     }
     if let Some((file, title, svg)) = super::scan::chart(a)? {
