@@ -131,6 +131,17 @@ fn change_chart(a: &Analysis) -> Result<Option<Chart>> {
     }))
 }
 
+/// Adds `point` to the line of `series`, which it starts when new.
+fn add_point(lines: &mut Vec<Line>, series: String, point: charts::Point) {
+    match lines.iter_mut().find(|l| l.series == series) {
+        Some(l) => l.points.push(point),
+        None => lines.push(Line {
+            series,
+            points: vec![point],
+        }),
+    }
+}
+
 /// Hit ratio against the pool's turnover, one line per variant, one point
 /// per workload: drawn when three or more workloads share their data and
 /// key distribution and differ only in what sets the turnover (sysbench's
@@ -168,14 +179,7 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
             continue;
         };
         let point = (x, y, c.interval(Metric::HitRatioPct).map(|i| (i.lo, i.hi)));
-        let s = series(a, &c.cell);
-        match lines.iter_mut().find(|l| l.series == s) {
-            Some(l) => l.points.push(point),
-            None => lines.push(Line {
-                series: s,
-                points: vec![point],
-            }),
-        }
+        add_point(&mut lines, series(a, &c.cell), point);
     }
     if lines.iter().all(|l| l.points.len() < 3) {
         return Ok(None);
@@ -269,14 +273,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
                 q,
                 c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
             );
-            let s = series(a, &c.cell);
-            match lines.iter_mut().find(|l| l.series == s) {
-                Some(l) => l.points.push(point),
-                None => lines.push(Line {
-                    series: s,
-                    points: vec![point],
-                }),
-            }
+            add_point(&mut lines, series(a, &c.cell), point);
         }
         if lines.is_empty() {
             continue;
