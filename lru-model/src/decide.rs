@@ -162,6 +162,10 @@ pub fn lazy_threshold_from_ms(ms: u32) -> u16 {
 /// The fix's `buf_pool.access_clock` tick: one second.
 pub const LAZY_CLOCK_TICK_MS: u32 = 1000;
 
+/// The tick of innodb-lab's fine-clock remedy (`buf_pool_t::CLOCK_TICK_MS`
+/// of patches/10.11/fixed-fine-clock.patch).
+pub const FINE_CLOCK_TICK_MS: u32 = 100;
+
 /// `lazy_threshold_from_ms` for a clock of `tick_ms` ticks: the fine-clock
 /// remedy's `set_old_threshold_ms()` (patches/10.11/fixed-fine-clock.md)
 /// rounds up to whole 100 ms ticks the same way.

@@ -262,8 +262,7 @@ pub fn for_tree(tree: &Tree, variant: &str) -> Result<Patch> {
 /// The files a patch changes, relative to the tree (new names; the old
 /// name for a deleted file).
 pub fn changed_files(patch: &Patch) -> Result<Vec<PathBuf>> {
-    let diff = git2::Diff::from_buffer(&patch.bytes)
-        .with_context(|| format!("{} is not a valid patch", patch.file.display()))?;
+    let diff = parse(patch)?;
     Ok(diff
         .deltas()
         .filter_map(|d| d.new_file().path().or(d.old_file().path()))
@@ -271,11 +270,16 @@ pub fn changed_files(patch: &Patch) -> Result<Vec<PathBuf>> {
         .collect())
 }
 
+/// The diff of `patch`, or an error naming its file.
+fn parse(patch: &Patch) -> Result<git2::Diff<'static>> {
+    git2::Diff::from_buffer(&patch.bytes)
+        .with_context(|| format!("{} is not a valid patch", patch.file.display()))
+}
+
 /// Every path `patch` writes or removes: for a rename both the old and the
 /// new name, so a checkout can be put back as it was.
 pub fn touched_files(patch: &Patch) -> Result<Vec<PathBuf>> {
-    let diff = git2::Diff::from_buffer(&patch.bytes)
-        .with_context(|| format!("{} is not a valid patch", patch.file.display()))?;
+    let diff = parse(patch)?;
     let mut out: Vec<PathBuf> = diff
         .deltas()
         .flat_map(|d| [d.old_file().path(), d.new_file().path()])
@@ -291,8 +295,7 @@ pub fn touched_files(patch: &Patch) -> Result<Vec<PathBuf>> {
 /// every hunk applies; a hunk that does not apply is named with its file
 /// and header.
 pub fn apply(repo: &git2::Repository, patch: &Patch) -> Result<()> {
-    let diff = git2::Diff::from_buffer(&patch.bytes)
-        .with_context(|| format!("{} is not a valid patch", patch.file.display()))?;
+    let diff = parse(patch)?;
     // libgit2 reports only "hunk did not apply"; the callbacks see each file
     // and hunk just before it is tried, so the last one seen is the culprit.
     let last = RefCell::new((String::new(), String::new()));

@@ -1,7 +1,7 @@
 //! Which of the LRU model's policies stands for a variant's build, as the
 //! runner records it in a scan-loop outcome and the report replays it.
 
-use lru_model::decide::LAZY_CLOCK_TICK_MS;
+use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
 use lru_model::{PolicyKind, ShortLru};
 use serde::{Deserialize, Serialize};
 
@@ -50,7 +50,11 @@ impl ModelPolicy {
                 ShortLru::FlagEveryAccess,
                 LAZY_CLOCK_TICK_MS,
             ),
-            ModelPolicy::LazyPortFineClock => (PolicyKind::Lazy, ShortLru::FlagEveryAccess, 100),
+            ModelPolicy::LazyPortFineClock => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                FINE_CLOCK_TICK_MS,
+            ),
         };
         ModelRules {
             policy,

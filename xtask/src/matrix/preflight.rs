@@ -60,16 +60,15 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
     if let Err(e) = runs.check() {
         problems.push(format!("{e:#}"));
     }
-    let shm = runs.path;
-    let shm_need = shm_estimate(matrix, &Host::detect(), keep);
-    if let Some(free) = free_bytes(&shm) {
-        if free < shm_need {
+    let need = shm_estimate(matrix, &Host::detect(), keep);
+    if let Some(free) = free_bytes(&runs.path) {
+        if free < need {
             problems.push(format!(
                 "{} has {} free, the matrix needs about {} for its run directories \
                  (datadir, redo log, binlogs{}): free space there, or shrink tables/table_size",
-                shm.display(),
+                runs.path.display(),
                 human(free),
-                human(shm_need),
+                human(need),
                 if keep {
                     ", every run kept by --keep"
                 } else {
