@@ -17,7 +17,7 @@ packages=(
   libaio-dev liburing-dev libsystemd-dev
   sysbench dpkg-dev xz-utils curl debian-keyring devscripts
   libclang-dev clang
-  linux-perf gdb
+  linux-perf gdb valgrind
 )
 missing=()
 for p in "${packages[@]}"; do

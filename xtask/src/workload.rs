@@ -6,11 +6,13 @@
 //! diagnostic pass, and after a write test the post-write flush) in Mark's
 //! order (`run_order`).
 
+mod cost_pass;
 mod idle;
 mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
 
+pub use cost_pass::run as execute_cost_cell;
 pub use profile_pass::ProfileTarget;
 
 pub use idle::IdleSample;
@@ -161,6 +163,9 @@ impl Workload {
             // perf keeps 16 KiB of stack per sample: minutes fill /tmp
             ("profile_seconds", self.profile_seconds, 120),
             ("pmp_samples", u64::from(self.pmp_samples), 10_000),
+            // callgrind's counts grow with the window; minutes of it are
+            // an hour of wall time
+            ("cost_seconds", self.cost_seconds, 600),
         ] {
             if value > most {
                 fail(field, format!("= {value}: at most {most}"))?;

@@ -37,6 +37,10 @@ pub enum Metric {
     /// CPU of the server and of sysbench (the client) per query, as Mark
     /// Callaghan's tables count it
     ServerAndClientCpuMsPerQuery,
+    /// instructions of every server thread per query, counted by the cost
+    /// pass (callgrind `Ir`): the work a query costs, which a noisy host
+    /// barely moves
+    InstructionsPerQuery,
     BufPoolMutexPerQuery,
     BufPoolMutexWaitUsPerQuery,
     /// scan-loop: share of the hot table resident, second half of the
@@ -78,6 +82,13 @@ pub struct MetricInfo {
     /// one build: told apart by repeated runs and a test, never by one run
     /// (the counters have next to no noise)
     pub timing: bool,
+    /// measured by a pass that few matrices ask for (the cost pass): its
+    /// column appears only in a report where some cell has it
+    pub only_when_measured: bool,
+    /// counted by a pass the host's load cannot move (instructions under
+    /// callgrind, which runs the server's threads one at a time): a run
+    /// flagged busy for its timing still counts for it
+    pub host_independent: bool,
 }
 
 /// A metric's bar chart.
@@ -103,6 +114,8 @@ const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricI
         relative: None,
         only_when_pages_read: false,
         timing: false,
+        only_when_measured: false,
+        host_independent: false,
     }
 }
 
@@ -135,11 +148,19 @@ impl MetricInfo {
         self.timing = true;
         self
     }
+    const fn only_when_measured(mut self) -> Self {
+        self.only_when_measured = true;
+        self
+    }
+    const fn host_independent(mut self) -> Self {
+        self.host_independent = true;
+        self
+    }
 }
 
 /// Every metric, in the order summary.json's medians and the results
 /// table's columns list them.
-pub const METRICS: [MetricInfo; 21] = [
+pub const METRICS: [MetricInfo; 22] = [
     row(Metric::Qps, "qps", "QPS")
         .higher_is_better()
         .timing()
@@ -254,6 +275,15 @@ pub const METRICS: [MetricInfo; 21] = [
     .timing()
     .median()
     .relative("server + sysbench CPU / query"),
+    row(
+        Metric::InstructionsPerQuery,
+        "instructions_per_query",
+        "instructions per query (cost pass)",
+    )
+    .median()
+    .column("instructions / query", 0)
+    .only_when_measured()
+    .host_independent(),
     row(
         Metric::BufPoolMutexPerQuery,
         "buf_pool_mutex_per_query",

@@ -7,6 +7,7 @@
 //! says what runs and how long the rest will take.
 
 mod cell;
+mod cost_run;
 mod manifest;
 pub mod names;
 pub mod plan;
@@ -75,10 +76,24 @@ pub struct Matrix {
     /// server per variant and repetition runs every workload in turn.
     #[serde(default)]
     pub fresh_server: bool,
+    /// Cost passes: in each of the first `cost_passes` repetitions, after
+    /// a server's timed cells, a second server of the same build and
+    /// settings starts under Valgrind's callgrind (instrumentation off),
+    /// loads and arms its data, and counts each cell's instructions per
+    /// query over the workload's `cost_seconds` (`instructions_per_query`).
+    /// 0 (the default): none. An instruction count barely moves between
+    /// runs, so 4 passes a side (the fewest that a 95% interval can
+    /// decide) settle a cost question that QPS on a shared host cannot.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cost_passes: u32,
     /// The file it was read from, so that a check after the builds can
     /// still name the line (None for a matrix made in code)
     #[serde(skip)]
     pub source: Option<std::path::PathBuf>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Matrix {
@@ -136,6 +151,7 @@ impl Matrix {
             variants: BTreeMap::new(),
             datadir: Datadir::default(),
             fresh_server: false,
+            cost_passes: 0,
             source: None,
         }
     }
@@ -309,6 +325,21 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     }
     if matrix.trees.is_empty() || matrix.workloads.is_empty() {
         bail!("a matrix needs at least one [[tree]] and one [[workload]]");
+    }
+    if matrix.cost_passes > matrix.repetitions {
+        bail!(
+            "cost_passes = {}: at most `repetitions` ({}): a cost pass follows a repetition's timed server",
+            matrix.cost_passes,
+            matrix.repetitions
+        );
+    }
+    if matrix.cost_passes > 0 {
+        if let Some(w) = matrix.workloads.iter().find(|w| w.cost_seconds == 0) {
+            bail!(
+                "workload `{}`: `cost_seconds` = 0 while the matrix asks for cost passes",
+                w.name
+            );
+        }
     }
     for (name, def) in &matrix.variants {
         for (key, value) in &def.settings {

@@ -256,6 +256,15 @@ pub fn describe(matrix: &Matrix) -> String {
         plan.total_cells(),
         if plan.total_cells() == 1 { "" } else { "s" }
     );
+    if matrix.cost_passes > 0 {
+        let servers = starts / plan.repetitions as usize * matrix.cost_passes as usize;
+        let _ = writeln!(
+            s,
+            "cost passes: in repetitions 1 to {}, after each timed server a server under callgrind \
+             ({servers} in all) counts every cell's instructions per query",
+            matrix.cost_passes
+        );
+    }
     s
 }
 
@@ -296,6 +305,12 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
             }
             s
         }
+        Kind::NoSlower if !q.metric.higher_is_better() => format!(
+            "{} of `{}` rises by no more than {}% over {against} on {scope}",
+            q.metric.name(),
+            q.variant,
+            -q.threshold_pct.unwrap_or(-threshold_pct)
+        ),
         Kind::NoSlower => format!(
             "{} of `{}` changes by no less than {:+}% against {against} on {scope}",
             q.metric.name(),

@@ -56,6 +56,16 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
             }
         }
     }
+    if matrix.cost_passes > 0 {
+        for tool in ["valgrind", "vgdb"] {
+            if find_in_path(tool).is_none() {
+                problems.push(format!(
+                    "`{tool}` is not installed (the matrix asks for cost passes under callgrind): \
+                     run tools/install-deps.sh, or apt-get install valgrind"
+                ));
+            }
+        }
+    }
     let runs = crate::server::RunRoot::of(matrix.datadir);
     if let Err(e) = runs.check() {
         problems.push(format!("{e:#}"));

@@ -145,9 +145,18 @@ pub(super) fn run_server(
         eprintln!("warning: {server_label}: the server did not shut down cleanly");
     }
     // the shutdown is part of every cell's record: rewrite them with it
-    for mut r in written {
+    for r in &mut written {
         r.clean_shutdown = clean;
-        ctx.save(&r)?;
+        ctx.save(r)?;
+    }
+    // the cost pass of the first `cost_passes` repetitions, on a server of
+    // its own under callgrind
+    if rep <= matrix.cost_passes && lost.is_none() {
+        let series = p.tree.as_ref().map(|t| t.series);
+        if let Some(series) = series {
+            let cost_cnf = super::cost_run::cost_cnf(&cnf, series);
+            super::cost_run::run_cost_server(ctx, binaries, &cost_cnf, &name, &logs, &mut written)?;
+        }
     }
     Ok(failed)
 }

@@ -9,6 +9,7 @@
 mod bisect;
 mod build;
 mod cnf;
+mod cost;
 mod folded;
 mod measured;
 mod profile;
@@ -22,6 +23,7 @@ pub use bisect::{
 };
 pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};
 pub use cnf::{MyCnf, Scaled};
+pub use cost::{CostCounter, CostPass, FunctionCost};
 pub use folded::{frame_is, is_unnamed, FoldedLineError, FoldedStacks, FrameChange};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
 pub use profile::{OnCpuProfile, ProfilePass, Profiler, WaitProfile};

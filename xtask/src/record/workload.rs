@@ -151,6 +151,14 @@ pub struct Workload {
         skip_serializing_if = "defaults::is_pmp_samples"
     )]
     pub pmp_samples: u32,
+    /// The window of the cost pass (the matrix's `cost_passes`): seconds of
+    /// load counted by callgrind. Its warm-up is `warmup_seconds` under
+    /// Valgrind without instrumentation.
+    #[serde(
+        default = "defaults::cost_seconds",
+        skip_serializing_if = "defaults::is_cost_seconds"
+    )]
+    pub cost_seconds: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -183,6 +191,7 @@ impl Workload {
             rate: 0,
             profile_seconds: 0,
             pmp_samples: defaults::pmp_samples(),
+            cost_seconds: defaults::cost_seconds(),
         }
     }
 }
@@ -212,6 +221,13 @@ mod defaults {
     }
     pub fn is_pmp_samples(n: &u32) -> bool {
         *n == pmp_samples()
+    }
+    /// about 10,000 queries of an in-memory read test under callgrind here
+    pub fn cost_seconds() -> u64 {
+        10
+    }
+    pub fn is_cost_seconds(n: &u64) -> bool {
+        *n == cost_seconds()
     }
     pub fn warmup_seconds() -> u64 {
         5
@@ -295,6 +311,10 @@ pub struct Outcome {
     /// the profile pass: where the server spent its time and what it waited for
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfilePass>,
+    /// the cost pass (a server under callgrind, after the timed one):
+    /// instructions per query
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<super::CostPass>,
 }
 
 /// When the server counts as idle.

@@ -34,8 +34,20 @@ pub struct CellRuns<'a> {
 }
 
 impl CellRuns<'_> {
+    /// `m` of the runs statistics are taken over: the counted ones, and
+    /// for a metric the host's load cannot move (an instruction count) the
+    /// busy-flagged ones too.
     pub fn values(&self, m: Metric) -> Vec<f64> {
-        self.counted.iter().filter_map(|r| m.of(r)).collect()
+        self.taken(m).filter_map(|r| m.of(r)).collect()
+    }
+
+    fn taken(&self, m: Metric) -> impl Iterator<Item = &&RunResult> {
+        let busy: &[&RunResult] = if m.info().host_independent {
+            &self.busy
+        } else {
+            &[]
+        };
+        self.counted.iter().chain(busy)
     }
 
     pub fn median(&self, m: Metric) -> Option<f64> {
@@ -807,8 +819,7 @@ pub fn pair_ratios_of(base: &CellRuns, cand: &CellRuns, metric: Metric) -> Optio
         return None;
     }
     let by_rep = |c: &CellRuns| -> BTreeMap<u32, f64> {
-        c.counted
-            .iter()
+        c.taken(metric)
             .filter_map(|r| Some((r.key.repetition, metric.of(r)?)))
             .collect()
     };

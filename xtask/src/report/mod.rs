@@ -692,6 +692,7 @@ fn result_columns(a: &Analysis) -> Vec<&'static crate::dims::MetricInfo> {
     METRICS
         .iter()
         .filter(|i| i.column.is_some() && (read || !i.only_when_pages_read))
+        .filter(|i| !i.only_when_measured || a.cells.iter().any(|c| c.median(i.metric).is_some()))
         .collect()
 }
 

@@ -36,6 +36,9 @@ impl Metric {
                 _ => d.buf_pool_mutex_wait_us_per_query,
             };
         }
+        if self == Metric::InstructionsPerQuery {
+            return o.cost.as_ref().map(|c| c.instructions_per_query);
+        }
         let m = o.measured.as_ref()?;
         Some(match self {
             Metric::Qps => m.sysbench.qps,
@@ -72,7 +75,9 @@ impl Metric {
                 }
                 (o.server_cpu_seconds + o.sysbench_cpu_seconds) * 1000.0 / queries as f64
             }
-            Metric::BufPoolMutexPerQuery | Metric::BufPoolMutexWaitUsPerQuery => unreachable!(),
+            Metric::BufPoolMutexPerQuery
+            | Metric::BufPoolMutexWaitUsPerQuery
+            | Metric::InstructionsPerQuery => unreachable!(),
             // only a scan-loop cell measures them
             Metric::HotKeptPct
             | Metric::ScanYoungPages

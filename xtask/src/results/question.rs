@@ -44,7 +44,10 @@ pub enum Kind {
     /// every counted run of `variant` has `metric` above `value`
     Above,
     /// `metric` of `variant` changes against `against` by no less than
-    /// `threshold_pct` (negative: the drop allowed), significantly
+    /// `threshold_pct` (negative: the drop allowed), significantly; for a
+    /// cost such as `instructions_per_query` the same rule bounds the rise
+    /// (`no-costlier` is its other name)
+    #[serde(alias = "no-costlier")]
     NoSlower,
     /// the median of `variant` is not below the median of `against` by
     /// more than `margin` (in the metric's units): for a share such as the

@@ -3,7 +3,9 @@
 //! `mariadbd` in its own process group listening on a unix socket only,
 //! and a clean shutdown (or SIGKILL) on every exit path.
 
+mod callgrind;
 mod run_root;
+mod staged;
 pub mod user;
 
 use crate::children;
@@ -13,6 +15,7 @@ use crate::record::Build;
 use crate::record::{MyCnf, Scaled};
 use crate::util::{tail_lines, Child, Command};
 use anyhow::{bail, Context, Result};
+pub use callgrind::Callgrind;
 pub use run_root::{is_tmpfs, shm_root, trusted_shm_root, RunRoot};
 use serde::{Deserialize, Serialize};
 use std::fs;
@@ -470,12 +473,29 @@ pub struct Server {
     pub dir: RunDir,
     keep: bool,
     stopped: bool,
+    /// the switch of a server started under callgrind
+    pub callgrind: Option<Callgrind>,
+}
+
+/// How the server process starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Launch {
+    /// `mariadbd` itself, as root when the tool is root (it drops to its
+    /// user after reading its files)
+    Native,
+    /// under Valgrind's callgrind, instrumentation off, as the server's
+    /// user from the start (`profile::callgrind` says why), from a copy of
+    /// the binary in the run directory
+    Callgrind,
 }
 
 /// How long a server may take to be bootstrapped, to start, to shut down
 /// cleanly.
 const BOOTSTRAP_TIMEOUT: Duration = Duration::from_secs(300);
 const START_TIMEOUT: Duration = Duration::from_secs(180);
+/// Under Valgrind the server starts 10 to 50 times slower (seconds with a
+/// pool of a few hundred MiB here, minutes with gigabytes).
+const START_UNDER_VALGRIND_TIMEOUT: Duration = Duration::from_secs(900);
 const STOP_TIMEOUT: Duration = Duration::from_secs(120);
 /// Read and write timeout of every SQL connection: no statement the tool
 /// sends takes this long on a server that works (the long waits, idle and
@@ -497,12 +517,31 @@ impl Server {
         name: &str,
         keep: bool,
     ) -> Result<Server> {
+        Self::start_as(binaries, cnf, runs, name, keep, Launch::Native)
+    }
+
+    /// `start`, with the process started as `launch` says.
+    pub fn start_as(
+        binaries: &ServerBinaries,
+        cnf: &MyCnf,
+        runs: &RunRoot,
+        name: &str,
+        keep: bool,
+        launch: Launch,
+    ) -> Result<Server> {
         let user = user::server_user()?;
         let dir = RunDir::create(runs, name, user.as_ref())?;
         if keep {
             dir.mark_kept();
         }
-        fs::write(&dir.cnf, cnf.render(&dir, binaries, user.as_ref()))?;
+        // under Valgrind the server is its user from the start: no `user=`
+        // line, and its files where that user can read them
+        let (staged, cnf_user) = match launch {
+            Launch::Native => (None, user.as_ref()),
+            Launch::Callgrind => (Some(staged::stage(binaries, &dir)?), None),
+        };
+        let run_binaries = staged.as_ref().unwrap_or(binaries);
+        fs::write(&dir.cnf, cnf.render(&dir, run_binaries, cnf_user))?;
         let mut install = Command::new(binaries.install_db.display().to_string())
             .arg(format!("--defaults-file={}", dir.cnf.display()))
             .args(binaries.install_db_args.iter().cloned())
@@ -540,11 +579,40 @@ impl Server {
         // the root password is set before the server accepts anyone
         // (init_file runs before the first connection is taken)
         let init = dir.write_credentials(user.as_ref())?;
-        let child = Command::new(binaries.mariadbd.display().to_string())
-            .arg(format!("--defaults-file={}", dir.cnf.display()))
-            .arg(format!("--init-file={}", init.display()))
-            .start(stdout.try_clone()?.into(), stdout.into())?;
+        let server_args = [
+            format!("--defaults-file={}", dir.cnf.display()),
+            format!("--init-file={}", init.display()),
+        ];
+        let callgrind_dir = dir.root.join("callgrind");
+        let (command, start_timeout) = match launch {
+            Launch::Native => (
+                Command::new(binaries.mariadbd.display().to_string()).args(server_args),
+                START_TIMEOUT,
+            ),
+            Launch::Callgrind => {
+                fs::create_dir_all(&callgrind_dir)?;
+                user::hand_over(&callgrind_dir, user.as_ref())?;
+                let mut c = Command::new("valgrind")
+                    .args(Callgrind::wrapper_args(&callgrind_dir))
+                    .arg(run_binaries.mariadbd.display().to_string())
+                    .args(server_args)
+                    // Valgrind's own files go where its user may write
+                    .env("HOME", dir.root.display().to_string())
+                    .env("TMPDIR", dir.tmp.display().to_string());
+                if let Some(u) = &user {
+                    c = c.as_user(u.uid, u.gid);
+                }
+                (c, START_UNDER_VALGRIND_TIMEOUT)
+            }
+        };
+        let child = command.start(stdout.try_clone()?.into(), stdout.into())?;
         let pid = child.id();
+        // Valgrind runs the server in its own process: one pid
+        let callgrind = (launch == Launch::Callgrind).then(|| Callgrind {
+            dir: callgrind_dir,
+            pid,
+            user: user.as_ref().map(|u| (u.uid, u.gid)),
+        });
         if !keep {
             children::register_dir(&dir.root);
         }
@@ -554,15 +622,16 @@ impl Server {
             dir,
             keep,
             stopped: false,
+            callgrind,
         };
         // a server that does not come up is stopped by its Drop
         AtStep::injected(Step::Start, None)
-            .and_then(|()| server.wait_ready())
+            .and_then(|()| server.wait_ready(start_timeout))
             .context(AtStep(Step::Start))?;
         Ok(server)
     }
 
-    fn wait_ready(&mut self) -> Result<()> {
+    fn wait_ready(&mut self, timeout: Duration) -> Result<()> {
         let start = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait()? {
@@ -574,11 +643,11 @@ impl Server {
             if self.dir.socket.exists() && self.connect().is_ok() {
                 return Ok(());
             }
-            if start.elapsed() > START_TIMEOUT {
+            if start.elapsed() > timeout {
                 return Err(
                     anyhow::Error::new(ErrorLogTail(self.error_log_tail())).context(format!(
                         "mariadbd did not accept connections within {} s",
-                        START_TIMEOUT.as_secs()
+                        timeout.as_secs()
                     )),
                 );
             }

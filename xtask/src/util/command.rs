@@ -64,6 +64,9 @@ pub struct Command {
     pub env: Vec<(String, String)>,
     /// stopped (TERM, grace, KILL) when it runs longer
     pub deadline: Option<Duration>,
+    /// uid and gid the child runs as (set before exec, supplementary
+    /// groups dropped); the tool's own when None
+    pub user: Option<(u32, u32)>,
 }
 
 /// How a streamed command ended.
@@ -95,6 +98,7 @@ impl Command {
             dir: None,
             env: Vec::new(),
             deadline: None,
+            user: None,
         }
     }
     pub fn arg(mut self, arg: impl Into<String>) -> Command {
@@ -115,6 +119,13 @@ impl Command {
     }
     pub fn deadline(mut self, limit: Duration) -> Command {
         self.deadline = Some(limit);
+        self
+    }
+    /// Runs the child as this uid and gid: a program that must be the
+    /// server's user from its first instruction (Valgrind and its vgdb,
+    /// which talk through files only their owner may open).
+    pub fn as_user(mut self, uid: u32, gid: u32) -> Command {
+        self.user = Some((uid, gid));
         self
     }
 
@@ -150,11 +161,17 @@ impl Command {
         // an OsString program, not a Path: duct prefixes "./" to a relative
         // Path, which would stop the PATH lookup of a bare name
         let program = self.program().into_os_string();
+        let user = self.user;
         let mut expr = duct::cmd(program, &self.args)
             .stdin_null()
             .unchecked()
-            .before_spawn(|cmd| {
+            .before_spawn(move |cmd| {
                 crate::children::in_own_group(cmd);
+                if let Some((uid, gid)) = user {
+                    // std drops the supplementary groups when root sets a uid
+                    use std::os::unix::process::CommandExt;
+                    cmd.gid(gid).uid(uid);
+                }
                 Ok(())
             });
         if let Some(dir) = &self.dir {

@@ -1,0 +1,58 @@
+//! The cost pass of a cell: the work the server did per query in a window
+//! counted by an instruction counter, not a clock, so that a noisy host
+//! (neighbours, a 2-core VM) moves it little.
+
+use serde::{Deserialize, Serialize};
+
+/// What counted the instructions. Figures of two counters are never
+/// compared: a report compares cost passes of one counter only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CostCounter {
+    /// Valgrind's callgrind, `Ir` (instructions executed, every thread of
+    /// the server), on a server started under it with instrumentation off
+    /// and switched on for the window only: for hosts without a PMU
+    CallgrindIr,
+}
+
+impl CostCounter {
+    pub fn words(self) -> &'static str {
+        match self {
+            CostCounter::CallgrindIr => "callgrind Ir (instructions executed, all server threads)",
+        }
+    }
+}
+
+/// One function's share of the window's instructions (self cost: the
+/// instructions of its own code, not of what it called).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FunctionCost {
+    pub function: String,
+    pub instructions: u64,
+}
+
+/// One cell's cost pass.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CostPass {
+    pub counter: CostCounter,
+    /// the window asked for (seconds of load with instrumentation on)
+    pub window_seconds: u64,
+    /// instructions of every server thread in the window
+    pub instructions: u64,
+    /// client commands the server dispatched in the same window (calls of
+    /// `dispatch_command` in the same count, so no query outside the
+    /// window is counted and none inside is missed)
+    pub queries: u64,
+    pub instructions_per_query: f64,
+    /// Innodb_buffer_pool_pages_made_young over the window and the switch
+    /// around it, per query: whether the variant's promotions ran here as
+    /// in the timed runs (None when the counter could not be read)
+    pub pages_made_young_per_query: Option<f64>,
+    /// queries a second with instrumentation on (the pass's own pace)
+    pub qps: f64,
+    /// the functions with the most self cost, most first
+    pub top_functions: Vec<FunctionCost>,
+    /// the cell's share of the pass: warm-up under Valgrind, the window,
+    /// reading the counts
+    pub wall_seconds: f64,
+}
