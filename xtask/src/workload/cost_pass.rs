@@ -19,8 +19,9 @@ const RAMP: Duration = Duration::from_secs(2);
 const TAIL: Duration = Duration::from_secs(10);
 
 /// Functions a cost pass keeps, most self cost first: enough for the
-/// report to say where a difference went.
-pub const TOP_FUNCTIONS: usize = 40;
+/// report to say where a difference went, down to the promotion path of
+/// base (a few thousand instructions a query of a million and more).
+pub const TOP_FUNCTIONS: usize = 300;
 
 /// Runs the cost pass of `w` at `threads`.
 pub fn run(
