@@ -154,7 +154,10 @@ fn check_results_table(header: &[String], rows: &[Vec<String>], s: &Value) {
                 // left out only where no row has it
                 for row in s["rows"].as_array().unwrap() {
                     let v = &row["median"][info.name];
-                    assert!(v.is_null(), "{at}: `{name}` left out, but a row has it: {row}");
+                    assert!(
+                        v.is_null(),
+                        "{at}: `{name}` left out, but a row has it: {row}"
+                    );
                 }
                 continue;
             }

@@ -475,6 +475,9 @@ fn measure(plan: &Plan, step: &str, which: &[usize], reps: u32) -> Result<Vec<Ru
     m.name = format!("bisect-{step}");
     m.description = format!("a step of bisection `{}`", plan.base.name);
     m.repetitions = reps;
+    if plan.metric.info().cost_pass {
+        m.cost_passes = reps;
+    }
     m.questions.clear();
     m.trees = which
         .iter()

@@ -89,6 +89,9 @@ pub struct MetricInfo {
     /// callgrind, which runs the server's threads one at a time): a run
     /// flagged busy for its timing still counts for it
     pub host_independent: bool,
+    /// counted by the cost pass only: a matrix that asks about it, or a
+    /// bisection that decides by it, runs cost passes
+    pub cost_pass: bool,
 }
 
 /// A metric's bar chart.
@@ -116,6 +119,7 @@ const fn row(metric: Metric, name: &'static str, words: &'static str) -> MetricI
         timing: false,
         only_when_measured: false,
         host_independent: false,
+        cost_pass: false,
     }
 }
 
@@ -154,6 +158,10 @@ impl MetricInfo {
     }
     const fn host_independent(mut self) -> Self {
         self.host_independent = true;
+        self
+    }
+    const fn cost_pass(mut self) -> Self {
+        self.cost_pass = true;
         self
     }
 }
@@ -283,7 +291,8 @@ pub const METRICS: [MetricInfo; 22] = [
     .median()
     .column("instructions / query", 0)
     .only_when_measured()
-    .host_independent(),
+    .host_independent()
+    .cost_pass(),
     row(
         Metric::BufPoolMutexPerQuery,
         "buf_pool_mutex_per_query",

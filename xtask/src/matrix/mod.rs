@@ -422,6 +422,14 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     let trees: Vec<String> = matrix.trees.iter().map(plan::tree_label).collect();
     for q in &matrix.questions {
         q.check(&variants, &names, &trees)?;
+        if matrix.cost_passes == 0 && q.metric.info().cost_pass {
+            bail!(
+                "question `{}`: `{}` is counted by cost passes only, and `cost_passes` is 0: set \
+                 `cost_passes` (at most `repetitions`)",
+                q.name,
+                q.metric.name()
+            );
+        }
     }
     Ok(())
 }
@@ -479,6 +487,47 @@ mod tests {
             )),
             "{err}"
         );
+    }
+
+    #[test]
+    fn cost_passes_are_asked_for_where_a_question_needs_them_and_no_more() {
+        let dir = tempfile::tempdir().unwrap();
+        let head = "name = \"x\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\", \"fixed\"]\n";
+        let question = "[[question]]\nname = \"no more work\"\nkind = \"no-costlier\"\nmetric = \"instructions_per_query\"\nvariant = \"fixed\"\nagainst = \"base\"\n";
+        let cases = [
+            (
+                "repetitions = 2\ncost_passes = 3\n",
+                "",
+                "cost_passes = 3: at most `repetitions` (2)",
+            ),
+            (
+                "cost_passes = 1\n",
+                "cost_seconds = 0\n",
+                "workload `points-covered-pk`: `cost_seconds` = 0",
+            ),
+            (
+                "",
+                "",
+                "question `no more work`: `instructions_per_query` is counted by cost passes only",
+            ),
+        ];
+        for (top, workload, want) in cases {
+            let p = write(
+                dir.path(),
+                &format!(
+                    "{top}{head}[[workload]]\nname = \"points-covered-pk\"\n{workload}{question}"
+                ),
+            );
+            let err = format!("{:#}", load(&p).unwrap_err());
+            assert!(err.contains(want), "{err}");
+        }
+        let p = write(
+            dir.path(),
+            &format!(
+                "cost_passes = 1\n{head}[[workload]]\nname = \"points-covered-pk\"\n{question}"
+            ),
+        );
+        assert_eq!(load(&p).unwrap().cost_passes, 1);
     }
 
     #[test]

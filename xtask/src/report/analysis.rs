@@ -41,7 +41,7 @@ impl CellRuns<'_> {
         self.taken(m).filter_map(|r| m.of(r)).collect()
     }
 
-    fn taken(&self, m: Metric) -> impl Iterator<Item = &&RunResult> {
+    pub fn taken(&self, m: Metric) -> impl Iterator<Item = &&RunResult> {
         let busy: &[&RunResult] = if m.info().host_independent {
             &self.busy
         } else {

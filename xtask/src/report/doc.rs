@@ -32,10 +32,24 @@ pub enum Block {
         file: String,
         alt: String,
     },
+    /// Detail the Markdown report carries and the Jira comment does not (a
+    /// Jira comment holds 32,767 characters): Jira gets `jira_note`, which
+    /// says where the detail is.
+    MarkdownOnly {
+        blocks: Vec<Block>,
+        jira_note: String,
+    },
 }
 
 pub fn markdown(blocks: &[Block]) -> String {
     let mut s = String::new();
+    markdown_blocks(&mut s, blocks);
+    s.truncate(s.trim_end().len());
+    s.push('\n');
+    s
+}
+
+fn markdown_blocks(s: &mut String, blocks: &[Block]) {
     for b in blocks {
         match b {
             Block::Heading(level, text) => {
@@ -50,12 +64,12 @@ pub fn markdown(blocks: &[Block]) -> String {
                 }
                 s.push('\n');
             }
-            Block::Table { header, rows } => markdown_table(&mut s, header, rows, &[]),
+            Block::Table { header, rows } => markdown_table(s, header, rows, &[]),
             Block::AlignedTable {
                 header,
                 right_aligned,
                 rows,
-            } => markdown_table(&mut s, header, rows, right_aligned),
+            } => markdown_table(s, header, rows, right_aligned),
             Block::Pre(text) => {
                 let fence = if text.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}\n{}\n{fence}\n", text.trim_end());
@@ -63,11 +77,9 @@ pub fn markdown(blocks: &[Block]) -> String {
             Block::Image { file, alt } => {
                 let _ = writeln!(s, "![{alt}]({file})\n");
             }
+            Block::MarkdownOnly { blocks, .. } => markdown_blocks(s, blocks),
         }
     }
-    s.truncate(s.trim_end().len());
-    s.push('\n');
-    s
 }
 
 fn markdown_table(
@@ -131,6 +143,9 @@ pub fn jira(blocks: &[Block]) -> String {
             }
             Block::Image { file, alt } => {
                 let _ = writeln!(s, "!{file}|alt={}!\n", escape(alt));
+            }
+            Block::MarkdownOnly { jira_note, .. } => {
+                let _ = writeln!(s, "{}\n", inline(jira_note));
             }
         }
     }
@@ -260,6 +275,13 @@ fn jira_table(s: &mut String, header: &[String], rows: &[Vec<String>]) {
 /// dashes, the other blocks as lines, a blank line between blocks.
 pub fn text(blocks: &[Block]) -> String {
     let mut s = String::new();
+    text_blocks(&mut s, blocks);
+    s.truncate(s.trim_end().len());
+    s.push('\n');
+    s
+}
+
+fn text_blocks(s: &mut String, blocks: &[Block]) {
     for b in blocks {
         match b {
             Block::Heading(_, text) | Block::Para(text) => {
@@ -271,23 +293,21 @@ pub fn text(blocks: &[Block]) -> String {
                 }
                 s.push('\n');
             }
-            Block::Table { header, rows } => text_table(&mut s, header, rows, &[]),
+            Block::Table { header, rows } => text_table(s, header, rows, &[]),
             Block::AlignedTable {
                 header,
                 right_aligned,
                 rows,
-            } => text_table(&mut s, header, rows, right_aligned),
+            } => text_table(s, header, rows, right_aligned),
             Block::Pre(text) => {
                 let _ = writeln!(s, "{}\n", text.trim_end());
             }
             Block::Image { file, alt } => {
                 let _ = writeln!(s, "{alt}: {file}\n");
             }
+            Block::MarkdownOnly { blocks, .. } => text_blocks(s, blocks),
         }
     }
-    s.truncate(s.trim_end().len());
-    s.push('\n');
-    s
 }
 
 /// Columns two spaces apart, each as wide as its widest cell (in

@@ -6,6 +6,7 @@
 pub mod analysis;
 pub mod bisect;
 pub mod charts;
+pub mod cost;
 pub mod doc;
 pub mod relative;
 mod reproduction;
@@ -432,6 +433,11 @@ fn blocks(
     }
 
     b.extend(relative::blocks(&relative::rows(a)));
+    b.extend(cost::blocks(
+        &cost::rows(a),
+        &cost::shifts(a),
+        cost::listed_functions(a),
+    ));
     b.extend(stacks::pointer(stack_rows));
 
     let busy_runs: Vec<&RunResult> = a

@@ -130,6 +130,12 @@ pub struct Summary {
     /// without profiles
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stacks: Vec<super::stacks::StackRow>,
+    /// the cost passes per cell and the functions whose cost moved most
+    /// (`report::cost`); absent without cost passes
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost: Vec<super::cost::CostRow>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub function_shifts: Vec<super::cost::FunctionShift>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -188,6 +194,8 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         relative: super::relative::rows(a),
         scan_resistance: super::scan::rows(a),
         stacks: stacks.to_vec(),
+        cost: super::cost::rows(a),
+        function_shifts: super::cost::shifts(a),
     }
 }
 
