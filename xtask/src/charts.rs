@@ -980,18 +980,7 @@ mod tests {
         let path: PathBuf = [env!("CARGO_MANIFEST_DIR"), "tests", "snapshots", name]
             .iter()
             .collect();
-        if std::env::var_os("BLESS_SNAPSHOTS").is_some() {
-            std::fs::write(&path, actual).unwrap();
-            return;
-        }
-        let expected = std::fs::read_to_string(&path)
-            .unwrap_or_else(|e| panic!("{}: {e} (BLESS_SNAPSHOTS=1 writes it)", path.display()));
-        assert!(
-            expected == actual,
-            "{} differs from the chart drawn now; look at both, then \
-             BLESS_SNAPSHOTS=1 cargo test -p xtask --lib charts to accept",
-            path.display()
-        );
+        crate::snapshot::assert_matches(actual, &path);
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! real builds. Layers, from the bottom (tests/layers.rs holds them):
 //!
 //! * foundation: util (files, the child-process runner), children, lock,
-//!   stale, host, provenance, stats, charts, flame (flame graphs);
+//!   stale, host, provenance, stats, charts, flame (flame graphs),
+//!   snapshot (the tests' committed texts);
 //! * dims: the small closed types every layer shares (series, metric
 //!   table, steps, workload kinds, model policies);
 //! * record: the result schema, plain data;
@@ -38,6 +39,7 @@ pub mod report;
 pub mod results;
 pub mod server;
 pub mod settings;
+pub mod snapshot;
 pub mod stale;
 pub mod stats;
 pub mod tasks;

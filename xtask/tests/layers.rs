@@ -26,6 +26,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
             "stats",
             "charts",
             "flame",
+            "snapshot",
         ],
     ),
     ("dims", Within::Any, &["dims"]),

@@ -1,8 +1,8 @@
 //! The committed mtr report is a function of its result files: rendered
 //! again from reports/mtr-10.11.18/*.json it is byte for byte the committed
 //! report.md and report.jira, so a change of the mtr report or of the
-//! document writer that alters them shows here. `UPDATE_SNAPSHOTS=1`
-//! rewrites them, as `cargo xtask mtr report reports/mtr-10.11.18` does.
+//! document writer that alters them shows here; `cargo xtask mtr report
+//! reports/mtr-10.11.18` renders them again.
 
 mod documents;
 

@@ -1,5 +1,6 @@
-//! The figures the README quotes from the committed reports are the
-//! figures of their summary.json: the evidence table cell by cell, the
+//! The figures the README and docs/ quote from the committed reports are
+//! the figures of their summary.json (the evidence table and most
+//! sentences live in docs/evidence.md, the README keeps one result): the evidence table cell by cell, the
 //! sentences on mdev-37992 and scan-resistance, and "0 busy" (a quiet
 //! host) only for reports whose runs had none flagged busy. A report
 //! rendered again, or a README edited, that makes them differ fails here.
@@ -11,8 +12,44 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// README.md, then every file of docs/ in name order: the sentences are
+/// looked for where they now live.
 fn readme() -> String {
-    std::fs::read_to_string(root().join("README.md")).unwrap()
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The README's one result: base's pages made young and buf_pool.mutex
+/// acquisitions per query in the smoke report, and none in the others.
+#[test]
+fn the_readme_result_quotes_the_smoke_summary() {
+    let s = summary("smoke-10.11.18");
+    let readme = one_line(&std::fs::read_to_string(root().join("README.md")).unwrap());
+    let base = find(&s, "points-covered-pk", "base");
+    let young = base["median"]["pages_made_young_per_query"]
+        .as_f64()
+        .unwrap();
+    let mutex = base["median"]["buf_pool_mutex_per_query"].as_f64().unwrap();
+    let said = format!(
+        "after the arming phase base makes {young:.2} pages young and takes `buf_pool.mutex` {mutex:.2} times per 100-id IN-list query"
+    );
+    assert!(readme.contains(&said), "README.md does not say `{said}`");
+    for variant in ["gate", "clock", "fixed"] {
+        let r = find(&s, "points-covered-pk", variant);
+        assert!(r["median"]["pages_made_young_per_query"].as_f64().unwrap() < 0.001);
+        assert!(r["median"]["buf_pool_mutex_per_query"].as_f64().unwrap() < 0.001);
+    }
 }
 
 fn one_line(text: &str) -> String {
@@ -195,7 +232,7 @@ fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
         ),
     ];
     for q in quoted {
-        assert!(text.contains(&q), "README.md does not say `{q}`");
+        assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
     // every question the README counts, by its verdict
     let verdicts: Vec<&str> = s["verdicts"]
@@ -276,7 +313,7 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
         format!("the control's own medians moved by up to {control:.1}%"),
     ];
     for q in quoted {
-        assert!(text.contains(&q), "README.md does not say `{q}`");
+        assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
     assert!(fixed_mutex <= 0.0001, "fixed's median {fixed_mutex}");
 }
@@ -318,7 +355,7 @@ fn the_readme_sentences_across_releases_quote_its_summary() {
         ),
     ];
     for q in quoted {
-        assert!(text.contains(&q), "README.md does not say `{q}`");
+        assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
     for r in rows(&s).iter().filter(|r| r["variant"] == "fixed") {
         assert_eq!(r["sweeps"], "none-ran", "{r}");
@@ -367,7 +404,10 @@ fn the_readme_sentence_on_scan_resistance_quotes_its_summary() {
         kept("base-t0", "kept_pct"),
         kept("fixed-t0", "kept_pct")
     );
-    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert!(
+        text.contains(&quoted),
+        "README.md and docs/ do not say `{quoted}`"
+    );
     let rates = format!(
         "Scan pages enter the young sublist at base {:.1} a second (model {:.1}; seed 001 counted about \
          35 on MySQL 8.4), gate {:.1} and fixed {:.1}",
@@ -478,7 +518,10 @@ fn the_readme_sentence_on_the_io_bound_report_quotes_its_summary() {
         hit("base", "read-only-uniform"),
         hit("fixed", "read-only-uniform"),
     );
-    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert!(
+        text.contains(&quoted),
+        "README.md and docs/ do not say `{quoted}`"
+    );
     let verdict = s["verdicts"]
         .as_array()
         .unwrap()
@@ -524,7 +567,10 @@ fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
         hit("base", "read-only-uniform"),
         hit("fixed", "read-only-uniform"),
     );
-    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert!(
+        text.contains(&quoted),
+        "README.md and docs/ do not say `{quoted}`"
+    );
     let verdicts: Vec<&str> = s["verdicts"]
         .as_array()
         .unwrap()
@@ -571,7 +617,7 @@ fn the_readme_sentence_on_the_threshold_run_quotes_its_summary() {
         ),
     ];
     for q in quoted {
-        assert!(text.contains(&q), "README.md does not say `{q}`");
+        assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
     let verdicts: Vec<&str> = s["verdicts"]
         .as_array()
@@ -607,7 +653,10 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
         100.0 * share("points-covered-pk", "base"),
         100.0 * share("random-points", "base")
     );
-    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert!(
+        text.contains(&quoted),
+        "README.md and docs/ do not say `{quoted}`"
+    );
     for variant in ["gate", "clock", "workaround", "fixed"] {
         for workload in ["points-covered-pk", "random-points"] {
             assert_eq!(share(workload, variant), 0.0, "{variant} {workload}");

@@ -1,8 +1,9 @@
 //! Snapshot tests of the text reports (Markdown, Jira, summary.json) from
 //! saved results, no server: a change of format shows as a diff against
 //! the files under tests/fixtures/. `UPDATE_SNAPSHOTS=1` rewrites them
-//! (review the diff before committing); `REGENERATE_FIXTURES=1` rewrites
-//! the fixture's run files from tests/common.
+//! and the mdev-mini fixture's run files (from tests/common), and fails
+//! for what it rewrote (`xtask::snapshot`); the committed reports under
+//! reports/ are rendered by `cargo xtask report DIR` instead.
 
 mod common;
 mod documents;
@@ -73,7 +74,8 @@ fn the_smoke_report_of_schema_1_results_renders_as_before() {
 #[test]
 fn a_matrix_with_control_busy_run_failure_and_questions() {
     let dir = fixtures().join("mdev-mini");
-    if std::env::var_os("REGENERATE_FIXTURES").is_some() {
+    // the fixture's runs are written by code: blessing writes them again
+    if std::env::var_os(xtask::snapshot::BLESS).is_some() {
         let _ = std::fs::remove_dir_all(dir.join("runs"));
         common::write_mdev_mini(&dir);
     }
@@ -262,20 +264,23 @@ fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The README states the rules the code decides by, and on saved results
-/// every no-slower verdict is what the README's rule gives from the
+/// docs/statistics.md states the rules the code decides by, and on saved results
+/// every no-slower verdict is what its rule gives from the
 /// intervals summary.json prints: pass when the lower bound of a 95%
 /// interval of the change is above the allowed change, fail when its upper
 /// bound is below it, undecided otherwise (the noise floor not consulted).
 #[test]
-fn the_readme_states_the_rules_the_committed_verdicts_follow() {
+fn the_statistics_doc_states_the_rules_the_committed_verdicts_follow() {
     use xtask::report::verdict::rule_of;
     use xtask::results::question::Kind;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = one_line(&std::fs::read_to_string(root.join("README.md")).unwrap());
+    let readme = one_line(&std::fs::read_to_string(root.join("docs/statistics.md")).unwrap());
     for kind in [Kind::Below, Kind::NoSlower, Kind::NotBelow] {
         let rule = one_line(rule_of(kind));
-        assert!(readme.contains(&rule), "README.md does not state `{rule}`");
+        assert!(
+            readme.contains(&rule),
+            "docs/statistics.md does not state `{rule}`"
+        );
     }
 
     let dir = root.join("reports/mdev-37992-10.11.18");
@@ -334,7 +339,8 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
         );
     }
     assert_eq!(no_slower, 2, "the matrix asks two no-slower questions");
-    // what the README says of this report is what it says
+    // what the evidence doc says of this report is what it says
+    let evidence = one_line(&std::fs::read_to_string(root.join("docs/evidence.md")).unwrap());
     let count = |word: &str| verdicts.iter().filter(|v| v["verdict"] == word).count();
     let said = format!(
         "{} questions pass, {} fail, {} undecided",
@@ -342,7 +348,10 @@ fn the_readme_states_the_rules_the_committed_verdicts_follow() {
         count("fail"),
         count("undecided")
     );
-    assert!(readme.contains(&said), "README.md does not say `{said}`");
+    assert!(
+        evidence.contains(&said),
+        "docs/evidence.md does not say `{said}`"
+    );
 }
 
 /// Jira refuses a comment over 32,767 characters: every committed

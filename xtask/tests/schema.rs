@@ -5,7 +5,7 @@
 //! removing or renaming a field of any record fails here and names it:
 //! then move `SCHEMA_VERSION` (and teach `results::store::parse` to read
 //! the old files) or, for a compatible addition, refresh the snapshot with
-//! `INNODB_LAB_UPDATE_SNAPSHOTS=1 cargo test -p xtask --test schema`.
+//! `UPDATE_SNAPSHOTS=1 cargo test -p xtask --test schema`.
 
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -55,12 +55,7 @@ fn the_result_schema_is_the_snapshot() {
     let snapshot_path = dir.join(format!("snapshots/run-result-v{SCHEMA_VERSION}.paths"));
     let now = written_paths(&fixture);
     let text: String = now.iter().map(|p| format!("{p}\n")).collect();
-    if std::env::var_os("INNODB_LAB_UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(snapshot_path.parent().unwrap()).unwrap();
-        std::fs::write(&snapshot_path, &text).unwrap();
-    }
-    let before: BTreeSet<String> = std::fs::read_to_string(&snapshot_path)
-        .unwrap_or_else(|e| panic!("{}: {e}", snapshot_path.display()))
+    let before: BTreeSet<String> = xtask::snapshot::expected(&text, &snapshot_path)
         .lines()
         .map(String::from)
         .collect();

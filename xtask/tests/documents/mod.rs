@@ -3,87 +3,9 @@
 
 use std::path::Path;
 
-/// `text` is byte for byte the file at `path`; `UPDATE_SNAPSHOTS=1`
-/// rewrites the file first (review the diff before committing). A
-/// difference names the first line that differs.
+/// `text` is byte for byte the snapshot at `path` (`xtask::snapshot`).
 pub fn check_snapshot(text: &str, path: &Path) {
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
-    }
-    let want = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| panic!("{}: {e} (UPDATE_SNAPSHOTS=1 writes it)", path.display()));
-    if text != want {
-        panic!(
-            "{} differs from the snapshot (- snapshot, + now; UPDATE_SNAPSHOTS=1 rewrites it):\n{}",
-            path.display(),
-            line_diff(&want, text, 60)
-        );
-    }
-}
-
-/// A line diff of `old` against `new` (longest common subsequence), as
-/// `-`/`+` lines with two lines of context around each change and `@@ line`
-/// markers, at most `limit` lines.
-pub fn line_diff(old: &str, new: &str, limit: usize) -> String {
-    let a: Vec<&str> = old.lines().collect();
-    let b: Vec<&str> = new.lines().collect();
-    // lcs[i][j]: common lines of a[i..] and b[j..]
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
-    // (tag, line number in old, text)
-    let mut ops: Vec<(char, usize, &str)> = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            ops.push((' ', i, a[i]));
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            ops.push(('-', i, a[i]));
-            i += 1;
-        } else {
-            ops.push(('+', i, b[j]));
-            j += 1;
-        }
-    }
-    let near_change = |k: usize| {
-        let lo = k.saturating_sub(2);
-        let hi = (k + 2).min(ops.len() - 1);
-        ops[lo..=hi].iter().any(|o| o.0 != ' ')
-    };
-    let mut out = Vec::new();
-    let mut last_shown: Option<usize> = None;
-    for (k, (tag, line, text)) in ops.iter().enumerate() {
-        if !near_change(k) {
-            continue;
-        }
-        if last_shown.is_none_or(|l| l + 1 != k) {
-            out.push(format!("@@ line {}", line + 1));
-        }
-        out.push(format!("{tag} {text}"));
-        last_shown = Some(k);
-        if out.len() >= limit {
-            out.push("... (more differences)".into());
-            break;
-        }
-    }
-    out.join("\n")
-}
-
-#[test]
-fn a_snapshot_difference_is_shown_as_a_line_diff() {
-    let d = line_diff("a\nb\nc\nd\ne\nf\ng\n", "a\nb\nc\nD\ne\nf\ng\nh\n", 60);
-    assert_eq!(d, "@@ line 2\n  b\n  c\n- d\n+ D\n  e\n  f\n  g\n+ h");
-    assert_eq!(line_diff("x\n", "x\n", 60), "");
+    xtask::snapshot::assert_matches(text, path);
 }
 
 /// Jira wiki markup that renders as tables: header rows `||h||`, body
