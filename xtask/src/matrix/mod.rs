@@ -86,6 +86,13 @@ pub struct Matrix {
     /// decide) settle a cost question that QPS on a shared host cannot.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cost_passes: u32,
+    /// The variants whose servers get the cost passes, as reports label
+    /// them (`base-again` is the control's second run); empty (the
+    /// default): every one. The spread of one binary's own passes is the
+    /// cost metric's noise floor, so a release matrix can leave the
+    /// control's second run out of its passes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cost_variants: Vec<String>,
     /// The file it was read from, so that a check after the builds can
     /// still name the line (None for a matrix made in code)
     #[serde(skip)]
@@ -152,6 +159,7 @@ impl Matrix {
             datadir: Datadir::default(),
             fresh_server: false,
             cost_passes: 0,
+            cost_variants: Vec::new(),
             source: None,
         }
     }
@@ -279,6 +287,12 @@ impl std::fmt::Display for Shard {
 }
 
 impl Matrix {
+    /// Whether the servers of the variant labelled `label` get the cost
+    /// passes.
+    pub fn costs(&self, label: &str) -> bool {
+        self.cost_variants.is_empty() || self.cost_variants.iter().any(|v| v == label)
+    }
+
     /// The part of the matrix shard `s` runs: its workloads, each with the
     /// thread counts of its groups in this shard.
     pub fn shard(&self, s: Shard) -> Result<Matrix> {
@@ -420,6 +434,12 @@ pub fn check(matrix: &Matrix) -> Result<()> {
         variants.push(format!("{c}{}", crate::dims::CONTROL_SUFFIX));
     }
     let trees: Vec<String> = matrix.trees.iter().map(plan::tree_label).collect();
+    if let Some(v) = matrix.cost_variants.iter().find(|v| !variants.contains(v)) {
+        bail!(
+            "cost_variants: `{v}` is not a variant of this matrix (variants: {})",
+            variants.join(", ")
+        );
+    }
     for q in &matrix.questions {
         q.check(&variants, &names, &trees)?;
         if matrix.cost_passes == 0 && q.metric.info().cost_pass {
@@ -510,6 +530,11 @@ mod tests {
                 "",
                 "question `no more work`: `instructions_per_query` is counted by cost passes only",
             ),
+            (
+                "cost_passes = 1\ncost_variants = [\"base\", \"fxied\"]\n",
+                "",
+                "cost_variants: `fxied` is not a variant of this matrix",
+            ),
         ];
         for (top, workload, want) in cases {
             let p = write(
@@ -527,7 +552,15 @@ mod tests {
                 "cost_passes = 1\n{head}[[workload]]\nname = \"points-covered-pk\"\n{question}"
             ),
         );
-        assert_eq!(load(&p).unwrap().cost_passes, 1);
+        let m = load(&p).unwrap();
+        assert_eq!(m.cost_passes, 1);
+        assert!(m.costs("base") && m.costs("base-again"));
+        let p = write(
+            dir.path(),
+            &format!("cost_passes = 1\ncost_variants = [\"fixed\"]\n{head}[[workload]]\nname = \"points-covered-pk\"\n{question}"),
+        );
+        let m = load(&p).unwrap();
+        assert!(m.costs("fixed") && !m.costs("base"));
     }
 
     #[test]

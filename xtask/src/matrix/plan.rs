@@ -257,12 +257,24 @@ pub fn describe(matrix: &Matrix) -> String {
         if plan.total_cells() == 1 { "" } else { "s" }
     );
     if matrix.cost_passes > 0 {
-        let servers = starts / plan.repetitions as usize * matrix.cost_passes as usize;
+        let costed = server_groups(matrix, &plan.rotation(1), &plan.cells)
+            .iter()
+            .filter(|(u, _)| {
+                let u = &plan.units[*u];
+                matrix.costs(&run_label(&u.variant, u.again))
+            })
+            .count();
+        let servers = costed * matrix.cost_passes as usize;
         let _ = writeln!(
             s,
-            "cost passes: in repetitions 1 to {}, after each timed server a server under callgrind \
-             ({servers} in all) counts every cell's instructions per query",
-            matrix.cost_passes
+            "cost passes: in repetitions 1 to {}, after each timed server of {} a server under \
+             callgrind ({servers} in all) counts every cell's instructions per query",
+            matrix.cost_passes,
+            if matrix.cost_variants.is_empty() {
+                "every variant".to_string()
+            } else {
+                matrix.cost_variants.join(", ")
+            }
         );
     }
     s

@@ -151,7 +151,7 @@ pub(super) fn run_server(
     }
     // the cost pass of the first `cost_passes` repetitions, on a server of
     // its own under callgrind
-    if rep <= matrix.cost_passes && lost.is_none() {
+    if rep <= matrix.cost_passes && matrix.costs(&p.label) && lost.is_none() {
         let series = p.tree.as_ref().map(|t| t.series);
         if let Some(series) = series {
             let cost_cnf = super::cost_run::cost_cnf(&cnf, series);
