@@ -12,8 +12,9 @@
 //! generations that have its function: on another generation it is ignored
 //! (`#[ignore]` with the reason, from the `innodb` cfg that build.rs sets
 //! from the same detection as `ffi::tree()`), so `cargo test` reports it as
-//! not run instead of as passed. Without a tree (`innodb = "none"`) nothing
-//! is ignored: every test runs and fails, saying how to configure one.
+//! not run instead of as passed. Without a tree (`innodb = "none"`, a plain
+//! `cargo test`) every test is ignored, saying how to configure one; run
+//! with `--include-ignored` they fail, saying it too.
 //! `--include-ignored` runs the others too, and they fail, saying that the
 //! tree does not have the function.
 
@@ -264,6 +265,10 @@ impl Tally {
 
 #[test]
 #[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
     innodb = "post-fix",
     ignore = "the configured tree is post-fix (MDEV-33966): the pre-fix set_accessed(), \
               buf_page_peek_if_young() and buf_page_peek_if_too_old() are gone"
@@ -304,6 +309,10 @@ fn young_rule(tree: &ffi::TreeInfo) -> decide::YoungRule {
 
 #[test]
 #[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
     innodb = "post-fix",
     ignore = "the configured tree is post-fix (MDEV-33966): the pre-fix set_accessed(), \
               buf_page_peek_if_young() and buf_page_peek_if_too_old() are gone"
@@ -336,6 +345,10 @@ fn peek_if_young_matches_the_model() {
 
 #[test]
 #[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
     innodb = "post-fix",
     ignore = "the configured tree is post-fix (MDEV-33966): the pre-fix set_accessed(), \
               buf_page_peek_if_young() and buf_page_peek_if_too_old() are gone"
@@ -358,6 +371,10 @@ fn peek_if_too_old_matches_the_model() {
 }
 
 #[test]
+#[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
 #[cfg_attr(
     any(innodb = "10.11", innodb = "post-fix"),
     ignore = "the configured tree is not 10.5-style: buf_page_make_young_if_needed() is \
@@ -402,6 +419,10 @@ fn clock_pair(r: &mut Rng, threshold: u16) -> (u16, u16) {
 
 #[test]
 #[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
     ignore = "the configured tree is not post-fix: buf_page_t::touch_no_stamp() exists only in \
               post-fix trees"
@@ -438,6 +459,10 @@ fn lazy_threshold(r: &mut Rng) -> u16 {
 
 #[test]
 #[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
     ignore = "the configured tree is not post-fix: buf_page_t::touch() exists only in \
               post-fix trees"
@@ -462,6 +487,10 @@ fn touch_matches_the_model() {
 }
 
 #[test]
+#[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
     ignore = "the configured tree is not post-fix: buf_pool_t::now()/refresh_clock() exists only in \
@@ -493,6 +522,10 @@ fn access_clock_matches_the_model() {
 }
 
 #[test]
+#[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
     ignore = "the configured tree is not post-fix: buf_pool_t::set_old_threshold_ms() exists only in \
@@ -526,6 +559,10 @@ fn old_threshold_matches_the_model() {
 }
 
 #[test]
+#[cfg_attr(
+    innodb = "none",
+    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
     ignore = "the configured tree is not post-fix: buf_page_t::make_young_if_needed<>() exists only in \

@@ -59,6 +59,9 @@ pub fn run_all() -> Result<()> {
             // every test binary runs, whichever fails first
             "--no-fail-fast",
             "--",
+            // the tests on real parts are ignored by a plain `cargo test`
+            // (hermetic); this command runs them too
+            "--include-ignored",
             "--nocapture",
         ]
         .map(String::from)

@@ -12,6 +12,7 @@ use xtask::record::{CostCounter, CostPass, Workload};
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     let mut m = Matrix::new(
         "cost",
@@ -138,11 +139,12 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     let shifts = summary["function_shifts"].as_array().unwrap();
     assert_eq!(shifts.len(), xtask::report::cost::SHIFTS_PER_CELL);
     // base's promotion is among the functions whose cost the fix moved
+    // (buf_page_make_young_if_needed, or the promotion's cold clone)
     assert!(
         shifts.iter().any(|s| s["function"]
             .as_str()
             .unwrap()
-            .starts_with("buf_page_make_young(")),
+            .starts_with("buf_page_make_young")),
         "{shifts:#?}"
     );
 }

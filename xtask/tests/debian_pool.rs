@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn mariadb_11_8_6_through_the_pool_path() {
     let cache = tempfile::tempdir().unwrap();
     let start = Instant::now();

@@ -79,6 +79,7 @@ fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
 }
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn base_promotes_on_access_and_gate_and_fixed_do_not() {
     let _guard = serialized();
     let m = one_repetition(
@@ -230,6 +231,7 @@ fn small_workload() -> Workload {
 /// A server that cannot start fails its cell with the error log's tail;
 /// the next cell of the matrix still runs.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
     let _guard = serialized();
     let broken: matrix::VariantDef =
@@ -278,6 +280,7 @@ fn a_failed_server_is_recorded_and_the_matrix_goes_on() {
 /// before any server starts; a number, a switch and a reviewed enumeration
 /// pass the same check.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
     let _guard = serialized();
     let escape = tempfile::tempdir().unwrap();
@@ -369,6 +372,7 @@ fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
 /// with other settings the run refuses the directory and names the field;
 /// `--force` runs the cell again.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_resumed_directory_reuses_only_cells_made_from_the_same_inputs() {
     let _guard = serialized();
     let settings = |value: &str| -> matrix::VariantDef {
@@ -424,6 +428,7 @@ fn a_resumed_directory_reuses_only_cells_made_from_the_same_inputs() {
 /// gets the disk's flush method, the record and the report say disk), and
 /// `fresh_server` gives each workload a server of its own, loaded for it.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_disk_datadir_is_on_disk_and_each_workload_gets_a_fresh_server() {
     let _guard = serialized();
     let ranges = Workload {
@@ -475,6 +480,7 @@ fn a_disk_datadir_is_on_disk_and_each_workload_gets_a_fresh_server() {
 
 /// Ctrl-C in the middle of a run leaves no mariadbd and no datadir behind.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn interrupt_stops_the_server_and_removes_its_datadir() {
     let _guard = serialized();
     use std::io::{BufRead, BufReader};
@@ -561,6 +567,7 @@ fn interrupt_stops_the_server_and_removes_its_datadir() {
 /// model beside the measurement. Small tables: a 32 MiB pool, a hot table
 /// of about 590 pages, a scanned one of about 4,400.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn scan_loop_samples_residency_and_reports_it_beside_the_model() {
     let _guard = serialized();
     let mut m = one_repetition(

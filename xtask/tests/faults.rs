@@ -197,6 +197,7 @@ fn out_results(out: &Path) -> Vec<xtask::record::RunResult> {
 /// SIGTERM during the measured run: exit 143, the cell recorded as
 /// interrupted, no mariadbd, no sysbench, no run directory.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn sigterm_mid_run_stops_everything_and_records_the_cell() {
     let _guard = serialized();
     let dir = scratch_dir();
@@ -271,6 +272,7 @@ fn alive(pid: i32, start: u64) -> bool {
 /// the build not marked complete. A cache of its own: the build is cold
 /// and the real cache is left alone.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn sigterm_mid_build_stops_make_and_its_compilers() {
     let _guard = serialized();
     let dir = scratch_dir();
@@ -305,6 +307,7 @@ fn sigterm_mid_build_stops_make_and_its_compilers() {
 /// directory of the dead tool, stops what is left of it, removes it, says
 /// so in one line, and runs.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn sigkill_of_the_tool_then_the_next_run_cleans_up() {
     let _guard = serialized();
     let dir = scratch_dir();
@@ -376,6 +379,7 @@ fn matrix_beside_a_holder(dir: &Path, m: &Path, out: &Path, cache: &Path) -> std
 /// A second matrix while another command holds the cache: refused with the
 /// holder's pid, nothing written.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_second_matrix_on_the_same_host_is_refused() {
     let dir = scratch_dir();
     let cache = dir.path().join("cache");
@@ -398,6 +402,7 @@ fn a_second_matrix_on_the_same_host_is_refused() {
 /// another cache (so the cache lock does not stop it): refused by the
 /// results directory's lock, with the holder's pid, before any server.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_second_matrix_into_the_same_results_directory_is_refused() {
     let dir = scratch_dir();
     let cache = dir.path().join("cache-of-its-own");
@@ -432,6 +437,7 @@ fn a_second_matrix_into_the_same_results_directory_is_refused() {
 /// next server runs with performance_schema off: its mutex figures are
 /// absent with the reason, and the report says "not measured".
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
     let _guard = serialized();
     let dir = scratch_dir();
@@ -485,6 +491,7 @@ fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
 /// The server killed with SIGKILL mid-run: its cell fails with the error
 /// log's tail, the next server runs.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
     let _guard = serialized();
     let dir = scratch_dir();
@@ -516,6 +523,7 @@ fn a_server_killed_mid_run_fails_its_cell_and_the_matrix_goes_on() {
 /// A /dev/shm too small for the matrix: refused by the preflight before
 /// any tree is fetched or built.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn too_little_shm_is_refused_before_any_build() {
     let dir = scratch_dir();
     let shm = dir.path().join("shm");
@@ -557,6 +565,7 @@ fn too_little_shm_is_refused_before_any_build() {
 /// A variant that sets the socket: refused with the file and line before
 /// anything runs.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_setting_that_overrides_the_socket_is_refused_with_file_and_line() {
     let dir = scratch_dir();
     let m = matrix_file(

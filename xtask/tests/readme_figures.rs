@@ -673,3 +673,49 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
     let said = format!("a median of {lo:.0} to {hi:.0} ms");
     assert!(text.contains(&said), "README.md does not say `{said}`");
 }
+
+/// The sentence on the cost passes quotes reports/cost-10.11.18: fixed's
+/// change of instructions per query against base on the two IN-list
+/// workloads, its figures, base's spread, and the verdict.
+#[test]
+fn the_sentence_on_the_cost_passes_quotes_its_summary() {
+    let s = summary("cost-10.11.18");
+    let text = one_line(&readme());
+    let row = |workload: &str, variant: &str| {
+        s["cost"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["workload"] == workload && r["variant"] == variant)
+            .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
+            .clone()
+    };
+    let change = |r: &Value| (r["ratio"].as_f64().unwrap() - 1.0) * 100.0;
+    let (pk, pk_base) = (
+        row("points-covered-pk", "fixed"),
+        row("points-covered-pk", "base"),
+    );
+    let rp = row("random-points", "fixed");
+    let said = format!(
+        "-{:.2}% on points-covered-pk ({:.0} against {:.0} instructions per query) and -{:.2}% on random-points",
+        -change(&pk),
+        pk["instructions_per_query"].as_f64().unwrap(),
+        pk_base["instructions_per_query"].as_f64().unwrap(),
+        -change(&rp)
+    );
+    assert!(text.contains(&said), "docs/ do not say `{said}`");
+    let spread = format!(
+        "one binary's passes spread by {:.2}% and {:.2}%",
+        pk_base["spread_pct"].as_f64().unwrap(),
+        row("random-points", "base")["spread_pct"].as_f64().unwrap()
+    );
+    assert!(text.contains(&spread), "docs/ do not say `{spread}`");
+    let verdict = s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["question"] == "fixed does at most 1% more work per query than base")
+        .unwrap();
+    assert_eq!(verdict["verdict"], "pass");
+    assert!(text.contains("more work per query than base\" **passes** on every workload"));
+}

@@ -250,6 +250,7 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "release-11.8-on-11.8.6",
         "across-releases",
         "io-bound-10.11.18",
+        "cost-10.11.18",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")

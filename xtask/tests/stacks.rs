@@ -63,6 +63,7 @@ fn profiled(
 /// A profile pass that fails leaves its cell measured: the stacks are
 /// absent and the outcome says why.
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_failed_profile_pass_leaves_the_cell_measured() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     std::env::set_var(xtask::dims::FAIL_STEP_ENV, "points-covered-pk:profile");
@@ -86,6 +87,7 @@ fn a_failed_profile_pass_leaves_the_cell_measured() {
 }
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (out, results) = profiled(&["base", "fixed"], 8);

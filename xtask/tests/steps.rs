@@ -91,6 +91,7 @@ fn assert_failed_in(got: &BTreeMap<String, Option<(Step, String)>>, workload: &s
 }
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn each_of_marks_workloads_fails_in_the_step_it_is_made_to() {
     use Step::*;
     use WorkloadKind as K;
@@ -124,6 +125,7 @@ fn each_of_marks_workloads_fails_in_the_step_it_is_made_to() {
 }
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn scan_loop_fails_in_its_warm_up_residency_and_measured_steps() {
     let scan = |name: &str| Workload {
         kind: Some(WorkloadKind::ScanLoop),
@@ -158,6 +160,7 @@ fn scan_loop_fails_in_its_warm_up_residency_and_measured_steps() {
 }
 
 #[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_server_fails_all_its_cells_in_its_bootstrap_start_data_load_or_arming() {
     let m = matrix("steps-server", vec![short(WorkloadKind::PointsCoveredPk)]);
     for step in [Step::Bootstrap, Step::Start, Step::Prepare, Step::Arm] {

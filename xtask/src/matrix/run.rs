@@ -338,6 +338,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "real parts (the preflight: sysbench, the innodb-lab user, room on /dev/shm): cargo xtask test runs it"]
     fn a_server_that_cannot_bootstrap_fails_its_cells_with_the_step() {
         let dir = tempfile::tempdir().unwrap();
         let mut m = packaged_matrix(
@@ -384,6 +385,7 @@ mod tests {
     /// first server's install script): the run stops with an error that
     /// names the directory, instead of making it again and ending well.
     #[test]
+    #[ignore = "real parts (the preflight: sysbench, the innodb-lab user, room on /dev/shm): cargo xtask test runs it"]
     fn a_results_directory_deleted_mid_run_stops_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
@@ -400,6 +402,7 @@ mod tests {
     }
 
     #[test]
+    #[ignore = "real parts (the preflight: sysbench, the innodb-lab user, room on /dev/shm): cargo xtask test runs it"]
     fn gate_on_a_fixed_tree_refuses_the_matrix_before_building() {
         let dir = tempfile::tempdir().unwrap();
         let (src, _) = tree::fake_server_tree(dir.path(), "inline void touch_no_stamp();\n");

@@ -594,8 +594,8 @@ mod tests {
     /// buf0lru.cc applies and fails with the compiler's error, which shows
     /// the units really are compiled from the patched checkout.
     #[test]
-    #[ignore = "needs the Debian 10.11.18 tree and its configured build (network and \
-                ~4 min on first use, ~1 min after); run with -- --ignored"]
+    #[ignore = "real parts (the Debian 10.11.18 tree and its configured build: network and \
+                ~4 min on first use, ~1 min after): cargo xtask test runs it"]
     fn the_real_10_11_18_tree() {
         let t = tree::resolve(tree::DEBIAN_TREES[0]).unwrap();
         let table = Table::load().unwrap();
