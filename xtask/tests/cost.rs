@@ -6,7 +6,9 @@
 
 #![allow(clippy::disallowed_methods)]
 
-use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
+mod common;
+
+use xtask::matrix::{Matrix, TreeEntry};
 use xtask::record::{CostCounter, CostPass, Workload};
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
@@ -35,19 +37,7 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     m.repetitions = 1;
     m.cost_passes = 1;
     m.busy_cpu_bound = 1e6;
-    let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        force: true,
-        ..RunOptions::new(out.path().to_path_buf())
-    };
-    let failed = matrix::run(&m, &opts).unwrap();
-    let results = xtask::results::read_results(out.path()).unwrap();
-    for r in &results {
-        if let Some(f) = &r.failure {
-            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
-        }
-    }
-    assert_eq!(failed, 0, "every run must succeed");
+    let (out, results) = common::run_all_successful(&m);
 
     let cost = |variant: &str| -> CostPass {
         let r = results

@@ -4,6 +4,8 @@
 //! model's and mtr suite's READMEs (`lru-model/`, `mtr/`).
 //! A new option without a word about it fails here.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use xtask::util::Command;
 
@@ -12,25 +14,13 @@ fn root() -> PathBuf {
 }
 
 fn docs() -> String {
-    let mut files = vec![
-        root().join("README.md"),
-        root().join("CONTRIBUTING.md"),
-        // the model's and our mtr suite's own documents
-        root().join("lru-model/README.md"),
-        root().join("mtr/README.md"),
-    ];
-    let mut more: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    more.sort();
-    files.extend(more);
-    files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        .collect::<Vec<_>>()
-        .join("\n")
+    // the model's and our mtr suite's own documents too
+    common::documentation(&[
+        "README.md",
+        "CONTRIBUTING.md",
+        "lru-model/README.md",
+        "mtr/README.md",
+    ])
 }
 
 fn help(path: &[String]) -> String {

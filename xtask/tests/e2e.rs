@@ -18,6 +18,7 @@
 
 mod common;
 
+use common::{run_all_successful, run_in_tempdir};
 use xtask::dims::{Metric, ModelPolicy};
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
 use xtask::record::Workload;
@@ -51,31 +52,6 @@ fn one_repetition(name: &str, variants: &[&str], workload: Workload) -> Matrix {
     m.repetitions = 1;
     m.busy_cpu_bound = 1e6;
     m
-}
-
-/// Runs `m`, which must succeed in every run (failures are printed with
-/// their error-log tails first); returns the output directory and results.
-fn run_all_successful(m: &Matrix) -> (tempfile::TempDir, Vec<xtask::record::RunResult>) {
-    let (out, failed) = run_in_tempdir(m);
-    let results = results::read_results(out.path()).unwrap();
-    for r in &results {
-        if let Some(f) = &r.failure {
-            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
-        }
-    }
-    assert_eq!(failed, 0, "every run must succeed");
-    (out, results)
-}
-
-/// Runs `m` into a fresh output directory; returns it and the failed count.
-fn run_in_tempdir(m: &Matrix) -> (tempfile::TempDir, usize) {
-    let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        force: true,
-        ..RunOptions::new(out.path().to_path_buf())
-    };
-    let failed = matrix::run(m, &opts).unwrap();
-    (out, failed)
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! host) only for reports whose runs had none flagged busy. A report
 //! rendered again, or a README edited, that makes them differ fails here.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -15,19 +17,7 @@ fn root() -> PathBuf {
 /// README.md, then every file of docs/ in name order: the sentences are
 /// looked for where they now live.
 fn readme() -> String {
-    let mut files = vec![root().join("README.md")];
-    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .collect();
-    docs.sort();
-    files.extend(docs);
-    files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::documentation(&["README.md"])
 }
 
 /// The README's one result: base's pages made young and buf_pool.mutex

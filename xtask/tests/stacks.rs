@@ -7,7 +7,9 @@
 
 #![allow(clippy::disallowed_methods)]
 
-use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
+mod common;
+
+use xtask::matrix::{Matrix, TreeEntry};
 use xtask::record::{FoldedStacks, Profiler, Workload};
 use xtask::report::stacks::PROMOTION;
 
@@ -44,20 +46,7 @@ fn profiled(
     );
     m.repetitions = 1;
     m.busy_cpu_bound = 1e6;
-    let out = tempfile::tempdir().unwrap();
-    let opts = RunOptions {
-        force: true,
-        ..RunOptions::new(out.path().to_path_buf())
-    };
-    let failed = matrix::run(&m, &opts).unwrap();
-    let results = xtask::results::read_results(out.path()).unwrap();
-    for r in &results {
-        if let Some(f) = &r.failure {
-            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
-        }
-    }
-    assert_eq!(failed, 0, "every run must succeed");
-    (out, results)
+    common::run_all_successful(&m)
 }
 
 /// A profile pass that fails leaves its cell measured: the stacks are

@@ -358,3 +358,50 @@ pub fn alive_pid(pid: i32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// Runs `m`, which must succeed in every run (failures are printed with
+/// their error-log tails first); returns the output directory and results.
+pub fn run_all_successful(
+    m: &xtask::matrix::Matrix,
+) -> (tempfile::TempDir, Vec<xtask::record::RunResult>) {
+    let (out, failed) = run_in_tempdir(m);
+    let results = xtask::results::read_results(out.path()).unwrap();
+    for r in &results {
+        if let Some(f) = &r.failure {
+            eprintln!("{} {f}\n{:?}", r.key, f.error_log_tail);
+        }
+    }
+    assert_eq!(failed, 0, "every run must succeed");
+    (out, results)
+}
+
+/// Runs `m` into a fresh output directory; returns it and the failed count.
+pub fn run_in_tempdir(m: &xtask::matrix::Matrix) -> (tempfile::TempDir, usize) {
+    let out = tempfile::tempdir().unwrap();
+    let opts = xtask::matrix::RunOptions {
+        force: true,
+        ..xtask::matrix::RunOptions::new(out.path().to_path_buf())
+    };
+    let failed = xtask::matrix::run(m, &opts).unwrap();
+    (out, failed)
+}
+
+/// The text of `first` (paths from the repository root), then of every
+/// Markdown file of docs/ in name order, joined: where the tests look for
+/// what the documentation says.
+pub fn documentation(first: &[&str]) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files: Vec<std::path::PathBuf> = first.iter().map(|f| root.join(f)).collect();
+    let mut docs: Vec<std::path::PathBuf> = std::fs::read_dir(root.join("docs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display())))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
