@@ -79,7 +79,9 @@ pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<C
         }
     }
     for q in &manifest.questions {
-        if q.kind != Kind::NoSlower {
+        // a repetition past `cost_passes` runs no cost pass, so repeating
+        // cells cannot decide a question on a cost-pass metric
+        if q.kind != Kind::NoSlower || q.metric.info().cost_pass {
             continue;
         }
         for c in &a.cells {
