@@ -124,6 +124,10 @@ pub fn run_all() -> Result<()> {
     for (label, secs) in &timings {
         eprintln!("  {:>9}  {label}", human_duration(*secs));
     }
+    eprintln!("slowest stages:");
+    for (label, secs) in slowest(&timings, 3) {
+        eprintln!("  {:>9}  {label}", human_duration(secs));
+    }
     // the closing line: suites (each a cargo test run or a check), not tests
     println!(
         "suites: {} passed, {} failed",
@@ -134,4 +138,25 @@ pub fn run_all() -> Result<()> {
         bail!("failed: {}", failed.join(", "));
     }
     Ok(())
+}
+
+/// The `n` stages that took longest, longest first.
+fn slowest(timings: &[(String, f64)], n: usize) -> Vec<(String, f64)> {
+    let mut all = timings.to_vec();
+    all.sort_by(|a, b| b.1.total_cmp(&a.1));
+    all.truncate(n);
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_slowest_stages_come_longest_first() {
+        let t = |l: &str, s: f64| (l.to_string(), s);
+        let timings = [t("a", 3.0), t("b", 90.0), t("c", 0.1), t("d", 12.0)];
+        assert_eq!(
+            super::slowest(&timings, 3),
+            [t("b", 90.0), t("d", 12.0), t("a", 3.0)]
+        );
+    }
 }
