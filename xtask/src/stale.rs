@@ -281,8 +281,20 @@ mod tests {
         assert_eq!(cleaned.dirs, vec![dead.clone()]);
         assert_eq!(cleaned.kept, vec![kept.clone()]);
         let killed: Vec<i32> = cleaned.processes.iter().map(|(p, _)| *p).collect();
-        assert_eq!(killed.len(), 2, "{cleaned:?}");
         assert!(killed.contains(&orphan_pid), "{cleaned:?}");
+        assert!(killed.contains(&(kept_server.id() as i32)), "{cleaned:?}");
+        // beyond the two loops, only a fork of one of them may have been
+        // caught: the shell forks before it runs `sleep`, and until that
+        // fork execs it carries the loop's command line and environment
+        // (seen once under load); the stranger, the bystander and the
+        // older server are checked alive below
+        assert!(
+            cleaned
+                .processes
+                .iter()
+                .all(|(p, name)| *p == orphan_pid || *p == kept_server.id() as i32 || name == "sh"),
+            "{cleaned:?}"
+        );
         use std::os::unix::process::ExitStatusExt;
         assert_eq!(orphan.wait().unwrap().signal(), Some(libc::SIGKILL));
         assert_eq!(kept_server.wait().unwrap().signal(), Some(libc::SIGKILL));
