@@ -709,3 +709,26 @@ fn the_sentence_on_the_cost_passes_quotes_its_summary() {
     assert_eq!(verdict["verdict"], "pass");
     assert!(text.contains("more work per query than base\" **passes** on every workload"));
 }
+
+/// The sentence on the 11.8.6 cost passes quotes reports/cost-11.8.6.
+#[test]
+fn the_sentence_on_the_11_8_6_cost_passes_quotes_its_summary() {
+    let s = summary("cost-11.8.6");
+    let text = one_line(&readme());
+    let change = |workload: &str| {
+        let r = s["cost"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["workload"] == workload && r["variant"] == "fixed")
+            .unwrap_or_else(|| panic!("no cost row {workload}"));
+        (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
+    };
+    let said = format!(
+        "fixed -{:.2}% on points-covered-pk and -{:.2}% on random-points, the question **passes**",
+        -change("points-covered-pk"),
+        -change("random-points")
+    );
+    assert!(text.contains(&said), "docs/ do not say `{said}`");
+    assert_eq!(s["verdicts"][0]["verdict"], "pass");
+}
