@@ -269,13 +269,6 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
              cost less there than the smallest listed, so only a bound is known."
         )),
     ];
-    let mut by_cell: Vec<(&Cell, Vec<&FunctionShift>)> = Vec::new();
-    for s in shifts {
-        match by_cell.last_mut() {
-            Some((c, list)) if *c == &s.cell => list.push(s),
-            _ => by_cell.push((&s.cell, vec![s])),
-        }
-    }
     detail.push(Block::AlignedTable {
         header: [
             "tree",
@@ -290,9 +283,8 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
         .map(String::from)
         .to_vec(),
         right_aligned: vec![5, 6, 7],
-        rows: by_cell
+        rows: shifts
             .iter()
-            .flat_map(|(_, list)| list.iter())
             .map(|s| {
                 vec![
                     s.cell.tree.clone(),
