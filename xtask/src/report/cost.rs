@@ -208,8 +208,8 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
              Instructions do not depend on the host's load, so busy-flagged runs count here. The \
              spread is (max - min) / median of one cell's passes: what this metric moves by between \
              runs of one binary. Pages made young and queries a second are those of the counted \
-             window (the counter slows the server about 6 to 60 times, so the pace differs from \
-             the timed runs).",
+             window: the counter slows the server tens of times over (55 to 130 times on the \
+             2-core hosts this tool was built on), so its pace is not the timed runs'.",
             first.counter.words()
         )),
     ];
