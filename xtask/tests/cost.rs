@@ -4,8 +4,6 @@
 //! young per query after arming), fixed's do not, and the report's cost
 //! section and summary carry what the records hold.
 
-#![allow(clippy::disallowed_methods)]
-
 mod common;
 
 use xtask::matrix::{Matrix, TreeEntry};
