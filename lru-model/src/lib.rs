@@ -8,7 +8,7 @@
 //! The decision rules that the C++ keeps in headers are pure functions in
 //! [`decide`], which the ffi crate checks against the real headers; the
 //! policies call exactly those functions. [`trace`] replays JSON Lines event
-//! traces, [`sim`] generates the scenarios of issue 2. The crate does no I/O:
+//! traces, [`server_trace`] a traced server's own page trace, [`sim`] generates the scenarios of issue 2. The crate does no I/O:
 //! callers hand it lines and print what it returns.
 
 #![deny(missing_docs)]
@@ -19,6 +19,7 @@ pub mod policy;
 pub mod pool;
 pub mod rng;
 pub mod series;
+pub mod server_trace;
 pub mod sim;
 pub mod trace;
 

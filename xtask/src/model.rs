@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
+use lru_model::server_trace::{self, ServerReplay};
 use lru_model::sim::{
     self, InMemory, InMemoryParams, InMemoryResult, ScanLoopParams, ScanLoopResult,
     ScanResistanceParams, ScanResistanceResult,
@@ -21,6 +22,9 @@ use lru_model::{new_model, Classic, Config, Eager, Lazy, Policy, PolicyKind};
 pub enum ModelCommand {
     /// Replay a JSON Lines trace on one policy and print the counters and the LRU list as one JSON object.
     Replay(ReplayArgs),
+    /// Replay a traced server's own page trace (patches/11.8/traced.patch) through the model's policies
+    /// at the server's pool size and print, per policy, the server's hit ratio beside the model's.
+    ReplayServer(ReplayServerArgs),
     /// Run a generated scenario on each policy and print its results.
     Simulate(SimulateArgs),
     /// Measure point reads per second per policy on the in-memory scenario (one thread).
@@ -81,6 +85,27 @@ pub struct ReplayArgs {
     /// innodb_lru_scan_depth: the free-list target of a page-cleaner batch.
     #[arg(long, default_value_t = 1024)]
     pub lru_scan_depth: u32,
+}
+
+/// `cargo xtask model replay-server`
+#[derive(clap::Args, Debug)]
+pub struct ReplayServerArgs {
+    /// The trace file the traced server wrote (INNODB_LAB_TRACE).
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// Policies to replay, comma-separated (default: eager and lazy).
+    #[arg(long, value_delimiter = ',', value_parser = parse_policy)]
+    pub policy: Vec<PolicyKind>,
+    /// Defaults: the pool's frames from the trace's header, innodb_old_blocks_pct 37,
+    /// innodb_old_blocks_time 1000 ms.
+    #[command(flatten)]
+    pub pool: PoolArgs,
+    /// innodb_lru_scan_depth: the free-list target of a page-cleaner batch.
+    #[arg(long, default_value_t = 1024)]
+    pub lru_scan_depth: u32,
+    /// Count requests from this many ms after the recorder opened (earlier ones warm both sides).
+    #[arg(long, default_value_t = 0)]
+    pub from_ms: u32,
 }
 
 /// The generated workloads.
@@ -187,6 +212,7 @@ pub struct BenchArgs {
 pub fn run(cmd: ModelCommand) -> Result<()> {
     match cmd {
         ModelCommand::Replay(args) => replay(args),
+        ModelCommand::ReplayServer(args) => replay_server(args),
         ModelCommand::Simulate(args) => simulate(args),
         ModelCommand::Bench(args) => bench(args),
     }
@@ -224,6 +250,47 @@ fn replay_file(args: &ReplayArgs) -> Result<ReplayOutput> {
         })?;
     }
     Ok(ReplayOutput::of(model.as_ref()))
+}
+
+fn replay_server(args: ReplayServerArgs) -> Result<()> {
+    for out in replay_server_file(&args)? {
+        println!("{}", serde_json::to_string(&out)?);
+    }
+    Ok(())
+}
+
+/// Read the whole trace (16 bytes a record) and replay it once per policy.
+fn replay_server_file(args: &ReplayServerArgs) -> Result<Vec<ServerReplay>> {
+    let path = args.trace.display();
+    let bytes = std::fs::read(&args.trace).with_context(|| format!("cannot read trace {path}"))?;
+    let trace = server_trace::parse(&bytes).map_err(|e| anyhow!("{path}: {e}"))?;
+    if trace.lost > 0 {
+        eprintln!(
+            "{path}: {} records did not fit in the trace and are lost; \
+             raise INNODB_LAB_TRACE_RECORDS",
+            trace.lost
+        );
+    }
+    let frames = u32::try_from(trace.pool_frames)
+        .with_context(|| format!("{path}: {} frames in the pool header", trace.pool_frames))?;
+    let cfg = Config {
+        pool_pages: frames,
+        lru_scan_depth: args.lru_scan_depth,
+        ..Config::default()
+    };
+    let cfg = args.pool.apply(cfg);
+    let kinds = if args.policy.is_empty() {
+        vec![PolicyKind::Eager, PolicyKind::Lazy]
+    } else {
+        args.policy.clone()
+    };
+    kinds
+        .into_iter()
+        .map(|kind| {
+            server_trace::replay(kind, cfg, &trace, args.from_ms)
+                .map_err(|e| anyhow!("{path}: the {kind} model refused the trace: {e}"))
+        })
+        .collect()
 }
 
 fn policies(only: Option<PolicyKind>) -> Vec<PolicyKind> {
@@ -577,6 +644,29 @@ mod tests {
             .to_string();
         assert!(
             err.starts_with("cannot open trace /nonexistent/trace.jsonl"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_server_trace_that_is_not_one_is_refused_with_its_name() {
+        let trace = trace_file("not-a-trace.bin", &"x".repeat(80));
+        let cli = Cli::try_parse_from([
+            "model",
+            "replay-server",
+            "--trace",
+            trace.to_str().unwrap(),
+            "--policy",
+            "eager,lazy",
+        ])
+        .unwrap();
+        let ModelCommand::ReplayServer(args) = cli.model else {
+            panic!("not parsed as replay-server")
+        };
+        assert_eq!(args.policy, vec![PolicyKind::Eager, PolicyKind::Lazy]);
+        let err = replay_server_file(&args).unwrap_err().to_string();
+        assert!(
+            err.ends_with("not-a-trace.bin: not a server trace: it does not start with ILTRACE1"),
             "{err}"
         );
     }

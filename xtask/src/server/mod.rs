@@ -315,6 +315,17 @@ pub struct RunDir {
     pub cnf: PathBuf,
 }
 
+/// The variable that tells a traced server where to write its page trace.
+pub const PAGE_TRACE_ENV: &str = "INNODB_LAB_TRACE";
+
+impl RunDir {
+    /// Where a traced server writes its page trace: the server's own tmpdir,
+    /// which its user may write; kept with the run directory (`--keep`).
+    pub fn page_trace(&self) -> PathBuf {
+        self.tmp.join("page-trace.bin")
+    }
+}
+
 /// A random password (32 hex digits from the kernel's generator).
 fn random_password() -> Result<String> {
     let mut bytes = [0u8; 16];
@@ -585,8 +596,12 @@ impl Server {
         ];
         let callgrind_dir = dir.root.join("callgrind");
         let (command, start_timeout) = match launch {
+            // a traced build (patches/11.8/traced.patch) writes its page
+            // trace there; any other build ignores the variable
             Launch::Native => (
-                Command::new(binaries.mariadbd.display().to_string()).args(server_args),
+                Command::new(binaries.mariadbd.display().to_string())
+                    .args(server_args)
+                    .env(PAGE_TRACE_ENV, dir.page_trace().display().to_string()),
                 START_TIMEOUT,
             ),
             Launch::Callgrind => {
