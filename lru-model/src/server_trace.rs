@@ -20,6 +20,7 @@
 
 use std::collections::HashSet;
 use std::fmt;
+use std::ops::Range;
 
 use serde::Serialize;
 
@@ -74,6 +75,8 @@ impl ServerOp {
 /// One record of the server's trace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ServerEvent {
+    /// its place in the file: the records the server had claimed before it
+    pub seq: u64,
     /// ms since the recorder started
     pub t_ms: u32,
     /// what the server did
@@ -188,6 +191,7 @@ pub fn parse(bytes: &[u8]) -> Result<ServerTrace, ServerTraceError> {
         let space = u64::from(u32_at(bytes, at + 8));
         let page_no = u64::from(u32_at(bytes, at + 12));
         events.push(ServerEvent {
+            seq: i,
             t_ms: u32_at(bytes, at),
             op,
             page: (space << 32) | page_no,
@@ -200,6 +204,18 @@ pub fn parse(bytes: &[u8]) -> Result<ServerTrace, ServerTraceError> {
         unwritten,
         events,
     })
+}
+
+impl ServerTrace {
+    /// The records from the first one stamped `from_ms` or later to the end.
+    pub fn records_from_ms(&self, from_ms: u32) -> Range<u64> {
+        let first = self
+            .events
+            .iter()
+            .find(|e| e.t_ms >= from_ms)
+            .map_or(u64::MAX, |e| e.seq);
+        first..u64::MAX
+    }
 }
 
 /// Page requests and the ones that missed.
@@ -223,17 +239,17 @@ impl Requests {
 pub struct ServerReplay {
     /// the policy replayed
     pub policy: PolicyKind,
-    /// what the server measured, from `from_ms` on
+    /// what the server measured on the counted records
     pub server: Requests,
-    /// what the model gives on the same requests, from `from_ms` on
+    /// what the model gives on the same requests
     pub model: Requests,
     /// the server's hit ratio, in percent
     pub server_hit_ratio_pct: Option<f64>,
     /// the model's hit ratio, in percent
     pub model_hit_ratio_pct: Option<f64>,
-    /// blocks the server moved to the LRU head, from `from_ms` on
+    /// blocks the server moved to the LRU head, in the counted records
     pub server_young: u64,
-    /// blocks the server evicted, from `from_ms` on
+    /// blocks the server evicted, in the counted records
     pub server_evictions: u64,
     /// read-ahead reads: pages the server read that no request missed
     pub server_read_ahead: u64,
@@ -248,12 +264,14 @@ pub struct ServerReplay {
 /// cleaner batch is a batch. The server's misses are its requests for a
 /// page it did not hold (its reads and evictions say what it held). The
 /// server's own evictions and moves are the model's to decide, so they are
-/// only counted. Everything before `from_ms` is replayed but not counted.
+/// only counted. Every record is replayed; only the requests of `counted`
+/// (record numbers, as a measured window's two reads of the header's claimed
+/// count give them) are counted.
 pub fn replay(
     kind: PolicyKind,
     cfg: Config,
     trace: &ServerTrace,
-    from_ms: u32,
+    counted_records: Range<u64>,
 ) -> Result<ServerReplay, ModelError> {
     let mut model = crate::new_model(kind, cfg)?;
     let mut server = Requests::default();
@@ -268,7 +286,7 @@ pub fn replay(
         // concurrent threads can claim records slightly out of time order
         last_t = last_t.max(u64::from(e.t_ms) + 1000);
         let at = |op| Event { t_ms: last_t, op };
-        let counting = e.t_ms >= from_ms;
+        let counting = counted_records.contains(&e.seq);
         match e.op {
             ServerOp::Get => {
                 let server_miss = !held.contains(&e.page);
@@ -358,11 +376,13 @@ mod tests {
             t.events,
             vec![
                 ServerEvent {
+                    seq: 0,
                     t_ms: 5,
                     op: ServerOp::Get,
                     page: (7 << 32) | 9
                 },
                 ServerEvent {
+                    seq: 1,
                     t_ms: 6,
                     op: ServerOp::Read,
                     page: (7 << 32) | 9
@@ -412,7 +432,7 @@ mod tests {
             ..Config::default()
         };
         for kind in [PolicyKind::Eager, PolicyKind::Lazy] {
-            let r = replay(kind, cfg, &t, 0).unwrap();
+            let r = replay(kind, cfg, &t, 0..u64::MAX).unwrap();
             assert_eq!(
                 r.server,
                 Requests {
@@ -431,7 +451,7 @@ mod tests {
             assert_eq!(r.server_hit_ratio_pct, Some(50.0));
         }
         // counted from 50 ms: the warm-up is replayed but not counted
-        let r = replay(PolicyKind::Eager, cfg, &t, 50).unwrap();
+        let r = replay(PolicyKind::Eager, cfg, &t, t.records_from_ms(50)).unwrap();
         assert_eq!(
             r.server,
             Requests {
@@ -464,7 +484,7 @@ mod tests {
             pool_pages: 64,
             ..Config::default()
         };
-        let r = replay(PolicyKind::Eager, cfg, &t, 0).unwrap();
+        let r = replay(PolicyKind::Eager, cfg, &t, 0..u64::MAX).unwrap();
         assert_eq!(
             r.server,
             Requests {

@@ -287,7 +287,7 @@ fn replay_server_file(args: &ReplayServerArgs) -> Result<Vec<ServerReplay>> {
     kinds
         .into_iter()
         .map(|kind| {
-            server_trace::replay(kind, cfg, &trace, args.from_ms)
+            server_trace::replay(kind, cfg, &trace, trace.records_from_ms(args.from_ms))
                 .map_err(|e| anyhow!("{path}: the {kind} model refused the trace: {e}"))
         })
         .collect()

@@ -20,8 +20,9 @@ pub use idle::IdleSample;
 use crate::dims::WorkloadKind;
 use crate::dims::{AtStep, Step};
 use crate::metrics;
+use crate::profile::page_trace;
 use crate::record::IdleWait;
-use crate::record::{Diagnostic, NotMeasured, Outcome, Phase, Threads, Workload};
+use crate::record::{Diagnostic, NotMeasured, Outcome, PageTrace, Phase, Threads, Workload};
 use crate::record::{Measured, OtherCpu, Snapshot};
 use crate::server::Server;
 use crate::util::{human_duration, repo_root, slug};
@@ -578,8 +579,11 @@ pub fn execute_cell(
         })?;
     }
 
+    // a traced build's page trace: which of its records the measured run made
+    let page_trace = server.dir.page_trace();
     phase(&mut phases, w, Step::Measured, || {
         let args = pass_args(w.measure_seconds, &mut out);
+        let first = page_trace::claimed(&page_trace);
         let pass = measured_pass(
             &mut conn,
             pid,
@@ -590,6 +594,12 @@ pub fn execute_cell(
         )?;
         if pass.measured.sysbench.queries == 0 {
             bail!("sysbench ran no queries in the measured run");
+        }
+        if let (Some(first), Some(end)) = (first, page_trace::claimed(&page_trace)) {
+            out.page_trace = Some(PageTrace {
+                records: (first, end),
+                replayed: None,
+            });
         }
         out.measured = Some(pass.measured);
         out.measured_output = pass.output;

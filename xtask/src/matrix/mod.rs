@@ -17,6 +17,7 @@ pub mod progress;
 mod resume;
 pub mod run;
 mod server_run;
+mod trace_replay;
 
 pub use resume::undecided_cells;
 

@@ -139,11 +139,14 @@ pub(super) fn run_server(
     let clean = if lost.is_some() {
         Some(false)
     } else {
-        server.stop().ok()
+        Some(server.stop_keeping_files())
     };
     if clean == Some(false) {
         eprintln!("warning: {server_label}: the server did not shut down cleanly");
     }
+    // a traced server's page stream is complete once it stopped
+    super::trace_replay::replay_cells(&server.dir.page_trace(), &cnf, &mut written);
+    drop(server);
     // the shutdown is part of every cell's record: rewrite them with it
     for r in &mut written {
         r.clean_shutdown = clean;

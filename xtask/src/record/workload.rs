@@ -315,6 +315,10 @@ pub struct Outcome {
     /// instructions per query
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<super::CostPass>,
+    /// a traced server's page stream over the measured run, replayed
+    /// through the LRU model
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_trace: Option<super::PageTrace>,
 }
 
 /// When the server counts as idle.

@@ -746,6 +746,13 @@ impl Server {
         Ok(clean)
     }
 
+    /// Shut the server down and keep its run directory until the `Server`
+    /// is dropped, so that files it wrote to the end (a page trace) can be
+    /// read; whether it shut down cleanly.
+    pub fn stop_keeping_files(&mut self) -> bool {
+        self.shutdown()
+    }
+
     fn shutdown(&mut self) -> bool {
         if self.stopped {
             return true;

@@ -1,0 +1,50 @@
+//! A traced server's page stream (the `traced` variant), replayed through
+//! lru-model's policies: the model's hit ratio beside the server's own on
+//! the same requests of the measured run.
+
+use serde::{Deserialize, Serialize};
+
+/// One policy's replay of a cell's measured run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ModelReplay {
+    /// `eager` (10.5 up to 11.8.9) or `lazy` (MDEV-33966)
+    pub policy: String,
+    /// page requests of the measured run in the trace
+    pub requests: u64,
+    /// of them, requests for a page the server did not hold
+    pub server_misses: u64,
+    /// of them, requests for a page the model did not hold
+    pub model_misses: u64,
+    /// the server's hit ratio on those requests, in percent
+    pub server_hit_ratio_pct: Option<f64>,
+    /// the model's, in percent
+    pub model_hit_ratio_pct: Option<f64>,
+}
+
+/// The page trace of a cell's measured run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct PageTrace {
+    /// records the server had claimed when the measured run began and ended
+    pub records: (u64, u64),
+    /// the replays, done after the server stopped; None until then, or when
+    /// the replay failed (the outcome's `not_measured` says why)
+    pub replayed: Option<TraceReplay>,
+}
+
+/// The replays of a trace, and what they took from the server.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TraceReplay {
+    /// records the trace could not hold (its capacity was reached): when
+    /// not 0 the replays stop short and say less than the run did
+    pub lost: u64,
+    /// the pool's frames when the recorder opened (the model's pool size)
+    pub pool_frames: u64,
+    /// the settings replayed: innodb_old_blocks_pct, innodb_old_blocks_time
+    /// (ms) and innodb_lru_scan_depth, as the server's my.cnf set them
+    pub old_pct: u32,
+    pub old_blocks_time_ms: u32,
+    pub lru_scan_depth: u32,
+    pub replays: Vec<ModelReplay>,
+    /// seconds the replays took
+    pub replay_seconds: f64,
+}
