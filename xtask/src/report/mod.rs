@@ -8,6 +8,7 @@ pub mod bisect;
 pub mod charts;
 pub mod cost;
 pub mod doc;
+pub mod model_replay;
 pub mod relative;
 mod reproduction;
 pub mod scan;
@@ -438,6 +439,7 @@ fn blocks(
         &cost::shifts(a),
         cost::listed_functions(a),
     ));
+    b.extend(model_replay::blocks(&model_replay::rows(a)));
     b.extend(stacks::pointer(stack_rows));
 
     let busy_runs: Vec<&RunResult> = a

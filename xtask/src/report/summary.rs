@@ -136,6 +136,10 @@ pub struct Summary {
     pub cost: Vec<super::cost::CostRow>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub function_shifts: Vec<super::cost::FunctionShift>,
+    /// traced cells: the server's hit ratio on its page stream beside the
+    /// model's replays (`report::model_replay`); absent without a trace
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub model_replay: Vec<super::model_replay::ReplayRow>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -196,6 +200,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         stacks: stacks.to_vec(),
         cost: super::cost::rows(a),
         function_shifts: super::cost::shifts(a),
+        model_replay: super::model_replay::rows(a),
     }
 }
 
