@@ -7,7 +7,7 @@
 //! looked up in the patch table (`patches/patches.toml`) for the tree's
 //! series, which also refuses gate and clock on a tree with the fix.
 
-use crate::dims::Series;
+use crate::dims::{self, Series};
 use crate::patch;
 use crate::record::{BuildType, CherryPick, Patch, Tree, TreeKind};
 use crate::tree;
@@ -96,7 +96,7 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         build_type,
     };
     if matches!(tree.kind(), TreeKind::Packaged { .. }) {
-        if name == "base" || settings_only {
+        if name == dims::BASE || settings_only {
             return Ok(plain(name));
         }
         bail!(
@@ -106,12 +106,12 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         );
     }
     // on a tree that carries the fix, base is the fixed variant
-    if tree.has_upstream_fix && (name == "base" || name == "fixed") {
-        return Ok(plain("fixed"));
+    if tree.has_upstream_fix && (name == dims::BASE || name == dims::FIXED) {
+        return Ok(plain(dims::FIXED));
     }
     // a built-in name keeps its patch when the matrix gives it settings
     let table = patch::Table::load()?;
-    let builtin = name == "fixed" || table.find(tree.series, name).is_some();
+    let builtin = name == dims::FIXED || table.find(tree.series, name).is_some();
     let change = if let Some(file) = &def.patch {
         SourceChange::Patch(Patch::load(file)?)
     } else if !def.cherry_pick.is_empty() {
@@ -122,12 +122,12 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
                 .unwrap_or_else(|| DEFAULT_REMOTE.to_string()),
             commits: def.cherry_pick.clone(),
         })
-    } else if name == "base" || (settings_only && !builtin) {
+    } else if name == dims::BASE || (settings_only && !builtin) {
         SourceChange::None
-    } else if name == "fixed" && table.find(tree.series, "fixed").is_some() {
+    } else if name == dims::FIXED && table.find(tree.series, dims::FIXED).is_some() {
         // our own lazy-promotion patch for the series (patches/patches.toml)
-        SourceChange::Patch(patch::for_tree(tree, "fixed")?)
-    } else if name == "fixed" {
+        SourceChange::Patch(patch::for_tree(tree, dims::FIXED)?)
+    } else if name == dims::FIXED {
         bail!(
             "variant `fixed` on {} ({}): the tree does not carry the MDEV-33966 fix; \
              name the upstream commits in the matrix: [variant.fixed] cherry_pick = [\"<commit>\", ...] \
@@ -180,7 +180,7 @@ pub fn describe_unfetched(
     let table_entry = patch::Table::load()
         .ok()
         .and_then(|t| series.and_then(|s| t.find(s, name).map(|e| e.file.display().to_string())));
-    if name == "base" || (def.settings_only() && table_entry.is_none() && name != "fixed") {
+    if name == dims::BASE || (def.settings_only() && table_entry.is_none() && name != dims::FIXED) {
         return with_settings("the tree as it is (fixed if it carries MDEV-33966)".into());
     }
     with_settings(match (table_entry, series) {

@@ -409,6 +409,53 @@ fn until_decided_follows_the_no_slower_rule() {
     assert!(!has("update-index", "base-again"), "{need:?}");
 }
 
+/// A question on `base` concerns each tree's baseline only: where `base`
+/// ran, `fixed` is a treatment, and `--until-decided` does not repeat it
+/// for that question (the resume once took every `fixed` cell for a
+/// baseline, where the reports did not).
+#[test]
+fn until_decided_repeats_for_a_question_on_base_only_the_baseline() {
+    use xtask::matrix::undecided_cells;
+    use xtask::record::CellKey;
+    let mut results = Vec::new();
+    for rep in 1..=4u32 {
+        // base and fixed alike and steady; gate all over the place, so
+        // that neither can be shown no slower than it
+        let gate = [600.0, 1400.0, 800.0, 1300.0][rep as usize - 1];
+        for (variant, qps) in [
+            ("base", 1000.0 + f64::from(rep)),
+            ("fixed", 1000.5 + f64::from(rep)),
+            ("gate", gate),
+        ] {
+            let key = CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep);
+            results.push(common::run("roles", key, qps, 0.0, Some(0.02)));
+        }
+    }
+    let mut manifest = Manifest::derive(&results);
+    assert!(
+        undecided_cells(&manifest, &results).is_empty(),
+        "no comparison is undecided without the question"
+    );
+    manifest.questions.push(
+        serde_json::from_value(serde_json::json!({
+            "name": "base is no slower than gate",
+            "kind": "no-slower",
+            "variant": "base",
+            "against": "gate"
+        }))
+        .unwrap(),
+    );
+    let with: Vec<String> = undecided_cells(&manifest, &results)
+        .iter()
+        .map(|c| c.variant.clone())
+        .collect();
+    assert_eq!(
+        with,
+        ["base", "gate"],
+        "the question on base asks nothing of fixed"
+    );
+}
+
 /// Four runs each of base, gate and fixed on one workload, with build
 /// records, and the flush counters set on fixed's runs by `flushes`
 /// (None: the runs predate the counters).

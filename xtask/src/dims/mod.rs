@@ -1,10 +1,11 @@
 //! Small closed types every layer shares: one owner for each concept. A
 //! series, the metric table, a workload kind, a cell's steps, the LRU
-//! model's policies, the name of a control's second run.
+//! model's policies, a variant's role, the name of a control's second run.
 
 mod datadir;
 mod metric;
 mod model_policy;
+mod role;
 mod step;
 mod workload_kind;
 
@@ -12,6 +13,7 @@ pub use datadir::Datadir;
 pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion};
 pub use metric::{Metric, MetricInfo, METRICS};
 pub use model_policy::{ModelPolicy, ModelRules};
+pub use role::{asks_about, baseline_among, baseline_first, role_of, Role, BASE, FIXED};
 pub use step::{AtStep, ErrorLogTail, Step, FAIL_STEP_ENV};
 pub use workload_kind::WorkloadKind;
 

@@ -3,7 +3,7 @@
 
 use super::run::{Prepared, RunOptions};
 use super::Matrix;
-use crate::results::manifest::baseline_first;
+use crate::dims::baseline_first;
 use crate::results::Manifest;
 use std::fs;
 

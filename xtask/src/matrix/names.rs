@@ -7,6 +7,7 @@
 //! two distinct directories.
 
 use super::Matrix;
+use crate::dims;
 use anyhow::{bail, Result};
 use std::path::Path;
 
@@ -112,8 +113,8 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
             }
             servers.push((format!("tree `{tree}` variant `{v}`"), name));
             // `base` runs as `fixed` on a tree that carries the fix
-            let longest = if v == "base" && "fixed".len() > v.len() {
-                "fixed"
+            let longest = if v == dims::BASE && dims::FIXED.len() > v.len() {
+                dims::FIXED
             } else {
                 v.as_str()
             };

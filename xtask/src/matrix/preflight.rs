@@ -2,6 +2,7 @@
 //! now, not be discovered missing after half an hour of building. Each
 //! failure says what to install or to free.
 
+use crate::dims;
 use crate::host::Host;
 use crate::matrix::Matrix;
 use crate::tree::TreeSpec;
@@ -154,7 +155,7 @@ fn builds_needed(matrix: &Matrix) -> usize {
         }
         let mut base_counted = false;
         for v in &t.variants {
-            let settings_only = v == "base"
+            let settings_only = v == dims::BASE
                 || matrix
                     .variants
                     .get(v)

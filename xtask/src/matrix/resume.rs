@@ -6,7 +6,6 @@ use super::run::{Prepared, Shared};
 use crate::record::{Cell, CellKey, MyCnf, RunResult};
 use crate::report::analysis::{Analysis, Decision};
 use crate::report::verdict::{self, Answer};
-use crate::results::manifest::is_baseline;
 use crate::results::question::Kind;
 use crate::results::store::{self, Inputs, Previous};
 use crate::results::Manifest;
@@ -85,9 +84,8 @@ pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<C
             continue;
         }
         for c in &a.cells {
-            let asked = c.cell.variant == q.variant
-                || (q.variant == "base" && is_baseline(&c.cell.variant));
-            if asked
+            // the one rule of what a question's variant names
+            if verdict::names(&a, &c.cell, &q.variant)
                 && (q.workloads.is_empty() || q.workloads.contains(&c.cell.workload))
                 && (q.trees.is_empty() || q.trees.contains(&c.cell.tree))
             {

@@ -4,9 +4,8 @@
 //! Mann-Whitney p and the smallest p the repetitions allow, the noise
 //! floor where a control measured it, and what all that decides.
 
-use crate::dims::{Metric, REBUILT_CONTROL};
+use crate::dims::{self, Metric, REBUILT_CONTROL};
 use crate::record::{Cell, FoldedStacks, RunResult};
-use crate::results::manifest::is_baseline;
 use crate::results::metric;
 use crate::results::sweeps::{self, Sweeps, YoungCounts};
 use crate::results::Manifest;
@@ -597,10 +596,17 @@ impl<'a> Analysis<'a> {
     /// The tree's baseline cell for the same workload and threads: `base`,
     /// else `fixed`.
     pub fn baseline_of(&self, cell: &Cell) -> Option<&CellRuns<'a>> {
-        ["base", "fixed"]
-            .iter()
-            .find_map(|b| self.cell(&cell.with_variant(b)))
-            .filter(|b| is_baseline(&b.cell.variant))
+        let ran = [dims::BASE, dims::FIXED]
+            .into_iter()
+            .filter(|v| self.cell(&cell.with_variant(v)).is_some());
+        self.cell(&cell.with_variant(dims::baseline_among(ran)?))
+    }
+
+    /// The role of `cell`'s variant among the variants of its tree that ran
+    /// its workload and thread count.
+    pub fn role_of(&self, cell: &Cell) -> dims::Role {
+        let baseline = self.baseline_of(cell).map(|b| b.cell.variant.as_str());
+        dims::role_of(&cell.variant, baseline)
     }
 
     /// |change| of `metric` between the control's two runs of this tree,
@@ -724,8 +730,9 @@ impl<'a> Analysis<'a> {
             && self
                 .control_labels(&cell.tree)
                 .is_some_and(|(first, again)| base.variant == first && cell.variant == again);
-        let is_rebuilt_pair =
-            base.tree == cell.tree && cell.variant == REBUILT_CONTROL && is_baseline(&base.variant);
+        let is_rebuilt_pair = base.tree == cell.tree
+            && self.role_of(cell) == dims::Role::RebuildControl
+            && self.baseline_of(cell).is_some_and(|b| b.cell == *base);
         let control = if is_control_pair {
             Some(Control::SameBuild)
         } else if is_rebuilt_pair {

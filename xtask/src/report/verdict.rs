@@ -3,7 +3,6 @@
 
 use super::analysis::{Analysis, CellRuns, NonInferiority};
 use crate::record::Cell;
-use crate::results::manifest::is_baseline;
 use crate::results::question::{Kind, Question};
 use serde::{Deserialize, Serialize};
 
@@ -132,14 +131,11 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
     }
 }
 
-/// `base` in a question names each tree's baseline (`fixed` on a tree
-/// with the fix).
-fn names(a: &Analysis, cell: &Cell, asked: &str) -> bool {
-    cell.variant == asked
-        || (asked == "base"
-            && is_baseline(&cell.variant)
-            // `fixed` is the baseline only where no `base` ran
-            && a.baseline_of(cell).is_some_and(|b| b.cell == *cell))
+/// Whether a question on `asked` concerns `cell`: `base` in a question
+/// names each tree's baseline (`fixed` where no `base` ran).
+pub fn names(a: &Analysis, cell: &Cell, asked: &str) -> bool {
+    let baseline = a.baseline_of(cell).map(|b| b.cell.variant.as_str());
+    crate::dims::asks_about(asked, &cell.variant, baseline)
 }
 
 /// The cell a question holds `cell` against: `against` (the baseline for

@@ -5,6 +5,7 @@
 //! runs for directories written before it existed.
 
 use super::question::Question;
+use crate::dims::baseline_first;
 use crate::record::RunResult;
 use crate::util::write_json;
 use anyhow::{Context, Result};
@@ -131,23 +132,6 @@ impl Manifest {
     pub fn workload_rank(&self, workload: &str) -> usize {
         rank(&self.workloads, workload)
     }
-}
-
-/// A tree's baseline: `base`, or `fixed` for base on a tree with the fix.
-/// Puts the baseline first and keeps the others in their order: `base`,
-/// or `fixed` where no `base` runs (a tree that carries the fix labels its
-/// base `fixed`; on a tree with both, `fixed` is a candidate like any other).
-pub fn baseline_first(variants: &mut [String]) {
-    let baseline = if variants.iter().any(|v| v == "base") {
-        "base"
-    } else {
-        "fixed"
-    };
-    variants.sort_by_key(|v| v != baseline);
-}
-
-pub fn is_baseline(variant: &str) -> bool {
-    variant == "base" || variant == "fixed"
 }
 
 fn rank(list: &[String], x: &str) -> usize {
