@@ -619,6 +619,29 @@ impl<P: Policy> BufferPool<P> {
         Ok(())
     }
 
+    /// `create`: a new page gets a frame at the head of the LRU, as
+    /// `buf_page_create_low()` adds it (`buf_LRU_add_block(bpage, false)`);
+    /// no read is counted.
+    pub fn create(&mut self, page: u64) -> Result<(), ModelError> {
+        if let Some(&f) = self.s.pages.get(&page) {
+            let fr = &mut self.s.frames[f as usize];
+            if !fr.freed {
+                return Err(ModelError::AlreadyResident(page));
+            }
+            // classic: the freed page's block is still in the pool
+            fr.freed = false;
+            return Ok(());
+        }
+        let f = self.get_free_block()?;
+        self.s.frames[f as usize] = Frame {
+            page,
+            ..Frame::UNUSED
+        };
+        self.s.pages.insert(page, f);
+        self.s.add_block(f, false);
+        Ok(())
+    }
+
     /// `access`: a B-tree leaf access to a resident page; returns whether it was not the first access.
     pub fn access(&mut self, page: u64) -> Result<bool, ModelError> {
         let f = self.resident_frame(page)?;
@@ -852,6 +875,7 @@ impl<P: Policy> LruModel for BufferPool<P> {
             crate::Op::Read(p) => self.read(p),
             crate::Op::Access(p) => self.access(p).map(|_| ()),
             crate::Op::Free(p) => self.free(p),
+            crate::Op::Create(p) => self.create(p),
             crate::Op::Cleaner => {
                 self.cleaner_batch();
                 Ok(())

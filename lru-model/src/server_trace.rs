@@ -55,6 +55,9 @@ pub enum ServerOp {
     Cleaner,
     /// a block was moved to the head of the LRU (made young, or a sweep move)
     Young,
+    /// a new page was created in the pool, at the head of the LRU
+    /// (`buf_page_create_low`: never read)
+    Create,
 }
 
 impl ServerOp {
@@ -67,6 +70,7 @@ impl ServerOp {
             5 => ServerOp::Free,
             6 => ServerOp::Cleaner,
             7 => ServerOp::Young,
+            8 => ServerOp::Create,
             _ => return None,
         })
     }
@@ -260,7 +264,8 @@ pub struct ServerReplay {
 /// Replay the server's page stream through `kind`. A request the model
 /// does not hold is the model's miss, and the model reads the page; an LRU
 /// access is the model's access; a read no request was waiting for
-/// (read-ahead) is a read; a freed page is freed when the model holds it; a
+/// (read-ahead) is a read; a created page is created at the LRU head; a
+/// freed page is freed when the model holds it; a
 /// cleaner batch is a batch. The server's misses are its requests for a
 /// page it did not hold (its reads and evictions say what it held). The
 /// server's own evictions and moves are the model's to decide, so they are
@@ -330,6 +335,12 @@ pub fn replay(
             }
             ServerOp::Cleaner => model.apply(&at(Op::Cleaner))?,
             ServerOp::Young => young += u64::from(counting),
+            ServerOp::Create => {
+                held.insert(e.page);
+                if !model.is_resident(e.page) {
+                    model.apply(&at(Op::Create(e.page)))?;
+                }
+            }
         }
     }
     Ok(ServerReplay {
@@ -501,5 +512,28 @@ mod tests {
         );
         assert_eq!(r.server_read_ahead, 0);
         assert_eq!(r.model_hit_ratio_pct, Some(0.0));
+    }
+
+    #[test]
+    fn a_page_created_in_the_pool_is_held_and_hits() {
+        // a new page is never read: both sides hold it from its creation
+        let recs = [
+            (0, 8, 1, 7),
+            (1, 1, 1, 7),
+            (1, 2, 1, 7),
+            (2, 1, 1, 8),
+            (2, 3, 1, 8),
+        ];
+        let n = recs.len() as u64;
+        let t = parse(&file(n, &recs, n)).unwrap();
+        let cfg = Config {
+            pool_pages: 64,
+            ..Config::default()
+        };
+        for kind in [PolicyKind::Classic, PolicyKind::Eager, PolicyKind::Lazy] {
+            let r = replay(kind, cfg, &t, 0..u64::MAX).unwrap();
+            assert_eq!(r.server, Requests { gets: 2, misses: 1 }, "{kind}");
+            assert_eq!(r.model, Requests { gets: 2, misses: 1 }, "{kind}");
+        }
     }
 }

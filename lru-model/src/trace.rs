@@ -1,5 +1,5 @@
 //! Trace replay: JSON Lines events, one a line:
-//! `{"t_ms": <u64, never decreasing>, "op": "read"|"access"|"free"|"cleaner", "page": <u64>}`
+//! `{"t_ms": <u64, never decreasing>, "op": "read"|"access"|"free"|"cleaner"|"create", "page": <u64>}`
 //! (no `page` for `cleaner`). Blank lines are skipped.
 
 use std::fmt;
@@ -20,6 +20,9 @@ pub enum Op {
     Free(u64),
     /// one page-cleaner LRU batch
     Cleaner,
+    /// a page not in the pool is created in a frame and added at the head
+    /// of the LRU (`buf_page_create_low()`: a new page, never read)
+    Create(u64),
 }
 
 /// One trace event.
@@ -53,9 +56,9 @@ pub struct TraceError {
 pub enum TraceErrorKind {
     /// not a JSON object with the expected fields
     Syntax(String),
-    /// an `op` other than read, access, free and cleaner
+    /// an `op` other than read, access, free, cleaner and create
     UnknownOp(String),
-    /// `read`, `access` or `free` without a `page`
+    /// `read`, `access`, `free` or `create` without a `page`
     MissingPage(String),
     /// `cleaner` with a `page`
     UnexpectedPage,
@@ -71,7 +74,7 @@ impl fmt::Display for TraceError {
             TraceErrorKind::UnknownOp(op) => {
                 write!(
                     f,
-                    "unknown op {op:?}: expected \"read\", \"access\", \"free\" or \"cleaner\""
+                    "unknown op {op:?}: expected \"read\", \"access\", \"free\", \"cleaner\" or \"create\""
                 )
             }
             TraceErrorKind::MissingPage(op) => write!(f, "op {op:?} needs a \"page\""),
@@ -108,6 +111,7 @@ pub fn parse_line(line_no: usize, line: &str) -> Result<Option<Event>, TraceErro
         "free" => Op::Free(page("free")?),
         "cleaner" if raw.page.is_some() => return Err(err(TraceErrorKind::UnexpectedPage)),
         "cleaner" => Op::Cleaner,
+        "create" => Op::Create(page("create")?),
         other => return Err(err(TraceErrorKind::UnknownOp(other.to_string()))),
     };
     Ok(Some(Event { t_ms: raw.t_ms, op }))
@@ -204,6 +208,7 @@ pub fn to_line(event: &Event) -> String {
         Op::Access(p) => ("access", Some(p)),
         Op::Free(p) => ("free", Some(p)),
         Op::Cleaner => ("cleaner", None),
+        Op::Create(p) => ("create", Some(p)),
     };
     match page {
         Some(p) => format!(r#"{{"t_ms":{},"op":"{op}","page":{p}}}"#, event.t_ms),

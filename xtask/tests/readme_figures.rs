@@ -276,7 +276,8 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
         .unwrap()
         .iter()
         .filter(|r| {
-            ["read-only-10", "update-index", "read-write"].contains(&r["workload"].as_str().unwrap())
+            ["read-only-10", "update-index", "read-write"]
+                .contains(&r["workload"].as_str().unwrap())
         })
         .map(|r| r["spread_pct"].as_f64().unwrap())
         .collect();
