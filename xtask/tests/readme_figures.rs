@@ -754,3 +754,48 @@ fn the_sentence_on_the_11_8_6_cost_passes_quotes_its_summary() {
     assert!(text.contains(&said), "docs/ do not say `{said}`");
     assert_eq!(s["verdicts"][0]["verdict"], "pass");
 }
+
+/// The sentence on the model's replay of a traced server quotes reports/trace-11.8.6.
+#[test]
+fn the_sentence_on_the_trace_replay_quotes_its_summary() {
+    let s = summary("trace-11.8.6");
+    let text = one_line(&readme());
+    let row = |workload: &str| {
+        s["model_replay"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["workload"] == workload)
+            .unwrap_or_else(|| panic!("no replay row {workload}"))
+    };
+    let pct = |r: &Value, k: &str| r[k].as_f64().unwrap_or_else(|| panic!("no {k}"));
+    let (fast, slow) = (row("pareto-unlimited"), row("pareto-rate-250"));
+    let said = [
+        format!(
+            "eager {:.2}% against base's {:.2}% and lazy {:.2}% against fixed's {:.2}%;",
+            pct(fast, "eager_hit_ratio_pct"),
+            pct(fast, "base_hit_ratio_pct"),
+            pct(fast, "lazy_hit_ratio_pct"),
+            pct(fast, "fixed_hit_ratio_pct")
+        ),
+        format!(
+            "eager {:.2}% against {:.2}% and lazy {:.2}% against {:.2}%.",
+            pct(slow, "eager_hit_ratio_pct"),
+            pct(slow, "base_hit_ratio_pct"),
+            pct(slow, "lazy_hit_ratio_pct"),
+            pct(slow, "fixed_hit_ratio_pct")
+        ),
+    ];
+    for q in said {
+        assert!(text.contains(&q), "docs/ do not say `{q}`");
+    }
+    // within 0.15 points, as the sentence says
+    for r in [fast, slow] {
+        let gaps = [
+            pct(r, "eager_hit_ratio_pct") - pct(r, "base_hit_ratio_pct"),
+            pct(r, "lazy_hit_ratio_pct") - pct(r, "fixed_hit_ratio_pct"),
+        ];
+        assert!(gaps.iter().all(|g| g.abs() <= 0.15), "{gaps:?}");
+    }
+    assert_eq!(s["verdicts"][0]["verdict"], "pass");
+}
