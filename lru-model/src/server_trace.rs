@@ -376,6 +376,10 @@ mod tests {
         b
     }
 
+    fn requests(gets: u64, misses: u64) -> Requests {
+        Requests { gets, misses }
+    }
+
     #[test]
     fn records_are_read_with_their_page_ids_and_losses() {
         let b = file(3, &[(5, 1, 7, 9), (6, 3, 7, 9)], 5);
@@ -444,32 +448,14 @@ mod tests {
         };
         for kind in [PolicyKind::Eager, PolicyKind::Lazy] {
             let r = replay(kind, cfg, &t, 0..u64::MAX).unwrap();
-            assert_eq!(
-                r.server,
-                Requests {
-                    gets: 200,
-                    misses: 100
-                }
-            );
-            assert_eq!(
-                r.model,
-                Requests {
-                    gets: 200,
-                    misses: 100
-                }
-            );
+            assert_eq!(r.server, requests(200, 100));
+            assert_eq!(r.model, requests(200, 100));
             assert_eq!(r.server_read_ahead, 1);
             assert_eq!(r.server_hit_ratio_pct, Some(50.0));
         }
         // counted from 50 ms: the warm-up is replayed but not counted
         let r = replay(PolicyKind::Eager, cfg, &t, t.records_from_ms(50)).unwrap();
-        assert_eq!(
-            r.server,
-            Requests {
-                gets: 100,
-                misses: 50
-            }
-        );
+        assert_eq!(r.server, requests(100, 50));
         assert_eq!(r.model.gets, 100);
     }
 
@@ -496,20 +482,8 @@ mod tests {
             ..Config::default()
         };
         let r = replay(PolicyKind::Eager, cfg, &t, 0..u64::MAX).unwrap();
-        assert_eq!(
-            r.server,
-            Requests {
-                gets: 200,
-                misses: 100
-            }
-        );
-        assert_eq!(
-            r.model,
-            Requests {
-                gets: 200,
-                misses: 200
-            }
-        );
+        assert_eq!(r.server, requests(200, 100));
+        assert_eq!(r.model, requests(200, 200));
         assert_eq!(r.server_read_ahead, 0);
         assert_eq!(r.model_hit_ratio_pct, Some(0.0));
     }
@@ -532,8 +506,8 @@ mod tests {
         };
         for kind in [PolicyKind::Classic, PolicyKind::Eager, PolicyKind::Lazy] {
             let r = replay(kind, cfg, &t, 0..u64::MAX).unwrap();
-            assert_eq!(r.server, Requests { gets: 2, misses: 1 }, "{kind}");
-            assert_eq!(r.model, Requests { gets: 2, misses: 1 }, "{kind}");
+            assert_eq!(r.server, requests(2, 1), "{kind}");
+            assert_eq!(r.model, requests(2, 1), "{kind}");
         }
     }
 }

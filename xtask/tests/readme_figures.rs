@@ -153,6 +153,21 @@ fn change(r: &Value) -> f64 {
     r["qps_vs_base"]["change_pct"].as_f64().unwrap()
 }
 
+/// A cost row of summary.json: one cell's cost passes.
+fn cost_row<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
+    s["cost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == workload && r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
+}
+
+/// A cost row's change of instructions per query against its baseline, in percent.
+fn cost_change(r: &Value) -> f64 {
+    (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
+}
+
 /// `from -20.7% to +15.4%`
 fn interval(r: &Value) -> String {
     let i = &r["qps_vs_base"]["ratio_interval"];
@@ -262,15 +277,7 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
             .unwrap();
         assert!(method.starts_with("paired"), "{method}");
     }
-    let cost = |workload: &str| {
-        let r = s["cost"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["workload"] == workload && r["variant"] == "fixed")
-            .unwrap_or_else(|| panic!("no cost row {workload}"));
-        (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
-    };
+    let cost = |workload: &str| cost_change(cost_row(&s, workload, "fixed"));
     let spreads: Vec<f64> = s["cost"]
         .as_array()
         .unwrap()
@@ -693,16 +700,8 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
 fn the_sentence_on_the_cost_passes_quotes_its_summary() {
     let s = summary("cost-10.11.18");
     let text = one_line(&readme());
-    let row = |workload: &str, variant: &str| {
-        s["cost"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["workload"] == workload && r["variant"] == variant)
-            .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
-            .clone()
-    };
-    let change = |r: &Value| (r["ratio"].as_f64().unwrap() - 1.0) * 100.0;
+    let row = |workload: &str, variant: &str| cost_row(&s, workload, variant).clone();
+    let change = cost_change;
     let (pk, pk_base) = (
         row("points-covered-pk", "fixed"),
         row("points-covered-pk", "base"),
@@ -737,15 +736,7 @@ fn the_sentence_on_the_cost_passes_quotes_its_summary() {
 fn the_sentence_on_the_11_8_6_cost_passes_quotes_its_summary() {
     let s = summary("cost-11.8.6");
     let text = one_line(&readme());
-    let change = |workload: &str| {
-        let r = s["cost"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["workload"] == workload && r["variant"] == "fixed")
-            .unwrap_or_else(|| panic!("no cost row {workload}"));
-        (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
-    };
+    let change = |workload: &str| cost_change(cost_row(&s, workload, "fixed"));
     let said = format!(
         "fixed -{:.2}% on points-covered-pk and -{:.2}% on random-points, the question **passes**",
         -change("points-covered-pk"),
