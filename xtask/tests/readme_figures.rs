@@ -746,10 +746,17 @@ fn the_sentence_on_the_11_8_6_cost_passes_quotes_its_summary() {
     assert_eq!(s["verdicts"][0]["verdict"], "pass");
 }
 
-/// The sentence on the model's replay of a traced server quotes reports/trace-11.8.6.
+/// The sentences on the model's replay of a traced server quote
+/// reports/trace-11.8.6 and reports/trace-10.11.18.
 #[test]
-fn the_sentence_on_the_trace_replay_quotes_its_summary() {
-    let s = summary("trace-11.8.6");
+fn the_sentences_on_the_trace_replays_quote_their_summaries() {
+    for report in ["trace-11.8.6", "trace-10.11.18"] {
+        trace_replay_sentences_quote(report);
+    }
+}
+
+fn trace_replay_sentences_quote(report: &str) {
+    let s = summary(report);
     let text = one_line(&readme());
     let row = |workload: &str| {
         s["model_replay"]

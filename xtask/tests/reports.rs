@@ -253,6 +253,7 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "cost-10.11.18",
         "cost-11.8.6",
         "trace-11.8.6",
+        "trace-10.11.18",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")

@@ -112,8 +112,9 @@ pub fn blocks(rows: &[ReplayRow]) -> Vec<Block> {
              trace` is the traced server's own (a request for a page it did not hold is a miss); base \
              and fixed ran untraced, and theirs is 1 - (pages read per query, \
              `Innodb_buffer_pool_reads`) / (the trace's requests per query), because \
-             `Innodb_buffer_pool_read_requests` does not count every request in every series (11.8 \
-             counts only those of a transaction). A gap is the model's figure minus the measured one, \
+             `Innodb_buffer_pool_read_requests` does not count every request the trace records \
+             (`buf_page_optimistic_get`, a cursor's restore, in every series; in 11.8 any request \
+             outside a transaction). A gap is the model's figure minus the measured one, \
              in points."
                 .into(),
         ),
