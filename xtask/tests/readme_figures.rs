@@ -153,6 +153,16 @@ fn change(r: &Value) -> f64 {
     r["qps_vs_base"]["change_pct"].as_f64().unwrap()
 }
 
+/// The verdicts of summary.json's questions, in their order.
+fn verdicts_of(s: &Value) -> Vec<&str> {
+    s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap())
+        .collect()
+}
+
 /// A cost row of summary.json: one cell's cost passes.
 fn cost_row<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
     s["cost"]
@@ -324,12 +334,7 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
             read_only["qps_vs_base"]["p_value"].as_f64().unwrap()
         ),
     ];
-    let verdicts: Vec<&str> = s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["verdict"].as_str().unwrap())
-        .collect();
+    let verdicts = verdicts_of(&s);
     assert_eq!(verdicts, ["undecided", "undecided", "pass"]);
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
@@ -590,12 +595,7 @@ fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
         text.contains(&quoted),
         "README.md and docs/ do not say `{quoted}`"
     );
-    let verdicts: Vec<&str> = s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["verdict"].as_str().unwrap())
-        .collect();
+    let verdicts = verdicts_of(&s);
     assert_eq!(verdicts, ["fail", "undecided"]);
     assert!(text.contains(&format!(
         "(`matrix/io-bound-11.8.6.toml`, {} runs, 18 min, {} flagged busy,",
@@ -638,12 +638,7 @@ fn the_readme_sentence_on_the_threshold_run_quotes_its_summary() {
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
-    let verdicts: Vec<&str> = s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["verdict"].as_str().unwrap())
-        .collect();
+    let verdicts = verdicts_of(&s);
     assert_eq!(verdicts, ["fail", "pass"]);
 }
 
