@@ -25,7 +25,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::policy::PolicyKind;
-use crate::pool::{Config, Counters, ModelError};
+use crate::pool::{Config, Counters, LruModel, ModelError};
 use crate::trace::{Event, Op};
 
 /// The file's first eight bytes.
@@ -157,6 +157,16 @@ fn u64_at(b: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
 }
 
+/// Bytes of the header that [`claimed`] needs: the magic, the capacity and
+/// the claimed count.
+pub const CLAIMED_BYTES: usize = 24;
+
+/// The records a server has claimed, from the first [`CLAIMED_BYTES`] of
+/// its trace file; None when they are not a trace's.
+pub fn claimed(header: &[u8]) -> Option<u64> {
+    (header.len() >= CLAIMED_BYTES && &header[..8] == MAGIC).then(|| u64_at(header, 16))
+}
+
 /// Parse the bytes of a trace file.
 pub fn parse(bytes: &[u8]) -> Result<ServerTrace, ServerTraceError> {
     if bytes.len() < HEADER_BYTES {
@@ -166,7 +176,7 @@ pub fn parse(bytes: &[u8]) -> Result<ServerTrace, ServerTraceError> {
         return Err(ServerTraceError::Magic);
     }
     let capacity = u64_at(bytes, 8);
-    let claimed = u64_at(bytes, 16);
+    let claimed = claimed(bytes).expect("a header with the magic");
     let page_size = u64_at(bytes, 24);
     let pool_frames = u64_at(bytes, 32);
     let need = (capacity as usize)
@@ -279,8 +289,7 @@ pub fn replay(
     counted_records: Range<u64>,
 ) -> Result<ServerReplay, ModelError> {
     let mut model = crate::new_model(kind, cfg)?;
-    let mut server = Requests::default();
-    let mut counted = Requests::default();
+    let (mut gets, mut server_misses, mut model_misses) = (0, 0, 0);
     let (mut young, mut evictions, mut read_ahead) = (0, 0, 0);
     let mut held: HashSet<u64> = HashSet::new();
     // pages requested while the server did not hold them: their read is no read-ahead
@@ -292,36 +301,36 @@ pub fn replay(
         last_t = last_t.max(u64::from(e.t_ms) + 1000);
         let at = |op| Event { t_ms: last_t, op };
         let counting = counted_records.contains(&e.seq);
+        // the model reads the page unless it holds it; whether it had to
+        let read_unless_held = |model: &mut Box<dyn LruModel>| -> Result<bool, ModelError> {
+            let miss = !model.is_resident(e.page);
+            if miss {
+                model.apply(&at(Op::Read(e.page)))?;
+            }
+            Ok(miss)
+        };
         match e.op {
             ServerOp::Get => {
                 let server_miss = !held.contains(&e.page);
                 if server_miss {
                     awaited.insert(e.page);
                 }
-                let model_miss = !model.is_resident(e.page);
-                if model_miss {
-                    model.apply(&at(Op::Read(e.page)))?;
-                }
+                let model_miss = read_unless_held(&mut model)?;
                 if counting {
-                    server.gets += 1;
-                    counted.gets += 1;
-                    server.misses += u64::from(server_miss);
-                    counted.misses += u64::from(model_miss);
+                    gets += 1;
+                    server_misses += u64::from(server_miss);
+                    model_misses += u64::from(model_miss);
                 }
             }
             ServerOp::Access => {
-                if !model.is_resident(e.page) {
-                    model.apply(&at(Op::Read(e.page)))?;
-                }
+                read_unless_held(&mut model)?;
                 model.apply(&at(Op::Access(e.page)))?;
             }
             ServerOp::Read => {
                 held.insert(e.page);
                 if !awaited.remove(&e.page) {
                     read_ahead += u64::from(counting);
-                    if !model.is_resident(e.page) {
-                        model.apply(&at(Op::Read(e.page)))?;
-                    }
+                    read_unless_held(&mut model)?;
                 }
             }
             ServerOp::Evict => {
@@ -343,6 +352,14 @@ pub fn replay(
             }
         }
     }
+    let server = Requests {
+        gets,
+        misses: server_misses,
+    };
+    let counted = Requests {
+        gets,
+        misses: model_misses,
+    };
     Ok(ServerReplay {
         policy: kind,
         server_hit_ratio_pct: server.hit_ratio_pct(),

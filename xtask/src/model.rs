@@ -8,8 +8,9 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use crate::profile::page_trace;
 use anyhow::{anyhow, bail, Context, Result};
-use lru_model::server_trace::{self, ServerReplay};
+use lru_model::server_trace::ServerReplay;
 use lru_model::sim::{
     self, InMemory, InMemoryParams, InMemoryResult, ScanLoopParams, ScanLoopResult,
     ScanResistanceParams, ScanResistanceResult,
@@ -261,36 +262,28 @@ fn replay_server(args: ReplayServerArgs) -> Result<()> {
 
 /// Read the whole trace (16 bytes a record) and replay it once per policy.
 fn replay_server_file(args: &ReplayServerArgs) -> Result<Vec<ServerReplay>> {
-    let path = args.trace.display();
-    let bytes = std::fs::read(&args.trace).with_context(|| format!("cannot read trace {path}"))?;
-    let trace = server_trace::parse(&bytes).map_err(|e| anyhow!("{path}: {e}"))?;
+    let path = &args.trace;
+    let trace = page_trace::read(path)?;
     if trace.lost > 0 {
         eprintln!(
-            "{path}: {} records did not fit in the trace and are lost; \
+            "{}: {} records did not fit in the trace and are lost; \
              raise INNODB_LAB_TRACE_RECORDS",
+            path.display(),
             trace.lost
         );
     }
-    let frames = u32::try_from(trace.pool_frames)
-        .with_context(|| format!("{path}: {} frames in the pool header", trace.pool_frames))?;
     let cfg = Config {
-        pool_pages: frames,
+        pool_pages: page_trace::pool_pages(&trace, path)?,
         lru_scan_depth: args.lru_scan_depth,
         ..Config::default()
     };
-    let cfg = args.pool.apply(cfg);
     let kinds = if args.policy.is_empty() {
         vec![PolicyKind::Eager, PolicyKind::Lazy]
     } else {
         args.policy.clone()
     };
-    kinds
-        .into_iter()
-        .map(|kind| {
-            server_trace::replay(kind, cfg, &trace, trace.records_from_ms(args.from_ms))
-                .map_err(|e| anyhow!("{path}: the {kind} model refused the trace: {e}"))
-        })
-        .collect()
+    let records = trace.records_from_ms(args.from_ms);
+    page_trace::replay_each(&trace, path, args.pool.apply(cfg), &kinds, records)
 }
 
 fn policies(only: Option<PolicyKind>) -> Vec<PolicyKind> {

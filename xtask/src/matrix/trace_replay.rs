@@ -3,11 +3,14 @@
 
 use crate::profile::page_trace;
 use crate::record::{MyCnf, NotMeasured, RunResult};
+use lru_model::server_trace::ServerTrace;
 use std::path::Path;
 
 /// Fill in each traced cell's replay; a replay that fails leaves the
-/// cell's model figures absent and says why.
-pub(super) fn replay_cells(trace: &Path, cnf: &MyCnf, written: &mut [RunResult]) {
+/// cell's model figures absent and says why. The trace, which holds every
+/// cell of the server, is read once, when the first traced cell needs it.
+pub(super) fn replay_cells(path: &Path, cnf: &MyCnf, written: &mut [RunResult]) {
+    let mut trace: Option<Result<ServerTrace, String>> = None;
     for r in written.iter_mut() {
         let Some(out) = r.outcome.as_mut() else {
             continue;
@@ -19,7 +22,13 @@ pub(super) fn replay_cells(trace: &Path, cnf: &MyCnf, written: &mut [RunResult])
             "==> replay the page trace of {} through the LRU model",
             r.key
         );
-        match page_trace::replay(trace, traced.records, cnf) {
+        let read =
+            trace.get_or_insert_with(|| page_trace::read(path).map_err(|e| format!("{e:#}")));
+        let replayed = match read {
+            Ok(t) => page_trace::replay(t, path, traced.records, cnf).map_err(|e| format!("{e:#}")),
+            Err(e) => Err(e.clone()),
+        };
+        match replayed {
             Ok(replayed) => {
                 for m in &replayed.replays {
                     eprintln!(
@@ -32,11 +41,11 @@ pub(super) fn replay_cells(trace: &Path, cnf: &MyCnf, written: &mut [RunResult])
                 }
                 traced.replayed = Some(replayed);
             }
-            Err(e) => {
-                eprintln!("warning: {}: {e:#}", r.key);
+            Err(reason) => {
+                eprintln!("warning: {}: {reason}", r.key);
                 out.not_measured.push(NotMeasured {
                     metric: "page_trace".into(),
-                    reason: format!("{e:#}"),
+                    reason,
                 });
             }
         }

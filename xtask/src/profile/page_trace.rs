@@ -1,24 +1,66 @@
 //! The page trace of a traced server (`patches/11.8/traced.patch`): the
 //! number of records it has claimed, read from the file's header around a
-//! measured run, and after the server stopped, the replay of the whole
-//! stream through lru-model's eager and lazy policies at the server's pool
-//! size and settings, counted over the measured run's records.
+//! measured run; the file read whole; and after the server stopped, the
+//! replay of the whole stream through lru-model's policies at the server's
+//! pool size and settings, counted over the measured run's records (the
+//! matrix and `cargo xtask model replay-server` both replay through here).
 
 use crate::record::{ModelReplay, MyCnf, TraceReplay};
 use anyhow::{anyhow, Context, Result};
-use lru_model::server_trace::{self, ServerTrace, HEADER_BYTES, MAGIC};
+use lru_model::server_trace::{self, ServerReplay, ServerTrace, CLAIMED_BYTES};
 use lru_model::{Config, PolicyKind};
 use std::fs::File;
 use std::io::Read;
+use std::ops::Range;
 use std::path::Path;
 use std::time::Instant;
 
 /// The records a traced server has claimed so far; None when there is no
 /// trace (an untraced build ignores `INNODB_LAB_TRACE` and writes none).
 pub fn claimed(path: &Path) -> Option<u64> {
-    let mut head = [0u8; 24];
+    let mut head = [0u8; CLAIMED_BYTES];
     File::open(path).ok()?.read_exact(&mut head).ok()?;
-    (&head[..8] == MAGIC).then(|| u64::from_le_bytes(head[16..24].try_into().expect("8 bytes")))
+    server_trace::claimed(&head)
+}
+
+/// A trace file read and parsed whole; an error names the file.
+pub fn read(path: &Path) -> Result<ServerTrace> {
+    let shown = path.display();
+    let bytes =
+        std::fs::read(path).with_context(|| format!("cannot read the page trace {shown}"))?;
+    server_trace::parse(&bytes).map_err(|e| anyhow!("{shown}: {e}"))
+}
+
+/// The model's pool size: the frames the trace's header gives.
+pub fn pool_pages(trace: &ServerTrace, path: &Path) -> Result<u32> {
+    u32::try_from(trace.pool_frames).with_context(|| {
+        format!(
+            "{}: {} frames in its header",
+            path.display(),
+            trace.pool_frames
+        )
+    })
+}
+
+/// One replay of `trace` (read from `path`) per policy, counting `records`.
+pub fn replay_each(
+    trace: &ServerTrace,
+    path: &Path,
+    cfg: Config,
+    kinds: &[PolicyKind],
+    records: Range<u64>,
+) -> Result<Vec<ServerReplay>> {
+    kinds
+        .iter()
+        .map(|&kind| {
+            server_trace::replay(kind, cfg, trace, records.clone()).map_err(|e| {
+                anyhow!(
+                    "{}: the {kind} model refused the trace: {e}",
+                    path.display()
+                )
+            })
+        })
+        .collect()
 }
 
 /// The server's defaults where its my.cnf says nothing.
@@ -41,46 +83,38 @@ fn setting(cnf: &MyCnf, name: &str, default: u32) -> Result<u32> {
     }
 }
 
-/// Replay the trace at `path` once per policy, counting the requests of
-/// the records `window` (the claimed counts at the measured run's start
-/// and end).
-pub fn replay(path: &Path, window: (u64, u64), cnf: &MyCnf) -> Result<TraceReplay> {
+/// Replay `trace` (read from `path`) through the eager and lazy policies,
+/// counting the requests of the records `window` (the claimed counts at
+/// the measured run's start and end).
+pub fn replay(
+    trace: &ServerTrace,
+    path: &Path,
+    window: (u64, u64),
+    cnf: &MyCnf,
+) -> Result<TraceReplay> {
     let start = Instant::now();
-    let shown = path.display();
-    let bytes =
-        std::fs::read(path).with_context(|| format!("cannot read the page trace {shown}"))?;
-    if bytes.len() < HEADER_BYTES {
-        return Err(anyhow!("{shown}: {} bytes, no page trace", bytes.len()));
-    }
-    let trace: ServerTrace = server_trace::parse(&bytes).map_err(|e| anyhow!("{shown}: {e}"))?;
-    drop(bytes);
     let old_pct = setting(cnf, "innodb_old_blocks_pct", OLD_PCT)?;
     let old_blocks_time_ms = setting(cnf, "innodb_old_blocks_time", OLD_BLOCKS_TIME_MS)?;
     let lru_scan_depth = setting(cnf, "innodb_lru_scan_depth", LRU_SCAN_DEPTH)?;
-    let pool_pages = u32::try_from(trace.pool_frames)
-        .with_context(|| format!("{shown}: {} frames in its header", trace.pool_frames))?;
     let cfg = Config {
-        pool_pages,
+        pool_pages: pool_pages(trace, path)?,
         old_pct,
         old_blocks_time_ms,
         lru_scan_depth,
         ..Config::default()
     };
-    let replays = [PolicyKind::Eager, PolicyKind::Lazy]
+    let kinds = [PolicyKind::Eager, PolicyKind::Lazy];
+    let replays = replay_each(trace, path, cfg, &kinds, window.0..window.1)?
         .into_iter()
-        .map(|kind| {
-            let r = server_trace::replay(kind, cfg, &trace, window.0..window.1)
-                .map_err(|e| anyhow!("{shown}: the {kind} model refused the trace: {e}"))?;
-            Ok(ModelReplay {
-                policy: kind.to_string(),
-                requests: r.server.gets,
-                server_misses: r.server.misses,
-                model_misses: r.model.misses,
-                server_hit_ratio_pct: r.server_hit_ratio_pct,
-                model_hit_ratio_pct: r.model_hit_ratio_pct,
-            })
+        .map(|r| ModelReplay {
+            policy: r.policy.to_string(),
+            requests: r.server.gets,
+            server_misses: r.server.misses,
+            model_misses: r.model.misses,
+            server_hit_ratio_pct: r.server_hit_ratio_pct,
+            model_hit_ratio_pct: r.model_hit_ratio_pct,
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect();
     Ok(TraceReplay {
         lost: trace.lost,
         pool_frames: trace.pool_frames,
@@ -104,7 +138,7 @@ mod tests {
         std::fs::write(&other, [7u8; 64]).unwrap();
         assert_eq!(claimed(&other), None);
         let mut head = vec![0u8; 64];
-        head[..8].copy_from_slice(MAGIC);
+        head[..8].copy_from_slice(server_trace::MAGIC);
         head[16..24].copy_from_slice(&42u64.to_le_bytes());
         let traced = dir.path().join("page-trace.bin");
         std::fs::write(&traced, &head).unwrap();
