@@ -30,7 +30,7 @@ use std::{env, fs};
 #[allow(dead_code)]
 mod probes;
 
-use probes::{Generation, Kind, Layout, Probe, YoungForm};
+use probes::{Generation, Kind, Layout, LazyRules, Probe, YoungForm};
 
 fn main() {
     println!("cargo::rerun-if-env-changed=INNODB_SRC");
@@ -88,6 +88,12 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
             header.display()
         ));
     }
+    let lazy_rules = match generation {
+        Generation::PostFix => {
+            Some(LazyRules::detect(&text).map_err(|e| format!("{}: {e}", header.display()))?)
+        }
+        _ => None,
+    };
     let version = read_version(src);
     let flags = server_flags(build)?;
     println!("cargo::rustc-cfg=innodb=\"{}\"", generation.name());
@@ -111,12 +117,19 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
     writeln!(
         tree,
         "pub(crate) const TREE: Option<TreeInfo> = Some(TreeInfo {{ generation: Generation::{:?}, \
-         layout: Layout::{:?}, young_rule: {}, version: {:?}, src: {:?}, build: {:?}, \
-         flags: &{:?} }});",
+         layout: Layout::{:?}, young_rule: {}, lazy_rules: {}, version: {:?}, src: {:?}, \
+         build: {:?}, flags: &{:?} }});",
         generation,
         layout,
         match young {
             Some(form) => format!("Some(lru_model::decide::YoungRule::{form:?})"),
+            None => "None".to_string(),
+        },
+        match lazy_rules {
+            Some(r) => format!(
+                "Some(LazyRules {{ clock_tick_ms: {}, old_only: {} }})",
+                r.clock_tick_ms, r.old_only
+            ),
             None => "None".to_string(),
         },
         version,

@@ -57,11 +57,13 @@ static void ffi_set_page(bool promote, bool old, uint16_t access_time)
   ffi_page.*ffi_get(ffi_tag_access_time())= access_time;
 }
 
-/* @return the PROMOTE flag after touch_no_stamp() */
-extern "C" bool ffi_touch_no_stamp(bool promote, uint16_t access_time,
+/* @return the PROMOTE flag after touch_no_stamp() on a block whose OLD bit
+   is old */
+extern "C" bool ffi_touch_no_stamp(bool promote, bool old,
+                                   uint16_t access_time,
                                    uint16_t access_clock, uint16_t threshold)
 {
-  ffi_set_page(promote, false, access_time);
+  ffi_set_page(promote, old, access_time);
   buf_pool.access_clock= access_clock;
   buf_pool.LRU_old_threshold= threshold;
   ffi_page.touch_no_stamp();
@@ -70,11 +72,11 @@ extern "C" bool ffi_touch_no_stamp(bool promote, uint16_t access_time,
 
 /* @return touch(): whether this was not the first access; the stamp and the
    PROMOTE flag afterwards through the pointers */
-extern "C" bool ffi_touch(bool promote, uint16_t access_time,
+extern "C" bool ffi_touch(bool promote, bool old, uint16_t access_time,
                           uint16_t access_clock, uint16_t threshold,
                           uint16_t *new_access_time, bool *promote_after)
 {
-  ffi_set_page(promote, false, access_time);
+  ffi_set_page(promote, old, access_time);
   buf_pool.access_clock= access_clock;
   buf_pool.LRU_old_threshold= threshold;
   const bool not_first= ffi_page.touch();

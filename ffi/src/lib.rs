@@ -30,7 +30,7 @@ use lru_model::layout::{Quantity, Series};
 #[allow(dead_code)]
 mod probes;
 
-pub use probes::{Generation, Layout};
+pub use probes::{Generation, Layout, LazyRules};
 
 /// The tree this build of the crate was compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +42,9 @@ pub struct TreeInfo {
     /// The form of `buf_page_peek_if_young()` its headers carry (detected
     /// from `buf0buf.inl`); `None` in post-fix trees, which do not have it.
     pub young_rule: Option<lru_model::decide::YoungRule>,
+    /// The access clock's tick and the young-touch rule of a post-fix tree
+    /// (detected from `buf0buf.h`); `None` in pre-fix trees.
+    pub lazy_rules: Option<LazyRules>,
     /// Version from the tree's `VERSION` file, e.g. `10.11.18`.
     pub version: &'static str,
     /// `INNODB_SRC`
@@ -225,16 +228,18 @@ pub mod real {
             .ok_or_else(|| not_in_tree("buf_page_make_young_if_needed"))
     }
 
-    /// Post-fix `buf_page_t::touch_no_stamp()`: the PROMOTE flag afterwards.
+    /// Post-fix `buf_page_t::touch_no_stamp()` on a block whose OLD bit is
+    /// `old`: the PROMOTE flag afterwards.
     pub fn touch_no_stamp(
         promote: bool,
+        old: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Result<bool, Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch_no_stamp(promote, access_time, access_clock, threshold)
+        super::sys::touch_no_stamp(promote, old, access_time, access_clock, threshold)
             .ok_or_else(|| not_in_tree("buf_page_t::touch_no_stamp"))
     }
 
@@ -242,13 +247,14 @@ pub mod real {
     /// buf0buf.cc): (not first access, access_time after, PROMOTE after).
     pub fn touch(
         promote: bool,
+        old: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Result<(bool, u16, bool), Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch(promote, access_time, access_clock, threshold)
+        super::sys::touch(promote, old, access_time, access_clock, threshold)
             .ok_or_else(|| not_in_tree("buf_page_t::touch"))
     }
 
@@ -557,6 +563,7 @@ mod sys {
     unsafe extern "C" {
         fn ffi_touch_no_stamp(
             promote: bool,
+            old: bool,
             access_time: u16,
             access_clock: u16,
             threshold: u16,
@@ -579,6 +586,7 @@ mod sys {
     unsafe extern "C" {
         fn ffi_touch(
             promote: bool,
+            old: bool,
             access_time: u16,
             access_clock: u16,
             threshold: u16,
@@ -592,6 +600,7 @@ mod sys {
     #[cfg(innodb = "post-fix")]
     pub(crate) fn touch(
         promote: bool,
+        old: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
@@ -601,6 +610,7 @@ mod sys {
         let not_first = unsafe {
             ffi_touch(
                 promote,
+                old,
                 access_time,
                 access_clock,
                 threshold,
@@ -626,7 +636,7 @@ mod sys {
     }
 
     #[cfg(not(innodb = "post-fix"))]
-    pub(crate) fn touch(_: bool, _: u16, _: u16, _: u16) -> Option<(bool, u16, bool)> {
+    pub(crate) fn touch(_: bool, _: bool, _: u16, _: u16, _: u16) -> Option<(bool, u16, bool)> {
         None
     }
 
@@ -643,12 +653,13 @@ mod sys {
     #[cfg(innodb = "post-fix")]
     pub(crate) fn touch_no_stamp(
         promote: bool,
+        old: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Option<bool> {
         // SAFETY: plain values; the caller holds the shim lock.
-        Some(unsafe { ffi_touch_no_stamp(promote, access_time, access_clock, threshold) })
+        Some(unsafe { ffi_touch_no_stamp(promote, old, access_time, access_clock, threshold) })
     }
 
     #[cfg(innodb = "post-fix")]
@@ -682,7 +693,7 @@ mod sys {
     }
 
     #[cfg(not(innodb = "post-fix"))]
-    pub(crate) fn touch_no_stamp(_: bool, _: u16, _: u16, _: u16) -> Option<bool> {
+    pub(crate) fn touch_no_stamp(_: bool, _: bool, _: u16, _: u16, _: u16) -> Option<bool> {
         None
     }
 

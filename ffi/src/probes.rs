@@ -122,6 +122,46 @@ impl YoungForm {
     }
 }
 
+/// The access-side rules of a post-fix tree, read from its `buf0buf.h`:
+/// the tick of `buf_pool.access_clock` and which blocks an access flags
+/// only past `LRU_old_threshold`. Upstream's fix and our port tick once a
+/// second and check every block; our remedies change one or both
+/// (patches/10.11/fixed-fine-clock.md, patches/10.11/fixed-fine-young.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LazyRules {
+    /// `buf_pool_t::CLOCK_TICK_MS`, or 1000 where the header has none
+    pub clock_tick_ms: u32,
+    /// whether `touch_no_stamp()` waives the age check for a block that is
+    /// not old (`lru_model::decide::YoungTouch::OldOnly`)
+    pub old_only: bool,
+}
+
+impl LazyRules {
+    /// The rules of the post-fix header `buf0buf_h`.
+    pub fn detect(buf0buf_h: &str) -> Result<LazyRules, String> {
+        let code = squash(&strip_comments(buf0buf_h));
+        let clock_tick_ms = match code.find("CLOCK_TICK_MS=") {
+            None => 1000,
+            Some(at) => {
+                let digits: String = code[at + "CLOCK_TICK_MS=".len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits
+                    .parse()
+                    .map_err(|_| format!("CLOCK_TICK_MS is not a number: {digits:?}"))?
+            }
+        };
+        let def = find_definition(buf0buf_h, "void buf_page_t::touch_no_stamp()")
+            .ok_or("no definition of buf_page_t::touch_no_stamp()")?;
+        let body = squash(&strip_comments(def.body));
+        Ok(LazyRules {
+            clock_tick_ms,
+            old_only: body.contains("&&page_zip_des_t::old(s)"),
+        })
+    }
+}
+
 /// A function definition found in C++ source text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Definition<'a> {

@@ -429,23 +429,53 @@ fn clock_pair(r: &mut Rng, threshold: u16) -> (u16, u16) {
 )]
 fn touch_no_stamp_matches_the_model() {
     let tree = tree();
+    let rule = young_touch(&tree);
     let mut r = Rng::new(5);
-    let mut t = Tally::new("buf_page_t::touch_no_stamp (PROMOTE after)");
+    let mut t = Tally::new(format!(
+        "buf_page_t::touch_no_stamp (PROMOTE after; age check: {rule:?})"
+    ));
     for _ in 0..cases() {
         let threshold = lazy_threshold(&mut r);
-        let promote = r.chance(20);
+        let (promote, old) = (r.chance(20), r.chance(50));
         let (access, clock) = clock_pair(&mut r, threshold);
-        let real = ffi::real::touch_no_stamp(promote, access, clock, threshold).unwrap();
-        let model = decide::touch_no_stamp(promote, access, clock, threshold);
-        let class = match (promote, threshold, real) {
-            (true, _, _) => "already flagged",
-            (false, 0, _) => "threshold 0",
-            (false, _, true) => "flagged: older than threshold",
-            (false, _, false) => "not flagged",
+        let real = ffi::real::touch_no_stamp(promote, old, access, clock, threshold).unwrap();
+        let model = decide::touch_no_stamp(
+            promote,
+            access,
+            clock,
+            decide::touch_threshold(rule, old, threshold),
+        );
+        let class = match (promote, old, threshold, real) {
+            (true, _, _, _) => "already flagged",
+            (false, _, 0, _) => "threshold 0",
+            (false, false, _, true) if rule == decide::YoungTouch::OldOnly => {
+                "young: flagged at once"
+            }
+            (false, _, _, true) => "flagged: older than threshold",
+            (false, _, _, false) => "not flagged",
         };
-        t.check((promote, access, clock, threshold), real, model, class);
+        t.check((promote, old, access, clock, threshold), real, model, class);
     }
-    t.finish(&tree, 2);
+    let needed = if rule == decide::YoungTouch::OldOnly {
+        5
+    } else {
+        4
+    };
+    t.finish(&tree, needed);
+}
+
+/// The young-touch rule of a post-fix tree, as its header carries it.
+fn young_touch(tree: &ffi::TreeInfo) -> decide::YoungTouch {
+    match tree.lazy_rules {
+        Some(r) if r.old_only => decide::YoungTouch::OldOnly,
+        _ => decide::YoungTouch::AgeChecked,
+    }
+}
+
+/// The access clock's tick of a post-fix tree, in ms.
+fn clock_tick_ms(tree: &ffi::TreeInfo) -> u32 {
+    tree.lazy_rules
+        .map_or(decide::LAZY_CLOCK_TICK_MS, |r| r.clock_tick_ms)
 }
 
 fn lazy_threshold(r: &mut Rng) -> u16 {
@@ -469,19 +499,32 @@ fn lazy_threshold(r: &mut Rng) -> u16 {
 )]
 fn touch_matches_the_model() {
     let tree = tree();
+    let rule = young_touch(&tree);
     let mut r = Rng::new(7);
-    let mut t = Tally::new("buf_page_t::touch (not first, access_time, PROMOTE after)");
+    let mut t = Tally::new(format!(
+        "buf_page_t::touch (not first, access_time, PROMOTE after; age check: {rule:?})"
+    ));
     for _ in 0..cases() {
         let threshold = lazy_threshold(&mut r);
-        let promote = r.chance(20);
+        let (promote, old) = (r.chance(20), r.chance(50));
         let (access, clock) = clock_pair(&mut r, threshold);
-        let real = ffi::real::touch(promote, access, clock, threshold).unwrap();
-        let model = decide::touch(promote, access, clock, threshold);
+        let real = ffi::real::touch(promote, old, access, clock, threshold).unwrap();
+        let model = decide::touch(
+            promote,
+            access,
+            clock,
+            decide::touch_threshold(rule, old, threshold),
+        );
         let class = match real {
             (false, _, p) => format!("first access, PROMOTE={p}"),
             (true, _, p) => format!("not first, PROMOTE={p}"),
         };
-        t.check((promote, access, clock, threshold), real, model, &class);
+        t.check(
+            (promote, old, access, clock, threshold),
+            real,
+            model,
+            &class,
+        );
     }
     t.finish(&tree, 4);
 }
@@ -498,19 +541,25 @@ fn touch_matches_the_model() {
 )]
 fn access_clock_matches_the_model() {
     let tree = tree();
-    const NS: u64 = 1_000_000_000;
+    // one tick of the tree's access clock, in ns: a second in the fix, 100
+    // ms in the fine-clock remedies
+    let tick_ns = u64::from(clock_tick_ms(&tree)) * 1_000_000;
     let mut r = Rng::new(8);
-    let mut t = Tally::new("buf_pool_t::now() via refresh_clock() (access_clock)");
+    let mut t = Tally::new(format!(
+        "buf_pool_t::now() via refresh_clock() (access_clock; tick {} ms)",
+        tick_ns / 1_000_000
+    ));
     for _ in 0..cases() {
-        // whole seconds near multiples of 65536 (the clock reads 0 there,
+        // whole ticks near multiples of 65536 (the clock reads 0 there,
         // mapped to 1), a nanosecond either side, or anything
         let ns = match r.below(4) {
-            0 => ((r.below(1 << 12) << 16) * NS).wrapping_add((r.jitter() * NS as i64) as u64),
-            1 => (r.below(1 << 30) * NS).wrapping_add(r.jitter() as u64),
+            0 => ((r.below(1 << 12) << 16) * tick_ns)
+                .wrapping_add((r.jitter() * tick_ns as i64) as u64),
+            1 => (r.below(1 << 30) * tick_ns).wrapping_add(r.jitter() as u64),
             _ => r.next(),
         };
         let real = ffi::real::clock_from_timer_ns(ns).unwrap();
-        let model = decide::lazy_clock_from_secs(ns / NS);
+        let model = decide::lazy_clock_from_secs(ns / tick_ns);
         let class = match real {
             1 => "1 (also what 0 maps to)",
             u16::MAX => "65535",
@@ -533,25 +582,29 @@ fn access_clock_matches_the_model() {
 )]
 fn old_threshold_matches_the_model() {
     let tree = tree();
+    let tick = clock_tick_ms(&tree);
     let mut r = Rng::new(9);
-    let mut t =
-        Tally::new("buf_pool_t::set_old_threshold_ms (LRU_old_threshold, LRU_old_time_threshold)");
+    let mut t = Tally::new(format!(
+        "buf_pool_t::set_old_threshold_ms (LRU_old_threshold, LRU_old_time_threshold; tick {tick} ms)"
+    ));
     for _ in 0..cases() {
-        // 0, the rounding edge of each second, the 65534 s cap, or anything
+        // 0, the rounding edge of each tick, the cap of 65534 ticks, or anything
         let ms = match r.below(6) {
             0 => r.below(3) as u32,
             5 => r.below(70_000_000) as u32,
-            1 => (r.below(70_000) as u32 * 1000).wrapping_add(r.jitter() as u32),
-            2 => 65_534_000u32.wrapping_add((r.jitter() * 400) as u32),
+            1 => (r.below(70_000) as u32)
+                .wrapping_mul(tick)
+                .wrapping_add(r.jitter() as u32),
+            2 => (65_534 * tick).wrapping_add((r.jitter() * 400) as u32),
             3 => u32::MAX - r.below(3) as u32,
             _ => r.u32(),
         };
         let real = ffi::real::set_old_threshold_ms(ms).unwrap();
-        let model = (decide::lazy_threshold_from_ms(ms), ms);
+        let model = (decide::lazy_threshold_in_ticks(ms, tick), ms);
         let class = match real.0 {
             0 => "disabled",
             decide::LAZY_THRESHOLD_MAX => "capped",
-            _ => "seconds, rounded up",
+            _ => "ticks, rounded up",
         };
         t.check(ms, real, model, class);
     }

@@ -203,6 +203,32 @@ pub fn touch_no_stamp(promote: bool, access_time: u16, access_clock: u16, thresh
     true
 }
 
+/// Which blocks an access flags only once their stamp is older than
+/// `innodb_old_blocks_time` (`LRU_old_threshold`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum YoungTouch {
+    /// Upstream's fix (P:include/buf0buf.h `touch_no_stamp()`): every block,
+    /// whether it is in the old sublist or not.
+    #[default]
+    AgeChecked,
+    /// innodb-lab's young-touch remedy (patches/10.11/fixed-young-touch.md):
+    /// only a block in the old sublist waits; an access to any other block
+    /// flags it at once, as base's access promoted a block of the new sublist
+    /// by its distance from the head, whatever its age.
+    OldOnly,
+}
+
+/// The threshold `touch_no_stamp()` compares a block's age with: the
+/// pool's, or 0 (flag at once) for a block outside the old sublist under
+/// [`YoungTouch::OldOnly`].
+pub fn touch_threshold(rule: YoungTouch, old: bool, threshold: u16) -> u16 {
+    match rule {
+        YoungTouch::OldOnly if !old => 0,
+        _ => threshold,
+    }
+}
+
 /// post-fix touch(): returns (not_first, new_access_time, new_promote)
 ///
 /// Reproduces P:buf/buf0buf.cc `buf_page_t::touch()`: stamp `access_time =
@@ -441,6 +467,20 @@ mod tests {
         // 16-bit wrap: stamp 65535, clock 1 is 2 ticks later
         assert!(touch_no_stamp(false, 65535, 1, 1));
         assert!(!touch_no_stamp(false, 65535, 0, 1));
+    }
+
+    #[test]
+    fn young_touch_waives_the_threshold_only_outside_the_old_sublist() {
+        assert_eq!(touch_threshold(YoungTouch::AgeChecked, false, 3), 3);
+        assert_eq!(touch_threshold(YoungTouch::AgeChecked, true, 3), 3);
+        assert_eq!(touch_threshold(YoungTouch::OldOnly, true, 3), 3);
+        assert_eq!(touch_threshold(YoungTouch::OldOnly, false, 3), 0);
+        assert!(touch_no_stamp(
+            false,
+            0,
+            7,
+            touch_threshold(YoungTouch::OldOnly, false, 3)
+        ));
     }
 
     #[test]

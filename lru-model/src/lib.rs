@@ -23,6 +23,7 @@ pub mod server_trace;
 pub mod sim;
 pub mod trace;
 
+pub use decide::YoungTouch;
 pub use policy::{Classic, Eager, Lazy, Policy, PolicyKind};
 pub use pool::{BufferPool, Config, Counters, LruModel, ModelError, PageState, ShortLru};
 pub use trace::{Event, Op};

@@ -160,7 +160,9 @@ impl Policy for Lazy {
             _ => pool.lazy_threshold,
         };
         let clock = pool.access_clock;
+        let young_touch = pool.cfg.young_touch;
         let frame = &mut pool.frames[f as usize];
+        let threshold = decide::touch_threshold(young_touch, frame.old, threshold);
         let (not_first, access_time, promote) =
             decide::touch(frame.promote, frame.access_s, clock, threshold);
         frame.access_s = access_time;

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::decide;
+use crate::decide::{self, YoungTouch};
 use crate::policy::{Policy, PolicyKind};
 
 /// `BUF_LRU_OLD_MIN_LEN` (include/buf0lru.h:41): the old sublist exists from this LRU length on.
@@ -46,6 +46,9 @@ pub struct Config {
     /// fix (P:srv/srv0srv.cc `buf_pool_t::now()`), 100 in innodb-lab's
     /// fine-clock remedy (patches/10.11/fixed-fine-clock.md)
     pub clock_tick_ms: u32,
+    /// the lazy policy's rule for the age check of a block outside the old
+    /// sublist
+    pub young_touch: YoungTouch,
 }
 
 /// What the lazy policy's access path compares with while the LRU is too
@@ -75,6 +78,7 @@ impl Default for Config {
             lru_scan_depth: 1024,
             short_lru: ShortLru::Upstream,
             clock_tick_ms: decide::LAZY_CLOCK_TICK_MS,
+            young_touch: YoungTouch::AgeChecked,
         }
     }
 }

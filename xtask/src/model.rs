@@ -16,7 +16,7 @@ use lru_model::sim::{
     ScanResistanceParams, ScanResistanceResult,
 };
 use lru_model::trace::{self, ReplayOutput};
-use lru_model::{new_model, Classic, Config, Eager, Lazy, Policy, PolicyKind};
+use lru_model::{new_model, Classic, Config, Eager, Lazy, Policy, PolicyKind, YoungTouch};
 
 /// Subcommands of `cargo xtask model`.
 #[derive(clap::Subcommand, Debug)]
@@ -52,6 +52,21 @@ pub struct PoolArgs {
     /// fine-clock remedy, patches/10.11/fixed-fine-clock.md).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub clock_tick_ms: Option<u32>,
+    /// lazy: which blocks an access flags only past innodb_old_blocks_time:
+    /// `age-checked` (every block, the fix) or `old-only` (blocks of the old
+    /// sublist; the young-touch rule of patches/10.11/fixed-fine-young.md).
+    #[arg(long, value_parser = parse_young_touch)]
+    pub young_touch: Option<YoungTouch>,
+}
+
+fn parse_young_touch(s: &str) -> Result<YoungTouch, String> {
+    match s {
+        "age-checked" => Ok(YoungTouch::AgeChecked),
+        "old-only" => Ok(YoungTouch::OldOnly),
+        _ => Err(format!(
+            "unknown rule {s:?}: expected age-checked or old-only"
+        )),
+    }
 }
 
 impl PoolArgs {
@@ -67,6 +82,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.clock_tick_ms {
             cfg.clock_tick_ms = v;
+        }
+        if let Some(v) = self.young_touch {
+            cfg.young_touch = v;
         }
         cfg
     }

@@ -2,7 +2,7 @@
 //! runner records it in a scan-loop outcome and the report replays it.
 
 use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use lru_model::{PolicyKind, ShortLru};
+use lru_model::{PolicyKind, ShortLru, YoungTouch};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -27,20 +27,29 @@ pub enum ModelPolicy {
     /// (patches/10.11/fixed-fine-clock.md).
     #[serde(rename = "lazy-10.11-port-fine-clock")]
     LazyPortFineClock,
+    /// our remedy: `LazyPortFineClock`, and an access flags a block outside
+    /// the old sublist at once (patches/10.11/fixed-fine-young.md).
+    #[serde(rename = "lazy-10.11-port-fine-young")]
+    LazyPortFineYoung,
 }
 
-/// What the model runs for a policy: the policy, its short-LRU rule and
-/// its access clock's tick in ms.
+/// What the model runs for a policy: the policy, its short-LRU rule, its
+/// access clock's tick in ms and which blocks wait for the age check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRules {
     pub policy: PolicyKind,
     pub short_lru: ShortLru,
     pub clock_tick_ms: u32,
+    pub young_touch: YoungTouch,
 }
 
 impl ModelPolicy {
-    /// The model's policy, short-LRU rule and clock tick.
+    /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
+        let young_touch = match self {
+            ModelPolicy::LazyPortFineYoung => YoungTouch::OldOnly,
+            _ => YoungTouch::AgeChecked,
+        };
         let (policy, short_lru, clock_tick_ms) = match self {
             ModelPolicy::Classic => (PolicyKind::Classic, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
             ModelPolicy::Eager => (PolicyKind::Eager, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
@@ -50,7 +59,7 @@ impl ModelPolicy {
                 ShortLru::FlagEveryAccess,
                 LAZY_CLOCK_TICK_MS,
             ),
-            ModelPolicy::LazyPortFineClock => (
+            ModelPolicy::LazyPortFineClock | ModelPolicy::LazyPortFineYoung => (
                 PolicyKind::Lazy,
                 ShortLru::FlagEveryAccess,
                 FINE_CLOCK_TICK_MS,
@@ -60,6 +69,7 @@ impl ModelPolicy {
             policy,
             short_lru,
             clock_tick_ms,
+            young_touch,
         }
     }
 }
@@ -76,6 +86,7 @@ mod tests {
             (ModelPolicy::Lazy, "lazy"),
             (ModelPolicy::LazyPort, "lazy-10.11-port"),
             (ModelPolicy::LazyPortFineClock, "lazy-10.11-port-fine-clock"),
+            (ModelPolicy::LazyPortFineYoung, "lazy-10.11-port-fine-young"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
@@ -88,5 +99,14 @@ mod tests {
             (PolicyKind::Lazy, ShortLru::FlagEveryAccess, 1000)
         );
         assert_eq!(ModelPolicy::LazyPortFineClock.model().clock_tick_ms, 100);
+        assert_eq!(
+            ModelPolicy::LazyPortFineClock.model().young_touch,
+            YoungTouch::AgeChecked
+        );
+        let remedy = ModelPolicy::LazyPortFineYoung.model();
+        assert_eq!(
+            (remedy.clock_tick_ms, remedy.young_touch),
+            (100, YoungTouch::OldOnly)
+        );
     }
 }

@@ -37,6 +37,9 @@ pub fn model_policy(
         Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-clock.patch") => {
             Some(ModelPolicy::LazyPortFineClock)
         }
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-young.patch") => {
+            Some(ModelPolicy::LazyPortFineYoung)
+        }
         Some(_) => None,
     }
 }
@@ -85,9 +88,12 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
         build.cherry_pick.is_some(),
     );
     Some(match policy {
-        Some(ModelPolicy::Lazy | ModelPolicy::LazyPort | ModelPolicy::LazyPortFineClock) => {
-            YoungCounts::SweepMoves
-        }
+        Some(
+            ModelPolicy::Lazy
+            | ModelPolicy::LazyPort
+            | ModelPolicy::LazyPortFineClock
+            | ModelPolicy::LazyPortFineYoung,
+        ) => YoungCounts::SweepMoves,
         _ => YoungCounts::Promotions,
     })
 }
