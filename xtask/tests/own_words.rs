@@ -180,8 +180,18 @@ fn no_fixed_patch_or_mtr_file_matches_upstream_text() {
         .collect();
     series.sort();
     for dir in series {
-        let patch = dir.join("fixed.patch");
-        if patch.exists() {
+        // the port and the remedies built on it (fixed-fine-clock, fixed-fine-young)
+        let mut patches: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("fixed") && n.ends_with(".patch"))
+            })
+            .collect();
+        patches.sort();
+        for patch in patches {
             let runs = added_runs(&std::fs::read_to_string(&patch).unwrap());
             assert!(
                 !runs.is_empty(),
@@ -196,6 +206,12 @@ fn no_fixed_patch_or_mtr_file_matches_upstream_text() {
             .iter()
             .any(|(p, _)| p.ends_with("10.11/fixed.patch")),
         "patches/10.11/fixed.patch was not found"
+    );
+    assert!(
+        checked
+            .iter()
+            .any(|(p, _)| p.ends_with("11.8/fixed-fine-young.patch")),
+        "patches/11.8/fixed-fine-young.patch was not found"
     );
     let mut mtr_files = BTreeSet::new();
     files_under(&root.join("mtr/suite"), &mut mtr_files);
