@@ -435,9 +435,13 @@ fn touch_no_stamp_matches_the_model() {
         "buf_page_t::touch_no_stamp (PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let threshold = lazy_threshold(&mut r);
-        let (promote, old) = (r.chance(20), r.chance(50));
-        let (access, clock) = clock_pair(&mut r, threshold);
+        let TouchInput {
+            promote,
+            old,
+            access,
+            clock,
+            threshold,
+        } = TouchInput::draw(&mut r);
         let real = ffi::real::touch_no_stamp(promote, old, access, clock, threshold).unwrap();
         let model = decide::touch_no_stamp(
             promote,
@@ -462,6 +466,31 @@ fn touch_no_stamp_matches_the_model() {
         4
     };
     t.finish(&tree, needed);
+}
+
+/// The inputs of one access-side case: the flag and the OLD bit before,
+/// the stamp, the clock and the threshold.
+struct TouchInput {
+    promote: bool,
+    old: bool,
+    access: u16,
+    clock: u16,
+    threshold: u16,
+}
+
+impl TouchInput {
+    fn draw(r: &mut Rng) -> TouchInput {
+        let threshold = lazy_threshold(r);
+        let (promote, old) = (r.chance(20), r.chance(50));
+        let (access, clock) = clock_pair(r, threshold);
+        TouchInput {
+            promote,
+            old,
+            access,
+            clock,
+            threshold,
+        }
+    }
 }
 
 /// The young-touch rule of a post-fix tree, as its header carries it.
@@ -505,9 +534,13 @@ fn touch_matches_the_model() {
         "buf_page_t::touch (not first, access_time, PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let threshold = lazy_threshold(&mut r);
-        let (promote, old) = (r.chance(20), r.chance(50));
-        let (access, clock) = clock_pair(&mut r, threshold);
+        let TouchInput {
+            promote,
+            old,
+            access,
+            clock,
+            threshold,
+        } = TouchInput::draw(&mut r);
         let real = ffi::real::touch(promote, old, access, clock, threshold).unwrap();
         let model = decide::touch(
             promote,

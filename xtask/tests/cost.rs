@@ -61,7 +61,15 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
             c.qps,
             c.wall_seconds
         );
-        assert_eq!(c.counter, CostCounter::CallgrindIr);
+        assert_eq!(c.counter, CostCounter::CallgrindIrQueryThreads);
+        // the connections' threads dispatched the queries; the page
+        // cleaner, purge and the timers did not, and are counted apart
+        let other = c.other_threads.expect("the other threads' count");
+        assert!(
+            other.query_threads >= 1 && other.threads >= 3,
+            "{variant}: {other:?}"
+        );
+        assert!(other.instructions > 0, "{variant}: {other:?}");
         assert_eq!(c.window_seconds, 5);
         assert!(c.queries > 50, "{variant}: {} queries", c.queries);
         assert_eq!(

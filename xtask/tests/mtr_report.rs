@@ -15,7 +15,11 @@ fn the_committed_mtr_report_is_a_function_of_its_results() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mtr-10.11.18");
     let runs = report::read_runs(&dir).unwrap();
     let labels: Vec<String> = runs.iter().map(|r| r.label()).collect();
-    assert_eq!(labels, ["base", "fixed", "fixed (Debug)"], "base first");
+    assert_eq!(
+        labels,
+        ["base", "fixed", "fixed (Debug)", "fixed-fine-young"],
+        "base first"
+    );
     let files = report::render(&runs);
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["report.md", "report.jira"]);

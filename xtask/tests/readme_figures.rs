@@ -792,3 +792,59 @@ fn trace_replay_sentences_quote(report: &str) {
     }
     assert_eq!(s["verdicts"][0]["verdict"], "pass");
 }
+
+/// A cell of summary.json by tree, workload and variant (reports of
+/// several trees).
+fn find_in<'a>(s: &'a Value, tree: &str, workload: &str, variant: &str) -> &'a Value {
+    rows(s)
+        .iter()
+        .find(|r| r["tree"] == tree && r["workload"] == workload && r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no {tree} {workload} {variant}"))
+}
+
+/// The README's sentence on the turnover run of both series: per tree, the
+/// largest gap of fixed's and of the remedy's median hit ratio to base's
+/// over the four rates, the runs counted and busy, and the verdicts.
+#[test]
+fn the_readme_sentence_on_the_turnover_run_quotes_its_summary() {
+    let s = summary("hit-ratio-turnover");
+    let rates = [
+        "pareto-unlimited",
+        "pareto-rate-500",
+        "pareto-rate-250",
+        "pareto-rate-120",
+    ];
+    let hit = |tree: &str, w: &str, v: &str| {
+        find_in(&s, tree, w, v)["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let worst = |tree: &str, v: &str| {
+        rates
+            .iter()
+            .map(|w| hit(tree, w, v) - hit(tree, w, "base"))
+            .fold(f64::INFINITY, f64::min)
+    };
+    let text = one_line(&readme());
+    let quoted = [
+        format!(
+            "the fix's largest gap to base's hit ratio is {:+.2} points on 10.11.18 and {:+.2} on 11.8.6,",
+            worst("10.11.18", "fixed"),
+            worst("11.8.6", "fixed")
+        ),
+        format!(
+            "our remedy `fixed-fine-young`'s is {:+.2} and {:+.2}",
+            worst("10.11.18", "fixed-fine-young"),
+            worst("11.8.6", "fixed-fine-young")
+        ),
+        format!(
+            "(`matrix/hit-ratio-turnover.toml`, {} runs counted, {} flagged busy,",
+            s["counted_runs"].as_u64().unwrap(),
+            s["busy_runs"].as_u64().unwrap()
+        ),
+    ];
+    for q in quoted {
+        assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
+    }
+    assert_eq!(verdicts_of(&s).len(), 2);
+}

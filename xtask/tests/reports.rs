@@ -254,6 +254,10 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "cost-11.8.6",
         "trace-11.8.6",
         "trace-10.11.18",
+        "hit-ratio-turnover",
+        "mechanism-remedy",
+        "scan-resistance-remedy-10.11.18",
+        "hit-ratio-disk-10.11.18",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")

@@ -1,8 +1,8 @@
 //! Instructions counted by Valgrind's callgrind, for hosts without a PMU:
-//! a reader of the dump a server under callgrind writes
-//! (`server::Callgrind` starts it and switches it): the instructions of
-//! every thread, the client commands dispatched, and each function's self
-//! cost.
+//! a reader of the dumps a server under callgrind writes, one file per
+//! thread (`server::Callgrind` starts it and switches it): each thread's
+//! instructions, the client commands it dispatched and each function's
+//! self cost, and the threads summed apart by whether they dispatched.
 
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
@@ -179,6 +179,57 @@ pub fn read(path: &Path) -> Result<Counts> {
     parse(&text, path)
 }
 
+/// One dump of a server run with `--separate-threads=yes`, its threads
+/// split in two: those that dispatched a client command in the window (the
+/// connections' threads, whose work is the queries') and the others (the
+/// page cleaner, purge, the master and timer threads, an idle connection),
+/// whose work goes on at their own pace whatever the queries do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Threads {
+    /// the dispatching threads' counts, summed (self costs merged by name)
+    pub query: Counts,
+    pub query_threads: usize,
+    /// the other threads' instructions
+    pub other_instructions: u64,
+    pub other_threads: usize,
+}
+
+impl Threads {
+    /// Sums per-thread dumps.
+    pub fn of(per_thread: impl IntoIterator<Item = Counts>) -> Threads {
+        let mut t = Threads {
+            query: Counts {
+                instructions: 0,
+                dispatched: 0,
+                self_cost: HashMap::new(),
+            },
+            query_threads: 0,
+            other_instructions: 0,
+            other_threads: 0,
+        };
+        for c in per_thread {
+            if c.dispatched == 0 {
+                t.other_instructions += c.instructions;
+                t.other_threads += 1;
+                continue;
+            }
+            t.query_threads += 1;
+            t.query.instructions += c.instructions;
+            t.query.dispatched += c.dispatched;
+            for (f, cost) in c.self_cost {
+                *t.query.self_cost.entry(f).or_default() += cost;
+            }
+        }
+        t
+    }
+}
+
+/// Reads the per-thread files of one dump.
+pub fn read_threads(paths: &[std::path::PathBuf]) -> Result<Threads> {
+    let per_thread = paths.iter().map(|p| read(p)).collect::<Result<Vec<_>>>()?;
+    Ok(Threads::of(per_thread))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +281,23 @@ totals: 1000
         let top = c.top(2);
         assert_eq!(top[0].1, 600);
         assert_eq!(top[1], ("row_search_mvcc(unsigned char*)".to_string(), 375));
+    }
+
+    #[test]
+    fn threads_that_dispatched_a_command_are_the_queries_and_the_others_are_apart() {
+        let path = Path::new("callgrind.out.7.1-01");
+        let connection = parse(DUMP, path).unwrap();
+        let mut cleaner = connection.clone();
+        cleaner.dispatched = 0;
+        cleaner.instructions = 250;
+        let t = Threads::of([connection.clone(), cleaner, connection.clone()]);
+        assert_eq!((t.query_threads, t.other_threads), (2, 1));
+        assert_eq!(t.query.instructions, 2 * connection.instructions);
+        assert_eq!(t.query.dispatched, 2 * connection.dispatched);
+        assert_eq!(t.other_instructions, 250);
+        for (f, cost) in &connection.self_cost {
+            assert_eq!(t.query.self_cost[f], 2 * cost, "{f}");
+        }
     }
 
     #[test]

@@ -11,14 +11,23 @@ use serde::{Deserialize, Serialize};
 pub enum CostCounter {
     /// Valgrind's callgrind, `Ir` (instructions executed, every thread of
     /// the server), on a server started under it with instrumentation off
-    /// and switched on for the window only: for hosts without a PMU
+    /// and switched on for the window only: for hosts without a PMU. The
+    /// passes before 2026-12-03 counted so.
     CallgrindIr,
+    /// the same, of the threads that dispatched a client command in the
+    /// window only: the page cleaner's flushing and purge, which run at
+    /// their own pace and were divided by a pace of queries that varies,
+    /// are counted apart (`CostPass::other_threads_instructions`)
+    CallgrindIrQueryThreads,
 }
 
 impl CostCounter {
     pub fn words(self) -> &'static str {
         match self {
             CostCounter::CallgrindIr => "callgrind Ir (instructions executed, all server threads)",
+            CostCounter::CallgrindIrQueryThreads => {
+                "callgrind Ir (instructions executed by the threads that dispatched a client command)"
+            }
         }
     }
 }
@@ -31,14 +40,30 @@ pub struct FunctionCost {
     pub instructions: u64,
 }
 
+/// What a pass that counted the dispatching threads left out.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct OtherThreads {
+    /// instructions of the threads that dispatched no client command
+    pub instructions: u64,
+    pub threads: u64,
+    /// the threads that dispatched one (whose work `instructions` is)
+    pub query_threads: u64,
+}
+
 /// One cell's cost pass.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CostPass {
     pub counter: CostCounter,
     /// the window asked for (seconds of load with instrumentation on)
     pub window_seconds: u64,
-    /// instructions of every server thread in the window
+    /// instructions in the window: of every server thread
+    /// (`CallgrindIr`) or of the dispatching threads
+    /// (`CallgrindIrQueryThreads`)
     pub instructions: u64,
+    /// `CallgrindIrQueryThreads`: the other threads' instructions in the
+    /// same window, and how many threads there were of each kind
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_threads: Option<OtherThreads>,
     /// client commands the server dispatched in the same window (calls of
     /// `dispatch_command` in the same count, so no query outside the
     /// window is counted and none inside is missed)

@@ -317,9 +317,10 @@ mod tests {
 
     fn pass(instructions: u64, queries: u64, top: &[(&str, u64)]) -> CostPass {
         CostPass {
-            counter: CostCounter::CallgrindIr,
+            counter: CostCounter::CallgrindIrQueryThreads,
             window_seconds: 10,
             instructions,
+            other_threads: None,
             queries,
             instructions_per_query: instructions as f64 / queries as f64,
             pages_made_young_per_query: None,

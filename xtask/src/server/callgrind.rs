@@ -10,7 +10,7 @@
 //! open them any more, and vgdb cannot trace it).
 
 use crate::util::Command;
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -39,11 +39,14 @@ impl Callgrind {
     /// Valgrind's options before the server's own argument vector:
     /// callgrind without instrumentation until switched on (the server
     /// runs about 5 times slower than natively instead of about 40),
-    /// vgdb reachable through files in `dir`, dumps there too.
+    /// a dump file per thread (so that the connections' work can be told
+    /// from the page cleaner's and purge's), vgdb reachable through files
+    /// in `dir`, dumps there too.
     pub fn wrapper_args(dir: &Path) -> Vec<String> {
         vec![
             "--tool=callgrind".into(),
             "--instr-atstart=no".into(),
+            "--separate-threads=yes".into(),
             "--vgdb=yes".into(),
             format!("--vgdb-prefix={}", Self::prefix(dir).display()),
             format!(
@@ -81,22 +84,25 @@ impl Callgrind {
         self.monitor(&["zero"]).map(|_| ())
     }
 
-    /// Writes the counts since the last zero or dump to a new file and
-    /// returns its path (`callgrind.out.<pid>.<n>`, the newest).
-    pub fn dump(&self) -> Result<PathBuf> {
+    /// Writes the counts since the last zero or dump, one file per thread
+    /// (`callgrind.out.<pid>.<n>-<thread>`), and returns the paths of the
+    /// files this dump wrote, in name order.
+    pub fn dump(&self) -> Result<Vec<PathBuf>> {
         let before = self.dumps()?;
         self.monitor(&["dump"])?;
-        let after = self.dumps()?;
-        after
+        let mut written: Vec<PathBuf> = self
+            .dumps()?
             .into_iter()
             .filter(|p| !before.contains(p))
-            .max_by_key(|p| dump_number(p))
-            .with_context(|| {
-                format!(
-                    "callgrind wrote no dump into {} when asked",
-                    self.dir.display()
-                )
-            })
+            .collect();
+        if written.is_empty() {
+            bail!(
+                "callgrind wrote no dump into {} when asked",
+                self.dir.display()
+            );
+        }
+        written.sort();
+        Ok(written)
     }
 
     fn dumps(&self) -> Result<Vec<PathBuf>> {
@@ -115,13 +121,6 @@ impl Callgrind {
     }
 }
 
-fn dump_number(path: &Path) -> u64 {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .and_then(|e| e.parse().ok())
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +129,7 @@ mod tests {
     fn valgrind_starts_without_instrumentation_and_with_its_files_in_the_run_directory() {
         let args = Callgrind::wrapper_args(Path::new("/run/x/callgrind"));
         assert!(args.contains(&"--instr-atstart=no".to_string()));
+        assert!(args.contains(&"--separate-threads=yes".to_string()));
         assert!(args.contains(&"--vgdb-prefix=/run/x/callgrind/vgdb".to_string()));
         assert!(
             args.contains(&"--callgrind-out-file=/run/x/callgrind/callgrind.out.%p".to_string())

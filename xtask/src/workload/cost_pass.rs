@@ -3,11 +3,13 @@
 //! load in which instrumentation is on for exactly `cost_seconds`. The
 //! queries are the calls of `dispatch_command` in the same counts, so the
 //! counter reads and the switch itself (a few hundred milliseconds each)
-//! add nothing to either side of the ratio.
+//! add nothing to either side of the ratio; the instructions are those of
+//! the threads that made those calls, so that background work (flushing,
+//! purge), which does not follow the queries' pace, is not divided by it.
 
 use super::{cell_log, deadline, idle::status_value, lua_dir, sysbench, sysbench_args};
 use crate::profile::callgrind;
-use crate::record::{CostCounter, CostPass, FunctionCost, Workload};
+use crate::record::{CostCounter, CostPass, FunctionCost, OtherThreads, Workload};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
 use std::time::{Duration, Instant};
@@ -81,12 +83,14 @@ pub fn run(
             .expect("the cost load's thread panicked")
             .context("the cost pass's load failed")?;
 
-        let counts = callgrind::read(&dump)?;
+        let threads = callgrind::read_threads(&dump)?;
+        let counts = &threads.query;
         if counts.dispatched == 0 {
             bail!(
-                "callgrind counted no call of dispatch_command in the {} s window ({})",
+                "callgrind counted no call of dispatch_command in the {} s window ({} files, {})",
                 w.cost_seconds,
-                dump.display()
+                dump.len(),
+                dump[0].display()
             );
         }
         let queries = counts.dispatched;
@@ -94,12 +98,19 @@ pub fn run(
             (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / queries as f64),
             _ => None,
         };
-        // the dump is large (every function's lines); its figures are kept
-        let _ = std::fs::remove_file(&dump);
+        // the dumps are large (every function's lines); their figures are kept
+        for file in &dump {
+            let _ = std::fs::remove_file(file);
+        }
         Ok(CostPass {
-            counter: CostCounter::CallgrindIr,
+            counter: CostCounter::CallgrindIrQueryThreads,
             window_seconds: w.cost_seconds,
             instructions: counts.instructions,
+            other_threads: Some(OtherThreads {
+                instructions: threads.other_instructions,
+                threads: threads.other_threads as u64,
+                query_threads: threads.query_threads as u64,
+            }),
             queries,
             instructions_per_query: counts.instructions as f64 / queries as f64,
             pages_made_young_per_query: young,
