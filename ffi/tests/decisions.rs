@@ -435,20 +435,10 @@ fn touch_no_stamp_matches_the_model() {
         "buf_page_t::touch_no_stamp (PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let TouchInput {
-            promote,
-            old,
-            access,
-            clock,
-            threshold,
-        } = TouchInput::draw(&mut r);
-        let real = ffi::real::touch_no_stamp(promote, old, access, clock, threshold).unwrap();
-        let model = decide::touch_no_stamp(
-            promote,
-            access,
-            clock,
-            decide::touch_threshold(rule, old, threshold),
-        );
+        let i = TouchInput::draw(&mut r);
+        let (promote, old, threshold) = (i.promote, i.old, i.threshold);
+        let real = ffi::real::touch_no_stamp(promote, old, i.access, i.clock, threshold).unwrap();
+        let model = decide::touch_no_stamp(promote, i.access, i.clock, i.threshold_under(rule));
         let class = match (promote, old, threshold, real) {
             (true, _, _, _) => "already flagged",
             (false, _, 0, _) => "threshold 0",
@@ -458,7 +448,12 @@ fn touch_no_stamp_matches_the_model() {
             (false, _, _, true) => "flagged: older than threshold",
             (false, _, _, false) => "not flagged",
         };
-        t.check((promote, old, access, clock, threshold), real, model, class);
+        t.check(
+            (promote, old, i.access, i.clock, threshold),
+            real,
+            model,
+            class,
+        );
     }
     let needed = if rule == decide::YoungTouch::OldOnly {
         5
@@ -479,6 +474,11 @@ struct TouchInput {
 }
 
 impl TouchInput {
+    /// The threshold the model's `touch_no_stamp()` compares with under `rule`.
+    fn threshold_under(&self, rule: decide::YoungTouch) -> u16 {
+        decide::touch_threshold(rule, self.old, self.threshold)
+    }
+
     fn draw(r: &mut Rng) -> TouchInput {
         let threshold = lazy_threshold(r);
         let (promote, old) = (r.chance(20), r.chance(50));
@@ -534,26 +534,16 @@ fn touch_matches_the_model() {
         "buf_page_t::touch (not first, access_time, PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let TouchInput {
-            promote,
-            old,
-            access,
-            clock,
-            threshold,
-        } = TouchInput::draw(&mut r);
-        let real = ffi::real::touch(promote, old, access, clock, threshold).unwrap();
-        let model = decide::touch(
-            promote,
-            access,
-            clock,
-            decide::touch_threshold(rule, old, threshold),
-        );
+        let i = TouchInput::draw(&mut r);
+        let (promote, old, threshold) = (i.promote, i.old, i.threshold);
+        let real = ffi::real::touch(promote, old, i.access, i.clock, threshold).unwrap();
+        let model = decide::touch(promote, i.access, i.clock, i.threshold_under(rule));
         let class = match real {
             (false, _, p) => format!("first access, PROMOTE={p}"),
             (true, _, p) => format!("not first, PROMOTE={p}"),
         };
         t.check(
-            (promote, old, access, clock, threshold),
+            (promote, old, i.access, i.clock, threshold),
             real,
             model,
             &class,

@@ -212,7 +212,7 @@ pub enum YoungTouch {
     /// whether it is in the old sublist or not.
     #[default]
     AgeChecked,
-    /// innodb-lab's young-touch remedy (patches/10.11/fixed-young-touch.md):
+    /// innodb-lab's young-touch remedy (patches/10.11/fixed-fine-young.md):
     /// only a block in the old sublist waits; an access to any other block
     /// flags it at once, as base's access promoted a block of the new sublist
     /// by its distance from the head, whatever its age.
