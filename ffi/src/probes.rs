@@ -129,7 +129,8 @@ impl YoungForm {
 /// (patches/10.11/fixed-fine-clock.md, patches/10.11/fixed-fine-young.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LazyRules {
-    /// `buf_pool_t::CLOCK_TICK_MS`, or 1000 where the header has none
+    /// `buf_pool_t::CLOCK_TICK_MS`, or the fix's whole second where the
+    /// header has none
     pub clock_tick_ms: u32,
     /// whether `touch_no_stamp()` waives the age check for a block that is
     /// not old (`lru_model::decide::YoungTouch::OldOnly`)
@@ -141,7 +142,7 @@ impl LazyRules {
     pub fn detect(buf0buf_h: &str) -> Result<LazyRules, String> {
         let code = squash(&strip_comments(buf0buf_h));
         let clock_tick_ms = match code.find("CLOCK_TICK_MS=") {
-            None => 1000,
+            None => lru_model::decide::LAZY_CLOCK_TICK_MS,
             Some(at) => {
                 let digits: String = code[at + "CLOCK_TICK_MS=".len()..]
                     .chars()

@@ -219,6 +219,29 @@ pub enum YoungTouch {
     OldOnly,
 }
 
+impl YoungTouch {
+    /// Both rules, the fix's first.
+    pub const ALL: [YoungTouch; 2] = [YoungTouch::AgeChecked, YoungTouch::OldOnly];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            YoungTouch::AgeChecked => "age-checked",
+            YoungTouch::OldOnly => "old-only",
+        }
+    }
+}
+
+impl std::str::FromStr for YoungTouch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        YoungTouch::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown rule {s:?}: expected age-checked or old-only"))
+    }
+}
+
 /// The threshold `touch_no_stamp()` compares a block's age with: the
 /// pool's, or 0 (flag at once) for a block outside the old sublist under
 /// [`YoungTouch::OldOnly`].
@@ -467,6 +490,16 @@ mod tests {
         // 16-bit wrap: stamp 65535, clock 1 is 2 ticks later
         assert!(touch_no_stamp(false, 65535, 1, 1));
         assert!(!touch_no_stamp(false, 65535, 0, 1));
+    }
+
+    #[test]
+    fn young_touch_names_are_the_serialized_ones() {
+        for rule in YoungTouch::ALL {
+            let json = serde_json::to_string(&rule).unwrap();
+            assert_eq!(json, format!("\"{}\"", rule.name()));
+            assert_eq!(rule.name().parse::<YoungTouch>(), Ok(rule));
+        }
+        assert!("old".parse::<YoungTouch>().is_err());
     }
 
     #[test]

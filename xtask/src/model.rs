@@ -60,13 +60,7 @@ pub struct PoolArgs {
 }
 
 fn parse_young_touch(s: &str) -> Result<YoungTouch, String> {
-    match s {
-        "age-checked" => Ok(YoungTouch::AgeChecked),
-        "old-only" => Ok(YoungTouch::OldOnly),
-        _ => Err(format!(
-            "unknown rule {s:?}: expected age-checked or old-only"
-        )),
-    }
+    s.parse()
 }
 
 impl PoolArgs {

@@ -46,23 +46,43 @@ pub struct ModelRules {
 impl ModelPolicy {
     /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
-        let young_touch = match self {
-            ModelPolicy::LazyPortFineYoung => YoungTouch::OldOnly,
-            _ => YoungTouch::AgeChecked,
-        };
-        let (policy, short_lru, clock_tick_ms) = match self {
-            ModelPolicy::Classic => (PolicyKind::Classic, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
-            ModelPolicy::Eager => (PolicyKind::Eager, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
-            ModelPolicy::Lazy => (PolicyKind::Lazy, ShortLru::Upstream, LAZY_CLOCK_TICK_MS),
+        use YoungTouch::{AgeChecked, OldOnly};
+        let (policy, short_lru, clock_tick_ms, young_touch) = match self {
+            ModelPolicy::Classic => (
+                PolicyKind::Classic,
+                ShortLru::Upstream,
+                LAZY_CLOCK_TICK_MS,
+                AgeChecked,
+            ),
+            ModelPolicy::Eager => (
+                PolicyKind::Eager,
+                ShortLru::Upstream,
+                LAZY_CLOCK_TICK_MS,
+                AgeChecked,
+            ),
+            ModelPolicy::Lazy => (
+                PolicyKind::Lazy,
+                ShortLru::Upstream,
+                LAZY_CLOCK_TICK_MS,
+                AgeChecked,
+            ),
             ModelPolicy::LazyPort => (
                 PolicyKind::Lazy,
                 ShortLru::FlagEveryAccess,
                 LAZY_CLOCK_TICK_MS,
+                AgeChecked,
             ),
-            ModelPolicy::LazyPortFineClock | ModelPolicy::LazyPortFineYoung => (
+            ModelPolicy::LazyPortFineClock => (
                 PolicyKind::Lazy,
                 ShortLru::FlagEveryAccess,
                 FINE_CLOCK_TICK_MS,
+                AgeChecked,
+            ),
+            ModelPolicy::LazyPortFineYoung => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                FINE_CLOCK_TICK_MS,
+                OldOnly,
             ),
         };
         ModelRules {

@@ -13,7 +13,7 @@ use std::path::Path;
 const DISPATCH: &str = "dispatch_command(";
 
 /// What a dump says.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Counts {
     /// instructions (`Ir`) of every thread
     pub instructions: u64,
@@ -184,7 +184,7 @@ pub fn read(path: &Path) -> Result<Counts> {
 /// connections' threads, whose work is the queries') and the others (the
 /// page cleaner, purge, the master and timer threads, an idle connection),
 /// whose work goes on at their own pace whatever the queries do.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Threads {
     /// the dispatching threads' counts, summed (self costs merged by name)
     pub query: Counts,
@@ -197,16 +197,7 @@ pub struct Threads {
 impl Threads {
     /// Sums per-thread dumps.
     pub fn of(per_thread: impl IntoIterator<Item = Counts>) -> Threads {
-        let mut t = Threads {
-            query: Counts {
-                instructions: 0,
-                dispatched: 0,
-                self_cost: HashMap::new(),
-            },
-            query_threads: 0,
-            other_instructions: 0,
-            other_threads: 0,
-        };
+        let mut t = Threads::default();
         for c in per_thread {
             if c.dispatched == 0 {
                 t.other_instructions += c.instructions;

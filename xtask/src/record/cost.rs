@@ -17,7 +17,7 @@ pub enum CostCounter {
     /// the same, of the threads that dispatched a client command in the
     /// window only: the page cleaner's flushing and purge, which run at
     /// their own pace and were divided by a pace of queries that varies,
-    /// are counted apart (`CostPass::other_threads_instructions`)
+    /// are counted apart (`CostPass::other_threads`)
     CallgrindIrQueryThreads,
 }
 
@@ -46,7 +46,7 @@ pub struct OtherThreads {
     /// instructions of the threads that dispatched no client command
     pub instructions: u64,
     pub threads: u64,
-    /// the threads that dispatched one (whose work `instructions` is)
+    /// the threads that dispatched one (whose work is `CostPass::instructions`)
     pub query_threads: u64,
 }
 
