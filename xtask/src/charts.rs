@@ -13,14 +13,48 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+/// How a series is drawn: the colour of its bars or line and the marker
+/// on each value. The caller chooses it, so that one variant keeps its
+/// look in every chart (and every report) whatever else is drawn beside
+/// it; colour i is taken mod 7 and marker i mod 6.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    pub colour: usize,
+    pub marker: usize,
+}
+
+impl Style {
+    /// Colour i and marker i: series i of a chart whose series have no
+    /// meaning of their own.
+    pub fn nth(i: usize) -> Style {
+        Style {
+            colour: i,
+            marker: i,
+        }
+    }
+}
+
 /// One variant's bar in a group.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
     pub series: String,
+    pub style: Style,
     /// None: not measured; drawn as an "n/a" mark, never as a zero bar
     pub value: Option<f64>,
     /// drawn as an error bar when the value is present
     pub interval: Option<(f64, f64)>,
+    /// lines of text written beyond the end of the bar (past its error
+    /// bar): above a bar of 0 or more, below a negative one, the first
+    /// line nearest the bar. Empty: a bar too short to see says its value.
+    pub label: Vec<String>,
+}
+
+/// A horizontal line across a bar chart at `y` (an allowed change, a
+/// bound), dashed, with `label` beside a dashed swatch in the legend.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rule {
+    pub y: f64,
+    pub label: String,
 }
 
 /// The bars of one workload.
@@ -37,6 +71,7 @@ pub type Point = (f64, f64, Option<(f64, f64)>);
 #[derive(Debug, Clone, PartialEq)]
 pub struct Line {
     pub series: String,
+    pub style: Style,
     pub points: Vec<Point>,
 }
 
@@ -52,8 +87,8 @@ const PALETTE: [RGBColor; 7] = [
     RGBColor(0x00, 0x00, 0x00),
 ];
 
-fn colour(series_index: usize) -> RGBColor {
-    PALETTE[series_index % PALETTE.len()]
+fn colour(index: usize) -> RGBColor {
+    PALETTE[index % PALETTE.len()]
 }
 
 /// A series' marker, drawn on each point and bar top and in the legend, so
@@ -78,11 +113,11 @@ const MARKERS: [Marker; 6] = [
     Marker::TriangleDown,
 ];
 
-/// Seven colours against six markers: series i gets colour i mod 7 and
-/// marker i mod 6, so the first 42 series each have a pair of their own
-/// and neighbours differ in both.
-fn marker(series_index: usize) -> Marker {
-    MARKERS[series_index % MARKERS.len()]
+/// Seven colours against six markers: `Style::nth(i)` gets colour i mod 7
+/// and marker i mod 6, so the first 42 series each have a pair of their
+/// own and neighbours differ in both.
+fn marker(index: usize) -> Marker {
+    MARKERS[index % MARKERS.len()]
 }
 
 /// The marker's outline, in pixels around its centre.
@@ -124,10 +159,10 @@ fn marker_outline(m: Marker, r: i32) -> Vec<(i32, i32)> {
 /// A point in pixels around a marker's centre.
 type Offset = (i32, i32);
 
-/// The marker of series `index` at its drawn size: the polygon to fill,
-/// and the same outline closed, to stroke.
-fn marker_shape(index: usize) -> (Vec<Offset>, Vec<Offset>) {
-    let outline = marker_outline(marker(index), 4);
+/// The marker of a style at its drawn size: the polygon to fill, and the
+/// same outline closed, to stroke.
+fn marker_shape(style: Style) -> (Vec<Offset>, Vec<Offset>) {
+    let outline = marker_outline(marker(style.marker), 4);
     let mut closed = outline.clone();
     closed.push(outline[0]);
     (outline, closed)
@@ -135,16 +170,16 @@ fn marker_shape(index: usize) -> (Vec<Offset>, Vec<Offset>) {
 
 type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
 
-/// Draws the marker of series `index` centred on `at`, filled with `fill`
-/// and outlined in `edge`.
+/// Draws the marker of `style` centred on `at`, filled with `fill` and
+/// outlined in `edge`.
 fn draw_marker(
     chart: &mut Plot<'_, '_>,
     at: (f64, f64),
-    index: usize,
+    style: Style,
     fill: RGBColor,
     edge: RGBColor,
 ) -> Result<()> {
-    let (outline, closed) = marker_shape(index);
+    let (outline, closed) = marker_shape(style);
     chart.draw_series([EmptyElement::at(at) + Polygon::new(outline, fill.filled())])?;
     chart.draw_series([EmptyElement::at(at) + PathElement::new(closed, edge.stroke_width(1))])?;
     Ok(())
@@ -162,16 +197,62 @@ const LEGEND_SWATCH: i32 = 14;
 
 /// Grouped bar chart: x is one group per `BarGroup` (a workload), each with
 /// one bar per series (a variant) in the order the series first appear,
-/// an error bar for each interval, and "n/a" where a series has no value
-/// in a group (or no bar there at all). The y axis includes 0.
-pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<String> {
+/// an error bar for each interval, each bar's label beyond its end, and
+/// "n/a" where a series has no value in a group (or no bar there at all).
+/// Each of `rules` is a dashed line across the plot. The y axis includes
+/// 0 and every rule.
+pub fn grouped_bars(
+    title: &str,
+    y_label: &str,
+    groups: &[BarGroup],
+    rules: &[Rule],
+) -> Result<String> {
+    grouped(title, y_label, groups, rules, Axis::FromZero)
+}
+
+/// `grouped_bars` without the bars: each value a filled marker with its
+/// error bar on an axis that spans the values and rules, not 0, so that a
+/// few points between two hit ratios of 90% stay visible.
+pub fn grouped_points(
+    title: &str,
+    y_label: &str,
+    groups: &[BarGroup],
+    rules: &[Rule],
+) -> Result<String> {
+    grouped(title, y_label, groups, rules, Axis::Data)
+}
+
+/// Where a grouped chart's y axis starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Axis {
+    /// at 0, with a bar from 0 to each value
+    FromZero,
+    /// at the values, with a marker at each
+    Data,
+}
+
+fn grouped(
+    title: &str,
+    y_label: &str,
+    groups: &[BarGroup],
+    rules: &[Rule],
+    axis: Axis,
+) -> Result<String> {
     ensure!(!groups.is_empty(), "bar chart {title:?}: no groups to draw");
-    let series = series_of(groups.iter().flat_map(|g| g.bars.iter().map(|b| &b.series)));
+    let series = series_of(
+        title,
+        groups
+            .iter()
+            .flat_map(|g| g.bars.iter().map(|b| (&b.series, b.style))),
+    )?;
     let mut slots: Vec<Vec<Option<&Bar>>> = Vec::with_capacity(groups.len());
     for group in groups {
         let mut row = vec![None; series.len()];
         for bar in &group.bars {
-            let i = series.iter().position(|s| *s == bar.series).unwrap_or(0);
+            let i = series
+                .iter()
+                .position(|(s, _)| *s == bar.series)
+                .unwrap_or(0);
             if row[i].is_some() {
                 bail!(
                     "bar chart {title:?}: group {:?} has two bars of series {:?}",
@@ -184,36 +265,75 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
         }
         slots.push(row);
     }
-    let values = groups
-        .iter()
-        .flat_map(|g| &g.bars)
-        .filter(|b| b.value.is_some())
+    for rule in rules {
+        ensure!(
+            rule.y.is_finite(),
+            "bar chart {title:?}: the line {:?} is at {}, not a finite number",
+            rule.label,
+            rule.y
+        );
+    }
+    let present = || {
+        groups
+            .iter()
+            .flat_map(|g| &g.bars)
+            .filter(|b| b.value.is_some())
+    };
+    let values = present()
         .flat_map(|b| {
             let (lo, hi) = b.interval.unwrap_or((f64::NAN, f64::NAN));
             [b.value, Some(lo), Some(hi)]
         })
         .flatten()
         .filter(|v| v.is_finite());
-    let (y_lo, y_hi) = padded_range(values.chain([0.0]));
+    let values = values.chain(rules.iter().map(|r| r.y));
+    let (y_lo, y_hi) = match axis {
+        Axis::FromZero => padded_range(values.chain([0.0])),
+        Axis::Data => padded_both_ways(values),
+    };
+    // room for the labels beyond the longest bars, a share of the range
+    // per line of text
+    let lines_beyond = |up: bool| {
+        present()
+            .filter(|b| b.value.is_some_and(|v| (v >= 0.0) == up))
+            .map(|b| b.label.len())
+            .max()
+            .unwrap_or(0) as f64
+    };
+    let range = y_hi - y_lo;
+    let (y_lo, y_hi) = (
+        y_lo - range * LABEL_LINE_SHARE * lines_beyond(false),
+        y_hi + range * LABEL_LINE_SHARE * lines_beyond(true),
+    );
 
     let group_count = groups.len();
     let slot_count = series.len().max(1);
     // room for every bar and for each group's label under it (~8 px a
-    // character at 14 px)
+    // character at 14 px), and for each bar's label (~7 px a character
+    // at 12 px)
     let longest_label = groups
         .iter()
         .map(|g| g.label.chars().count())
         .max()
         .unwrap_or(0);
-    let group_px = (slot_count * 26).max(longest_label * 8 + 16);
+    let longest_bar_label = present()
+        .flat_map(|b| b.label.iter().map(|l| l.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let group_px = (slot_count * 26.max(longest_bar_label * 7 + 6)).max(longest_label * 8 + 16);
     let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
+    let names: Vec<String> = series
+        .iter()
+        .map(|(s, _)| s.clone())
+        .chain(rules.iter().map(|r| r.label.clone()))
+        .collect();
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, height_for(series.len())))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (width, height_for(names.len()))).into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
-        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
+        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&names));
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(title, (FONT, 20))
             .margin(10)
@@ -243,6 +363,14 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
                 label_style.clone(),
             ))?;
         }
+        for rule in rules {
+            chart.draw_series([plotters::element::DashedPathElement::new(
+                [(0.0, rule.y), (group_count as f64, rule.y)],
+                6,
+                4,
+                BLACK.stroke_width(1),
+            )])?;
+        }
         // each group spans [g, g+1): bars fill the middle 80%
         let slot_width = 0.8 / slot_count as f64;
         let bar_x = |g: usize, s: usize| g as f64 + 0.1 + slot_width * s as f64;
@@ -253,65 +381,113 @@ pub fn grouped_bars(title: &str, y_label: &str, groups: &[BarGroup]) -> Result<S
         let value_style = TextStyle::from((FONT, 12).into_font())
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        for (s, name) in series.iter().enumerate() {
-            let fill = colour(s).filled();
+        let below_style = TextStyle::from((FONT, 12).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        for (s, (name, style)) in series.iter().enumerate() {
+            let fill = colour(style.colour).filled();
             for (g, row) in slots.iter().enumerate() {
                 let left = bar_x(g, s);
                 let centre = left + slot_width / 2.0;
-                match row[s].and_then(|b| b.value.map(|v| (v, b.interval))) {
-                    Some((value, interval)) => {
-                        chart.draw_series([Rectangle::new(
-                            [
-                                (left + slot_width * 0.08, 0.0),
-                                (left + slot_width * 0.92, value),
-                            ],
-                            fill,
-                        )])?;
-                        if let Some((lo, hi)) = interval {
-                            chart.draw_series(error_bar(
-                                centre,
-                                slot_width * 0.2,
-                                lo,
-                                hi,
-                                BLACK,
-                            ))?;
-                        }
-                        draw_marker(&mut chart, (centre, value), s, WHITE, BLACK)?;
-                        // a bar too short to see says its value: a 0 is a
-                        // measured 0, not a missing bar
-                        if value.abs() < (y_hi - y_lo) * TINY_BAR {
-                            // 6 px above the marker
-                            chart.draw_series([EmptyElement::at((centre, value.max(0.0)))
-                                + Text::new(small_value(value), (0, -6), value_style.clone())])?;
-                        }
+                let Some((bar, value)) = row[s].and_then(|b| b.value.map(|v| (b, v))) else {
+                    let floor = if axis == Axis::FromZero { 0.0 } else { y_lo };
+                    chart.draw_series([Text::new("n/a", (centre, floor), na_style.clone())])?;
+                    continue;
+                };
+                if axis == Axis::FromZero {
+                    chart.draw_series([Rectangle::new(
+                        [
+                            (left + slot_width * 0.08, 0.0),
+                            (left + slot_width * 0.92, value),
+                        ],
+                        fill,
+                    )])?;
+                }
+                if let Some((lo, hi)) = bar.interval {
+                    chart.draw_series(error_bar(centre, slot_width * 0.2, lo, hi, BLACK))?;
+                }
+                let marker_fill = match axis {
+                    Axis::FromZero => WHITE,
+                    Axis::Data => colour(style.colour),
+                };
+                draw_marker(&mut chart, (centre, value), *style, marker_fill, BLACK)?;
+                if !bar.label.is_empty() {
+                    // a block of lines past the bar's end and its whisker
+                    let (lo, hi) = bar.interval.unwrap_or((value, value));
+                    let n = bar.label.len() as i32;
+                    for (k, line) in bar.label.iter().enumerate() {
+                        let k = k as i32;
+                        let text = if value >= 0.0 {
+                            EmptyElement::at((centre, value.max(hi)))
+                                + Text::new(
+                                    line.clone(),
+                                    (0, -6 - LABEL_LINE_PX * (n - 1 - k)),
+                                    value_style.clone(),
+                                )
+                        } else {
+                            EmptyElement::at((centre, value.min(lo)))
+                                + Text::new(
+                                    line.clone(),
+                                    (0, 6 + LABEL_LINE_PX * k),
+                                    below_style.clone(),
+                                )
+                        };
+                        chart.draw_series([text])?;
                     }
-                    None => {
-                        chart.draw_series([Text::new("n/a", (centre, 0.0), na_style.clone())])?;
-                    }
+                } else if axis == Axis::FromZero && value.abs() < (y_hi - y_lo) * TINY_BAR {
+                    // a bar too short to see says its value: a 0 is a
+                    // measured 0, not a missing bar (6 px above the marker)
+                    chart.draw_series([EmptyElement::at((centre, value.max(0.0)))
+                        + Text::new(small_value(value), (0, -6), value_style.clone())])?;
                 }
             }
-            draw_legend_entry(&legend_area, s, name, Swatch::Box(colour(s)))?;
+            draw_legend_entry(
+                &legend_area,
+                s,
+                name,
+                *style,
+                Swatch::Box(colour(style.colour)),
+            )?;
+        }
+        // the rules' labels in the legend, under the series: a label on
+        // the plot would sit under some workload's bar
+        for (k, rule) in rules.iter().enumerate() {
+            let (x, y) = legend_slot(series.len() + k);
+            legend_area.draw(&plotters::element::DashedPathElement::new(
+                [(x, y), (x + LEGEND_SWATCH, y)],
+                4,
+                3,
+                BLACK.stroke_width(1),
+            ))?;
+            legend_area.draw(&Text::new(
+                rule.label.clone(),
+                (x + LEGEND_SWATCH + 6, y),
+                TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+            ))?;
         }
         root.present()?;
     }
     Ok(svg)
 }
 
+/// A bar label's line height in pixels, and the share of the y range each
+/// line beyond the longest bar is given.
+const LABEL_LINE_PX: i32 = 13;
+const LABEL_LINE_SHARE: f64 = 0.05;
+
 /// Line chart: one line per series through its points in the order of x,
 /// a marker at each point and an error bar for each interval. The y axis
 /// includes 0, so a ratio of lines reads as a ratio of heights.
 pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
     ensure!(!lines.is_empty(), "line chart {title:?}: no lines to draw");
-    let series = series_of(lines.iter().map(|l| &l.series));
-    ensure!(
-        series.len() == lines.len(),
-        "line chart {title:?}: two lines named {:?}",
-        lines
-            .iter()
-            .map(|l| &l.series)
-            .find(|s| lines.iter().filter(|l| &l.series == *s).count() > 1)
-            .unwrap_or(&String::new())
-    );
+    if let Some(twice) = lines
+        .iter()
+        .map(|l| &l.series)
+        .find(|s| lines.iter().filter(|l| &l.series == *s).count() > 1)
+    {
+        bail!("line chart {title:?}: two lines named {twice:?}");
+    }
+    let series = series_of(title, lines.iter().map(|l| (&l.series, l.style)))?;
     let mut sorted: Vec<Vec<Point>> = Vec::with_capacity(lines.len());
     for line in lines {
         for &(x, y, interval) in &line.points {
@@ -356,7 +532,8 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
             .into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
-        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&series));
+        let names: Vec<String> = series.iter().map(|(s, _)| s.clone()).collect();
+        let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&names));
         let mut chart = ChartBuilder::on(&plot_area)
             .caption(title, (FONT, 20))
             .margin(10)
@@ -373,21 +550,21 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
             .label_style((FONT, 14))
             .axis_desc_style((FONT, 15))
             .draw()?;
-        for (s, (name, points)) in series.iter().zip(&sorted).enumerate() {
-            let c = colour(s);
+        for (s, ((name, style), points)) in series.iter().zip(&sorted).enumerate() {
+            let c = colour(style.colour);
             chart.draw_series(LineSeries::new(
                 points.iter().map(|&(x, y, _)| (x, y)),
                 c.stroke_width(2),
             ))?;
             for &(x, y, _) in points {
-                draw_marker(&mut chart, (x, y), s, c, c)?;
+                draw_marker(&mut chart, (x, y), *style, c, c)?;
             }
             for &(x, _, interval) in points {
                 if let Some((lo, hi)) = interval {
                     chart.draw_series(error_bar(x, whisker, lo, hi, c))?;
                 }
             }
-            draw_legend_entry(&legend_area, s, name, Swatch::Line(c))?;
+            draw_legend_entry(&legend_area, s, name, *style, Swatch::Line(c))?;
         }
         root.present()?;
     }
@@ -409,15 +586,23 @@ fn error_bar(
         .map(|line| PathElement::new(line, c.stroke_width(1)))
 }
 
-/// The distinct series names in the order they first appear.
-fn series_of<'a>(names: impl Iterator<Item = &'a String>) -> Vec<String> {
-    let mut series: Vec<String> = Vec::new();
-    for name in names {
-        if !series.contains(name) {
-            series.push(name.clone());
+/// The distinct series in the order they first appear, each with its
+/// style; a series given two styles is refused by name.
+fn series_of<'a>(
+    title: &str,
+    named: impl Iterator<Item = (&'a String, Style)>,
+) -> Result<Vec<(String, Style)>> {
+    let mut series: Vec<(String, Style)> = Vec::new();
+    for (name, style) in named {
+        match series.iter().find(|(s, _)| s == name) {
+            Some((_, first)) => ensure!(
+                *first == style,
+                "chart {title:?}: series {name:?} is drawn in two styles, {first:?} and {style:?}"
+            ),
+            None => series.push((name.clone(), style)),
         }
     }
-    series
+    Ok(series)
 }
 
 fn check_bar(title: &str, group: &str, bar: &Bar) -> Result<()> {
@@ -465,12 +650,28 @@ fn padded_range(values: impl Iterator<Item = f64>) -> (f64, f64) {
     )
 }
 
-/// Height of the note line under a chart.
+/// The span of the values with 8% room on both sides; a single value gets
+/// 1% of itself (or 1) either side.
+fn padded_both_ways(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = span(values).unwrap_or((0.0, 1.0));
+    let pad = if lo == hi {
+        (lo.abs() * 0.01).max(1.0)
+    } else {
+        (hi - lo) * 0.08
+    };
+    (lo - pad, hi + pad)
+}
+
+/// Height of the note's first line under a chart, and of each further
+/// line of a note too long for one.
 const NOTE_PX: u32 = 22;
+const NOTE_LINE_PX: u32 = 16;
 
 /// A title's second line (after `\n`) is a note under the whole chart, in
 /// smaller type, for what the title has no room for (what the whiskers
-/// are and how much they cover): the first line stays the caption.
+/// are and how much they cover): the first line stays the caption. A note
+/// wider than the chart (~7 px a character at 13 px) is wrapped at word
+/// boundaries.
 fn with_note<DB: DrawingBackend>(
     title: &str,
     root: DrawingArea<DB, plotters::coord::Shift>,
@@ -481,14 +682,36 @@ where
     let Some((caption, note)) = title.split_once('\n') else {
         return Ok((title, root));
     };
-    let (_, height) = root.dim_in_pixel();
-    let (main, foot) = root.split_vertically(height.saturating_sub(NOTE_PX));
-    foot.draw_text(
-        note,
-        &TextStyle::from((FONT, 13).into_font()).color(&BLACK),
-        (10, 4),
-    )?;
+    let (width, height) = root.dim_in_pixel();
+    let lines = wrap(note, (width.saturating_sub(20) / 7).max(20) as usize);
+    let foot_px = NOTE_PX + NOTE_LINE_PX * (lines.len() as u32 - 1);
+    let (main, foot) = root.split_vertically(height.saturating_sub(foot_px));
+    for (k, line) in lines.iter().enumerate() {
+        foot.draw_text(
+            line,
+            &TextStyle::from((FONT, 13).into_font()).color(&BLACK),
+            (10, 4 + NOTE_LINE_PX as i32 * k as i32),
+        )?;
+    }
     Ok((caption, main))
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces (a
+/// word longer than a line keeps a line of its own); at least one line.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
 }
 
 /// Room for the legend right of the plot: swatch, gap, and a crude width
@@ -504,13 +727,19 @@ enum Swatch {
     Line(RGBColor),
 }
 
+/// Where the legend's entry `index` starts: its swatch's left end.
+fn legend_slot(index: usize) -> (i32, i32) {
+    (8, 60 + index as i32 * 24)
+}
+
 fn draw_legend_entry(
     area: &DrawingArea<SVGBackend, plotters::coord::Shift>,
     index: usize,
     name: &str,
+    style: Style,
     swatch: Swatch,
 ) -> Result<()> {
-    let (x, y) = (8, 60 + index as i32 * 24);
+    let (x, y) = legend_slot(index);
     let centre = (x + LEGEND_SWATCH / 2, y);
     let (fill, edge) = match swatch {
         Swatch::Box(c) => {
@@ -531,7 +760,7 @@ fn draw_legend_entry(
             (c, c)
         }
     };
-    let (outline, closed) = marker_shape(index);
+    let (outline, closed) = marker_shape(style);
     area.draw(&(EmptyElement::at(centre) + Polygon::new(outline, fill.filled())))?;
     area.draw(&(EmptyElement::at(centre) + PathElement::new(closed, edge.stroke_width(1))))?;
     area.draw(&Text::new(
@@ -574,11 +803,26 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
+    /// The look the examples' variants keep in every test: base, fixed,
+    /// candidate, then `v<i>` as the i-th.
+    fn look(series: &str) -> Style {
+        match series {
+            "base" => Style::nth(0),
+            "fixed" => Style::nth(1),
+            "candidate" => Style::nth(2),
+            "gate" => Style::nth(3),
+            "clock" => Style::nth(4),
+            v => Style::nth(v.trim_start_matches('v').parse().unwrap_or(5)),
+        }
+    }
+
     fn bar(series: &str, value: Option<f64>, interval: Option<(f64, f64)>) -> Bar {
         Bar {
             series: series.into(),
+            style: look(series),
             value,
             interval,
+            label: Vec::new(),
         }
     }
 
@@ -613,8 +857,9 @@ mod tests {
     }
 
     fn example_lines() -> Vec<Line> {
-        let line = |series: &str, qps: [f64; 4]| Line {
+        let line = |series: &str, style: usize, qps: [f64; 4]| Line {
             series: series.into(),
+            style: Style::nth(style),
             points: [1.0, 2.0, 4.0, 8.0]
                 .into_iter()
                 .zip(qps)
@@ -623,8 +868,8 @@ mod tests {
                 .collect(),
         };
         vec![
-            line("base", [5_200.0, 9_800.0, 10_400.0, 10_100.0]),
-            line("candidate", [5_300.0, 10_200.0, 12_100.0, 12_300.0]),
+            line("base", 0, [5_200.0, 9_800.0, 10_400.0, 10_100.0]),
+            line("candidate", 1, [5_300.0, 10_200.0, 12_100.0, 12_300.0]),
         ]
     }
 
@@ -669,7 +914,13 @@ mod tests {
 
     #[test]
     fn grouped_bars_draw_one_bar_per_value_and_na_for_the_rest() {
-        let svg = grouped_bars("QPS by workload", "queries per second", &example_groups()).unwrap();
+        let svg = grouped_bars(
+            "QPS by workload",
+            "queries per second",
+            &example_groups(),
+            &[],
+        )
+        .unwrap();
         let doc = parse(&svg);
         // a bar per present value plus the legend swatch; no zero bars
         assert_eq!(filled_rects(&doc, colour(0)), 3 + 1, "base");
@@ -697,12 +948,12 @@ mod tests {
 
     #[test]
     fn grouped_bars_draw_an_error_bar_per_interval() {
-        let with = grouped_bars("t", "y", &example_groups()).unwrap();
+        let with = grouped_bars("t", "y", &example_groups(), &[]).unwrap();
         let mut groups = example_groups();
         for b in groups.iter_mut().flat_map(|g| &mut g.bars) {
             b.interval = None;
         }
-        let without = grouped_bars("t", "y", &groups).unwrap();
+        let without = grouped_bars("t", "y", &groups, &[]).unwrap();
         // six intervals on present values, three strokes each
         assert_eq!(
             black_polylines(&parse(&with)) - black_polylines(&parse(&without)),
@@ -719,7 +970,7 @@ mod tests {
                 bar("candidate", None, Some((1.0, 2.0))),
             ],
         }];
-        let doc_svg = grouped_bars("t", "y", &groups).unwrap();
+        let doc_svg = grouped_bars("t", "y", &groups, &[]).unwrap();
         let doc = parse(&doc_svg);
         assert_eq!(texts(&doc).iter().filter(|t| *t == "n/a").count(), 2);
         assert_eq!(filled_rects(&doc, colour(0)), 1, "only the legend swatch");
@@ -730,6 +981,7 @@ mod tests {
                 label: "w".into(),
                 bars: vec![bar("base", None, None), bar("candidate", None, None)],
             }],
+            &[],
         )
         .unwrap();
         assert_eq!(
@@ -748,7 +1000,7 @@ mod tests {
                 bar("candidate", Some(12.0), None),
             ],
         }];
-        let svg = grouped_bars("change against base", "%", &groups).unwrap();
+        let svg = grouped_bars("change against base", "%", &groups, &[]).unwrap();
         let doc = parse(&svg);
         let rect = |c: RGBColor| {
             let n = elements(&doc, "rect")
@@ -757,8 +1009,8 @@ mod tests {
             let num = |a: &str| n.attribute(a).unwrap().parse::<i32>().unwrap();
             (num("y"), num("height"))
         };
-        let (down_top, down_height) = rect(colour(0));
-        let (up_top, up_height) = rect(colour(1));
+        let (down_top, down_height) = rect(colour(1));
+        let (up_top, up_height) = rect(colour(2));
         assert!(down_height > 0 && up_height > 0);
         // both start at the zero line: one below it, one above
         assert_eq!(down_top, up_top + up_height);
@@ -772,6 +1024,7 @@ mod tests {
                 "QPS (median)\nwhiskers: 87.5% coverage",
                 "q",
                 &example_groups(),
+                &[],
             )
             .unwrap(),
             lines(
@@ -799,7 +1052,11 @@ mod tests {
 
     #[test]
     fn bad_bars_are_refused_by_name() {
-        let err = |groups: &[BarGroup]| grouped_bars("QPS", "y", groups).unwrap_err().to_string();
+        let err = |groups: &[BarGroup]| {
+            grouped_bars("QPS", "y", groups, &[])
+                .unwrap_err()
+                .to_string()
+        };
         assert!(err(&[]).contains("no groups"));
         let nan = [BarGroup {
             label: "w1".into(),
@@ -894,7 +1151,7 @@ mod tests {
                 .map(|i| bar(&format!("v{i}"), Some(1.0 + i as f64), None))
                 .collect(),
         }];
-        let svg = grouped_bars("t", "y", &groups).unwrap();
+        let svg = grouped_bars("t", "y", &groups, &[]).unwrap();
         let doc = parse(&svg);
         let shapes: std::collections::BTreeSet<usize> = elements(&doc, "polygon")
             .map(|n| n.attribute("points").unwrap().split_whitespace().count())
@@ -908,7 +1165,7 @@ mod tests {
                 .map(|i| bar(&format!("v{i}"), Some(1.0), None))
                 .collect(),
         }];
-        let svg = grouped_bars("t", "y", &many).unwrap();
+        let svg = grouped_bars("t", "y", &many, &[]).unwrap();
         let doc = parse(&svg);
         let height: f64 = doc
             .root_element()
@@ -934,7 +1191,7 @@ mod tests {
                 bar("clock", None, None),
             ],
         }];
-        let svg = grouped_bars("mutex", "acquisitions / query", &groups).unwrap();
+        let svg = grouped_bars("mutex", "acquisitions / query", &groups, &[]).unwrap();
         let t = texts(&parse(&svg));
         assert_eq!(
             t.iter().filter(|x| *x == "0").count(),
@@ -966,14 +1223,163 @@ mod tests {
     fn same_input_same_bytes() {
         let groups = example_groups();
         assert_eq!(
-            grouped_bars("t", "y", &groups).unwrap(),
-            grouped_bars("t", "y", &groups).unwrap()
+            grouped_bars("t", "y", &groups, &[]).unwrap(),
+            grouped_bars("t", "y", &groups, &[]).unwrap()
         );
         let l = example_lines();
         assert_eq!(
             lines("t", "x", "y", &l).unwrap(),
             lines("t", "x", "y", &l).unwrap()
         );
+    }
+
+    #[test]
+    fn a_long_note_is_wrapped_under_the_chart_and_loses_no_word() {
+        assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
+        assert_eq!(wrap("averyverylongword x", 5), ["averyverylongword", "x"]);
+        assert_eq!(wrap("", 5), [""]);
+        let note = "whiskers: the interval of the change, HL = Hodges-Lehmann, exact 90%; \
+                    dashed: the threshold beyond which a change counts";
+        let svg = grouped_bars(&format!("t\n{note}"), "%", &example_groups(), &[]).unwrap();
+        let doc = parse(&svg);
+        let width: usize = doc
+            .root_element()
+            .attribute("width")
+            .unwrap()
+            .parse()
+            .unwrap();
+        let drawn: Vec<String> = texts(&doc)
+            .into_iter()
+            .filter(|t| note.contains(t.as_str()) && t.len() > 10)
+            .collect();
+        assert!(drawn.len() >= 2, "{drawn:?}");
+        assert!(drawn.iter().all(|l| l.chars().count() * 7 <= width));
+        assert_eq!(drawn.join(" "), note);
+    }
+
+    #[test]
+    fn points_span_the_values_not_zero_and_draw_no_bar() {
+        let groups = [BarGroup {
+            label: "pareto".into(),
+            bars: vec![
+                bar("base", Some(92.1), Some((91.8, 92.4))),
+                bar("fixed", Some(88.1), Some((87.5, 88.6))),
+            ],
+        }];
+        let rule = Rule {
+            y: 91.9,
+            label: "base less 0.2 points".into(),
+        };
+        let svg = grouped_points("hit ratio", "%", &groups, &[rule]).unwrap();
+        let doc = parse(&svg);
+        let ticks = texts(&doc);
+        assert!(
+            !ticks.iter().any(|t| t == "0"),
+            "no 0 on the axis: {ticks:?}"
+        );
+        assert!(ticks.iter().any(|t| t == "90"), "{ticks:?}");
+        // only the legend swatches are filled rectangles
+        assert_eq!(filled_rects(&doc, colour(0)), 1);
+        assert_eq!(filled_rects(&doc, colour(1)), 1);
+        // one marker in the series' colour per value (the legend's marker
+        // on a box swatch is white)
+        for c in [colour(0), colour(1)] {
+            let markers = elements(&doc, "polygon")
+                .filter(|n| {
+                    n.attribute("fill")
+                        .is_some_and(|v| v.eq_ignore_ascii_case(&hex(c)))
+                })
+                .count();
+            assert_eq!(markers, 1, "{}", hex(c));
+        }
+    }
+
+    /// The y attribute of the one text element that says `what`.
+    fn text_y(doc: &roxmltree::Document, what: &str) -> f64 {
+        let found: Vec<f64> = elements(doc, "text")
+            .filter(|n| n.text().is_some_and(|t| t.trim() == what))
+            .map(|n| n.attribute("y").unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(found.len(), 1, "{what:?} drawn once: {:?}", texts(doc));
+        found[0]
+    }
+
+    #[test]
+    fn a_rule_is_a_dashed_line_with_its_label_and_the_axis_reaches_it() {
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: vec![bar("fixed", Some(2.0), Some((1.0, 3.0)))],
+        }];
+        let rule = Rule {
+            y: -5.0,
+            label: "allowed change -5%".into(),
+        };
+        let plain = grouped_bars("t", "%", &groups, &[]).unwrap();
+        let ruled = grouped_bars("t", "%", &groups, std::slice::from_ref(&rule)).unwrap();
+        let (plain, ruled) = (parse(&plain), parse(&ruled));
+        // dashes: many short black strokes more than without the rule
+        assert!(
+            black_polylines(&ruled) > black_polylines(&plain) + 10,
+            "{} against {}",
+            black_polylines(&ruled),
+            black_polylines(&plain)
+        );
+        assert!(texts(&ruled).iter().any(|t| t == &rule.label));
+        // the axis now reaches below zero to the rule: a negative tick
+        assert!(
+            texts(&ruled).iter().any(|t| t.starts_with('-')),
+            "{:?}",
+            texts(&ruled)
+        );
+        assert!(!texts(&plain).iter().any(|t| t.starts_with('-')));
+        let bad = Rule {
+            y: f64::NAN,
+            label: "allowed".into(),
+        };
+        let e = grouped_bars("t", "%", &groups, &[bad])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"allowed\"") && e.contains("NaN"), "{e}");
+    }
+
+    #[test]
+    fn labels_stand_past_the_bar_end_in_reading_order() {
+        let mut up = bar("fixed", Some(4.0), Some((2.0, 6.0)));
+        up.label = vec!["+4.0%".into(), "pass".into()];
+        let mut down = bar("candidate", Some(-3.0), Some((-7.0, 1.0)));
+        down.label = vec!["-3.0%".into(), "undecided".into()];
+        let groups = [BarGroup {
+            label: "w".into(),
+            bars: vec![up, down],
+        }];
+        let doc_svg = grouped_bars("t", "%", &groups, &[]).unwrap();
+        let doc = parse(&doc_svg);
+        let zero = text_y(&doc, "0");
+        // above the rising bar, first line on top; below the falling one
+        let (a, b) = (text_y(&doc, "+4.0%"), text_y(&doc, "pass"));
+        assert!(a < b && b < zero, "{a} {b} {zero}");
+        let (c, d) = (text_y(&doc, "-3.0%"), text_y(&doc, "undecided"));
+        assert!(zero < c && c < d, "{zero} {c} {d}");
+    }
+
+    #[test]
+    fn a_series_drawn_in_two_styles_is_refused_by_name() {
+        let mut other = bar("fixed", Some(1.0), None);
+        other.style = Style::nth(5);
+        let groups = [
+            BarGroup {
+                label: "w1".into(),
+                bars: vec![bar("fixed", Some(1.0), None)],
+            },
+            BarGroup {
+                label: "w2".into(),
+                bars: vec![other],
+            },
+        ];
+        let e = grouped_bars("t", "y", &groups, &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("\"fixed\"") && e.contains("two styles"), "{e}");
     }
 
     fn snapshot(name: &str, actual: &str) {
@@ -989,6 +1395,7 @@ mod tests {
             "QPS by workload (median, 95% CI)",
             "queries per second",
             &example_groups(),
+            &[],
         )
         .unwrap();
         snapshot("grouped_bars.svg", &bars);

@@ -1,12 +1,17 @@
 //! The report's SVG charts: QPS per workload and variant with its
 //! interval; pages made young and buf_pool.mutex acquisitions per query;
-//! QPS against threads where a workload ran at several thread counts; hit
-//! ratio against the pool's turnover where workloads differ only in rate.
+//! the change against the baseline of QPS and of every metric a
+//! no-slower question decides, with the allowed change and each bar's
+//! decision; QPS against threads where a workload ran at several thread
+//! counts; hit ratio against the pool's turnover where workloads differ
+//! only in rate. A variant keeps one look (`look`) in all of them.
 
-use super::analysis::Analysis;
-use crate::charts::{self, Bar, BarGroup, Line};
+use super::analysis::{Analysis, Comparison};
+use super::verdict;
+use crate::charts::{self, Bar, BarGroup, Line, Rule, Style};
 use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
+use crate::results::question::{Kind, Question};
 use anyhow::Result;
 
 pub struct Chart {
@@ -25,28 +30,90 @@ fn series(a: &Analysis, c: &Cell) -> String {
     }
 }
 
+/// Variant families with a look of their own, in the order of their
+/// colours and markers. A variant takes the look of the longest family
+/// name it is or starts with before a `-` (`base-again`, `base-d128` are
+/// kinds of base: base's colour, a marker of their own), so that a
+/// variant keeps its colour in every chart of every report.
+const FAMILIES: [&str; 7] = [
+    "base",
+    "fixed",
+    "gate",
+    "clock",
+    "workaround",
+    "fixed-fine-young",
+    "traced",
+];
+
+/// FNV-1a: a hash that stays the same across builds and hosts, so a name
+/// outside the families gets the same look in every report.
+fn stable_hash(text: &str) -> usize {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in text.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h as usize
+}
+
+/// The look of a cell's variant: its family's colour; its family's
+/// marker, or for a kind of the family another one chosen by the rest of
+/// its name; where the report has several trees, the marker moves on by
+/// the tree's rank, so one variant's trees stay apart.
+pub(super) fn look(a: &Analysis, c: &Cell) -> Style {
+    let v = c.variant.as_str();
+    let family = FAMILIES
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| v == **f || v.strip_prefix(**f).is_some_and(|r| r.starts_with('-')))
+        .max_by_key(|(_, f)| f.len());
+    let (colour, marker) = match family {
+        Some((i, f)) if v.len() == f.len() => (i, i),
+        Some((i, f)) => (i, i + 1 + stable_hash(&v[f.len()..]) % 5),
+        None => {
+            let h = stable_hash(v);
+            (h % 7, h / 7 % 6)
+        }
+    };
+    let tree_step = if a.manifest.trees.len() > 1 {
+        a.manifest.tree_rank(&c.tree)
+    } else {
+        0
+    };
+    Style {
+        colour,
+        marker: marker + tree_step,
+    }
+}
+
 fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
     let mut groups: Vec<BarGroup> = Vec::new();
     for c in &a.cells {
         let label = format!("{} {}t", c.cell.workload, c.cell.threads);
         let bar = Bar {
             series: series(a, &c.cell),
+            style: look(a, &c.cell),
             value: c.median(metric),
             interval: if with_interval {
                 c.interval(metric).map(|i| (i.lo, i.hi))
             } else {
                 None
             },
+            label: Vec::new(),
         };
-        match groups.iter_mut().find(|g| g.label == label) {
-            Some(g) => g.bars.push(bar),
-            None => groups.push(BarGroup {
-                label,
-                bars: vec![bar],
-            }),
-        }
+        push_bar(&mut groups, label, bar);
     }
     groups
+}
+
+/// Adds `bar` to the group `label`, which it starts when new.
+fn push_bar(groups: &mut Vec<BarGroup>, label: String, bar: Bar) {
+    match groups.iter_mut().find(|g| g.label == label) {
+        Some(g) => g.bars.push(bar),
+        None => groups.push(BarGroup {
+            label,
+            bars: vec![bar],
+        }),
+    }
 }
 
 /// What the whiskers of a chart are: the order-statistic interval of the
@@ -72,39 +139,122 @@ fn whisker_words(a: &Analysis, metric: Metric) -> String {
     )
 }
 
-/// QPS of each variant relative to its baseline, in percent (a bar below
-/// zero is slower), with the interval of the change and its real coverage:
-/// the comparison table's figures, drawn. Controls are drawn too, so the
-/// noise a reader should expect stands beside each change.
-fn change_chart(a: &Analysis) -> Result<Option<Chart>> {
+/// The metrics a change chart is drawn for: QPS, which every comparison
+/// gives, then each metric a no-slower (or no-costlier) question decides.
+fn change_metrics(a: &Analysis) -> Vec<Metric> {
+    let mut metrics = vec![Metric::Qps];
+    for q in &a.manifest.questions {
+        if q.kind == Kind::NoSlower && !metrics.contains(&q.metric()) {
+            metrics.push(q.metric());
+        }
+    }
+    metrics
+}
+
+/// The no-slower question that decides `cell` against `against` on
+/// `metric`, when one does: the first in the matrix that names the cell
+/// and holds it against that very cell.
+fn deciding<'q>(
+    a: &'q Analysis,
+    metric: Metric,
+    cell: &Cell,
+    against: &Cell,
+) -> Option<&'q Question> {
+    a.manifest.questions.iter().find(|q| {
+        q.kind == Kind::NoSlower
+            && q.metric() == metric
+            && verdict::names(a, cell, &q.variant)
+            && (q.trees.is_empty() || q.trees.contains(&cell.tree))
+            && (q.workloads.is_empty() || q.workloads.contains(&cell.workload))
+            && verdict::against_cell(a, q, cell) == *against
+    })
+}
+
+/// The allowed change of a question as a change of the metric in percent:
+/// -5 for "at most 5% slower", +1 for "at most 1% more work".
+fn allowed_change(a: &Analysis, q: &Question) -> f64 {
+    let allowed = q.threshold_pct.unwrap_or(-a.manifest.threshold_pct);
+    if q.metric().higher_is_better() {
+        allowed
+    } else {
+        -allowed
+    }
+}
+
+/// One bar of a change chart: the change of the median with its
+/// interval, labelled with the change, its decision and the interval's
+/// method.
+fn change_bar(a: &Analysis, cell: &Cell, c: &Comparison, decision: &str) -> Bar {
+    let mut label = Vec::new();
+    if let Some(change) = c.change_pct {
+        label.push(format!("{change:+.1}%"));
+        label.push(decision.to_string());
+        if let Some(i) = &c.ratio_interval {
+            label.push(i.method.short().to_string());
+        }
+    }
+    Bar {
+        series: format!("{} / {}", series(a, cell), c.against),
+        style: look(a, cell),
+        value: c.change_pct,
+        interval: c
+            .ratio_interval
+            .as_ref()
+            .map(|i| ((i.lo - 1.0) * 100.0, (i.hi - 1.0) * 100.0)),
+        label,
+    }
+}
+
+/// A metric of each variant against its baseline, in percent (a bar below
+/// zero is a drop), with the interval of the change: the comparison
+/// table's figures, drawn. Where a no-slower question decides a bar, the
+/// allowed change is a dashed line and the bar says pass, fail or
+/// undecided; elsewhere the lines are the threshold beyond which a change
+/// counts and the bar says what the comparison found. Controls are drawn
+/// too, so the noise a reader should expect stands beside each change.
+fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     let mut groups: Vec<BarGroup> = Vec::new();
     let mut coverages: Vec<String> = Vec::new();
-    for (cell, c) in &a.comparisons {
-        if c.metric != Metric::Qps {
+    let mut rules: Vec<Rule> = Vec::new();
+    let mut undecided_by_question = false;
+    for (cell, qps) in &a.comparisons {
+        let c = if metric == Metric::Qps {
+            qps.clone()
+        } else {
+            a.compare(cell, &qps.against, metric)
+        };
+        let Some(baseline) = a.baseline_of(cell) else {
             continue;
-        }
-        let label = format!("{} {}t", cell.workload, cell.threads);
+        };
+        let against = cell.with_variant(&c.against);
+        let against = if baseline.cell == against {
+            baseline.cell.clone()
+        } else {
+            against
+        };
+        let decision = match deciding(a, metric, cell, &against) {
+            Some(q) => {
+                let y = allowed_change(a, q);
+                if !rules.iter().any(|r| r.y == y) {
+                    rules.push(Rule {
+                        y,
+                        label: format!("allowed change {y:+}%"),
+                    });
+                }
+                undecided_by_question = true;
+                verdict::no_slower(a, q, cell).answer.word().to_string()
+            }
+            None if c.control => "control".to_string(),
+            None => c.verdict.words().to_string(),
+        };
         if let Some(i) = &c.ratio_interval {
-            let words = i.coverage_words();
+            let words = format!("{} = {}", i.method.short(), i.coverage_words());
             if !coverages.contains(&words) {
                 coverages.push(words);
             }
         }
-        let bar = Bar {
-            series: format!("{} / {}", series(a, cell), c.against),
-            value: c.change_pct,
-            interval: c
-                .ratio_interval
-                .as_ref()
-                .map(|i| ((i.lo - 1.0) * 100.0, (i.hi - 1.0) * 100.0)),
-        };
-        match groups.iter_mut().find(|g| g.label == label) {
-            Some(g) => g.bars.push(bar),
-            None => groups.push(BarGroup {
-                label,
-                bars: vec![bar],
-            }),
-        }
+        let label = format!("{} {}t", cell.workload, cell.threads);
+        push_bar(&mut groups, label, change_bar(a, cell, &c, &decision));
     }
     if !groups
         .iter()
@@ -112,31 +262,122 @@ fn change_chart(a: &Analysis) -> Result<Option<Chart>> {
     {
         return Ok(None);
     }
+    let lines = if undecided_by_question {
+        "dashed: the allowed change of the question that decides the bar"
+    } else {
+        rules = [1.0, -1.0]
+            .map(|sign| {
+                let y = sign * a.manifest.threshold_pct;
+                Rule {
+                    y,
+                    label: format!("{y:+}%"),
+                }
+            })
+            .to_vec();
+        "dashed: the threshold beyond which a change counts"
+    };
     let note = if coverages.is_empty() {
-        "no interval: too few runs".to_string()
+        format!("no interval: too few runs; {lines}")
     } else {
         format!(
-            "whiskers: the interval of the change, {}",
+            "whiskers: the interval of the change, {}; {lines}",
             coverages.join("; ")
         )
     };
+    let (file, title, y_label) = if metric == Metric::Qps {
+        (
+            "qps-change.svg".to_string(),
+            "QPS against the baseline: change of the median (%)".to_string(),
+            "change of median QPS (%)".to_string(),
+        )
+    } else {
+        (
+            format!("{}-change.svg", metric.name().replace('_', "-")),
+            format!(
+                "{} against the baseline: change of the median (%)",
+                metric.words()
+            ),
+            "change of the median (%)".to_string(),
+        )
+    };
+    let (drawn, title) = titled(title, Some(note));
+    Ok(Some(Chart {
+        file,
+        svg: charts::grouped_bars(&drawn, &y_label, &groups, &rules)?,
+        title,
+    }))
+}
+
+/// The metrics the questions decide that no other chart draws, each with
+/// the ones that say the same thing another way: a hit ratio brings the
+/// pages read per query (the loss as work). A no-slower question's metric
+/// is drawn as its change instead.
+fn question_metrics(a: &Analysis) -> Vec<Metric> {
+    let charted = |m: Metric| METRICS.iter().any(|i| i.metric == m && i.chart.is_some());
+    let mut out: Vec<Metric> = Vec::new();
+    for q in &a.manifest.questions {
+        if q.kind == Kind::NoSlower {
+            continue;
+        }
+        let companions: &[Metric] = match q.metric() {
+            Metric::HitRatioPct => &[Metric::PagesReadPerQuery],
+            _ => &[],
+        };
+        for &m in std::iter::once(&q.metric()).chain(companions) {
+            if !charted(m) && !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    out
+}
+
+/// The medians of a metric a question decides, with the median's
+/// interval, on an axis that spans the values (a hit ratio's few points
+/// stay visible), and each bound of a below or above question on it as a
+/// dashed line.
+fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
+    let groups = groups(a, metric, true);
+    if !groups
+        .iter()
+        .any(|g| g.bars.iter().any(|b| b.value.is_some()))
+    {
+        return Ok(None);
+    }
+    let mut rules: Vec<Rule> = Vec::new();
+    for q in &a.manifest.questions {
+        let side = match q.kind {
+            Kind::Below => "below",
+            Kind::Above => "above",
+            _ => continue,
+        };
+        if let (true, Some(y)) = (q.metric() == metric, q.value) {
+            if !rules.iter().any(|r| r.y == y) {
+                rules.push(Rule {
+                    y,
+                    label: format!("bound: {side} {y}"),
+                });
+            }
+        }
+    }
     let (drawn, title) = titled(
-        "QPS against the baseline: change of the median (%)".to_string(),
-        Some(note),
+        format!("{}: median per workload and variant", metric.words()),
+        Some(whisker_words(a, metric)),
     );
     Ok(Some(Chart {
-        file: "qps-change.svg".into(),
-        svg: charts::grouped_bars(&drawn, "change of median QPS (%)", &groups)?,
+        file: format!("{}.svg", metric.name().replace('_', "-")),
+        svg: charts::grouped_points(&drawn, metric.words(), &groups, &rules)?,
         title,
     }))
 }
 
 /// Adds `point` to the line of `series`, which it starts when new.
-fn add_point(lines: &mut Vec<Line>, series: String, point: charts::Point) {
+fn add_point(lines: &mut Vec<Line>, series: String, style: Style, point: charts::Point) {
     match lines.iter_mut().find(|l| l.series == series) {
         Some(l) => l.points.push(point),
         None => lines.push(Line {
             series,
+            style,
             points: vec![point],
         }),
     }
@@ -179,7 +420,7 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
             continue;
         };
         let point = (x, y, c.interval(Metric::HitRatioPct).map(|i| (i.lo, i.hi)));
-        add_point(&mut lines, series(a, &c.cell), point);
+        add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
     }
     if lines.iter().all(|l| l.points.len() < 3) {
         return Ok(None);
@@ -222,7 +463,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
                 let (drawn, title) = titled(title, note);
                 out.push(Chart {
                     file: file.into(),
-                    svg: charts::grouped_bars(&drawn, y, &g)?,
+                    svg: charts::grouped_bars(&drawn, y, &g, &[])?,
                     title,
                 });
             }
@@ -244,8 +485,15 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             chart.interval,
         )?;
     }
-    if let Some(chart) = change_chart(a)? {
-        out.push(chart);
+    for metric in change_metrics(a) {
+        if let Some(chart) = change_chart(a, metric)? {
+            out.push(chart);
+        }
+    }
+    for metric in question_metrics(a) {
+        if let Some(chart) = question_chart(a, metric)? {
+            out.push(chart);
+        }
     }
     if let Some(chart) = turnover_chart(a)? {
         out.push(chart);
@@ -273,7 +521,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
                 q,
                 c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
             );
-            add_point(&mut lines, series(a, &c.cell), point);
+            add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
         }
         if lines.is_empty() {
             continue;

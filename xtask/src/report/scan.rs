@@ -310,12 +310,19 @@ pub fn chart(a: &Analysis) -> Result<Option<(String, String, String)>> {
         if points.is_empty() {
             continue;
         }
+        // one variant's workloads apart by the marker
+        let mut style = super::charts::look(a, &c.cell);
         let series = if a.manifest.workloads.len() > 1 {
+            style.marker += a.manifest.workload_rank(&c.cell.workload);
             format!("{} {}", c.cell.variant, c.cell.workload)
         } else {
             c.cell.variant.clone()
         };
-        lines.push(Line { series, points });
+        lines.push(Line {
+            series,
+            style,
+            points,
+        });
     }
     if lines.is_empty() {
         return Ok(None);

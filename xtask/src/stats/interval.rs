@@ -50,6 +50,18 @@ impl IntervalMethod {
         }
     }
 
+    /// A few letters for a chart's bar label; the chart's note gives
+    /// `words` beside them.
+    pub fn short(self) -> &'static str {
+        match self {
+            IntervalMethod::OrderStatistics => "order stat.",
+            IntervalMethod::HodgesLehmann => "HL",
+            IntervalMethod::Bootstrap => "bootstrap",
+            IntervalMethod::PairedHodgesLehmann => "paired HL",
+            IntervalMethod::PairedBootstrap => "paired boot.",
+        }
+    }
+
     /// Whether the interval comes from pairs of runs.
     pub fn paired(self) -> bool {
         matches!(
