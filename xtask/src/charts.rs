@@ -222,12 +222,12 @@ pub fn grouped_points(
     grouped(title, y_label, groups, rules, Axis::Data)
 }
 
-/// Where a grouped chart's y axis starts.
+/// Where a chart's y axis starts.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Axis {
-    /// at 0, with a bar from 0 to each value
+    /// at 0 (a bar chart draws a bar from 0 to each value)
     FromZero,
-    /// at the values, with a marker at each
+    /// at the values (a bar chart draws a marker at each)
     Data,
 }
 
@@ -479,6 +479,22 @@ const LABEL_LINE_SHARE: f64 = 0.05;
 /// a marker at each point and an error bar for each interval. The y axis
 /// includes 0, so a ratio of lines reads as a ratio of heights.
 pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
+    line_chart(title, x_label, y_label, lines, Axis::FromZero)
+}
+
+/// `lines` on a y axis that spans the points and not 0: for curves a few
+/// points apart high on their scale (hit ratios near 90%).
+pub fn lines_on_data(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
+    line_chart(title, x_label, y_label, lines, Axis::Data)
+}
+
+fn line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    axis: Axis,
+) -> Result<String> {
     ensure!(!lines.is_empty(), "line chart {title:?}: no lines to draw");
     if let Some(twice) = lines
         .iter()
@@ -523,7 +539,10 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Resul
         let (lo, hi) = i.unwrap_or((y, y));
         [y, lo, hi]
     });
-    let (y_lo, y_hi) = padded_range(ys.chain([0.0]));
+    let (y_lo, y_hi) = match axis {
+        Axis::FromZero => padded_range(ys.chain([0.0])),
+        Axis::Data => padded_both_ways(ys),
+    };
 
     let width = 800;
     let mut svg = String::new();
@@ -1292,6 +1311,19 @@ mod tests {
                 .count();
             assert_eq!(markers, 1, "{}", hex(c));
         }
+    }
+
+    #[test]
+    fn lines_on_data_leave_zero_off_the_axis() {
+        let ticks = |svg: &str| texts(&parse(svg));
+        let from_zero = lines("t", "x", "y", &example_lines()).unwrap();
+        let on_data = lines_on_data("t", "x", "y", &example_lines()).unwrap();
+        assert!(ticks(&from_zero).iter().any(|t| t == "0"));
+        assert!(
+            !ticks(&on_data).iter().any(|t| t == "0"),
+            "{:?}",
+            ticks(&on_data)
+        );
     }
 
     /// The y attribute of the one text element that says `what`.

@@ -16,7 +16,11 @@ use anyhow::Result;
 
 pub struct Chart {
     pub file: String,
+    /// the caption with the note after "; ": the Markdown report's alt text
     pub title: String,
+    /// the caption alone: the Jira comment's alt text (a comment holds
+    /// 32,767 characters, and Jira shows no alt text)
+    pub caption: String,
     pub svg: String,
 }
 
@@ -300,11 +304,12 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
             "change of the median (%)".to_string(),
         )
     };
-    let (drawn, title) = titled(title, Some(note));
+    let (drawn, title, caption) = titled(title, Some(note));
     Ok(Some(Chart {
         file,
         svg: charts::grouped_bars(&drawn, &y_label, &groups, &rules)?,
         title,
+        caption,
     }))
 }
 
@@ -360,7 +365,7 @@ fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
             }
         }
     }
-    let (drawn, title) = titled(
+    let (drawn, title, caption) = titled(
         format!("{}: median per workload and variant", metric.words()),
         Some(whisker_words(a, metric)),
     );
@@ -368,6 +373,7 @@ fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
         file: format!("{}.svg", metric.name().replace('_', "-")),
         svg: charts::grouped_points(&drawn, metric.words(), &groups, &rules)?,
         title,
+        caption,
     }))
 }
 
@@ -425,31 +431,32 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
     if lines.iter().all(|l| l.points.len() < 3) {
         return Ok(None);
     }
-    let (drawn, title) = titled(
-        "Hit ratio against the pool's turnover (medians; a point per workload)".to_string(),
+    let (drawn, title, caption) = titled(
+        "Hit ratio against the pool's turnover (medians)".to_string(),
         Some(format!(
-            "turnover: the pool's pages over the pages read a second; {}",
+            "a point per workload; turnover: the pool's pages over the pages read a second; {}",
             whisker_words(a, Metric::HitRatioPct)
         )),
     );
     Ok(Some(Chart {
         file: "hit-ratio-turnover.svg".into(),
-        svg: charts::lines(
+        svg: charts::lines_on_data(
             &drawn,
             "pool turnover (s)",
             "buffer pool hit ratio (%)",
             &lines,
         )?,
         title,
+        caption,
     }))
 }
 
 /// A chart's title with its note on a second line (drawn under the
 /// chart), and the same on one line for the report's image text.
-fn titled(title: String, note: Option<String>) -> (String, String) {
+fn titled(title: String, note: Option<String>) -> (String, String, String) {
     match note {
-        Some(n) => (format!("{title}\n{n}"), format!("{title}; {n}")),
-        None => (title.clone(), title),
+        Some(n) => (format!("{title}\n{n}"), format!("{title}; {n}"), title),
+        None => (title.clone(), title.clone(), title),
     }
 }
 
@@ -460,11 +467,12 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             let g = groups(a, metric, with_interval);
             if g.iter().any(|g| g.bars.iter().any(|b| b.value.is_some())) {
                 let note = with_interval.then(|| whisker_words(a, metric));
-                let (drawn, title) = titled(title, note);
+                let (drawn, title, caption) = titled(title, note);
                 out.push(Chart {
                     file: file.into(),
                     svg: charts::grouped_bars(&drawn, y, &g, &[])?,
                     title,
+                    caption,
                 });
             }
             Ok(())
@@ -499,7 +507,12 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         out.push(chart);
     }
     if let Some((file, title, svg)) = super::scan::chart(a)? {
-        out.push(Chart { file, title, svg });
+        out.push(Chart {
+            file,
+            caption: title.clone(),
+            title,
+            svg,
+        });
     }
     // QPS against threads, for workloads run at more than one thread count
     for w in &a.manifest.workloads {
@@ -526,7 +539,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         if lines.is_empty() {
             continue;
         }
-        let (drawn, title) = titled(
+        let (drawn, title, caption) = titled(
             format!("QPS against threads: {w} (median)"),
             Some(whisker_words(a, Metric::Qps)),
         );
@@ -534,6 +547,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             file: format!("qps-threads-{}.svg", crate::util::slug(w)),
             svg: charts::lines(&drawn, "threads", "queries per second", &lines)?,
             title,
+            caption,
         });
     }
     Ok(out)

@@ -27,10 +27,12 @@ pub enum Block {
     },
     /// preformatted text (my.cnf, command lines, error logs)
     Pre(String),
-    /// an image file next to the report
+    /// an image file next to the report: `alt` in Markdown and text,
+    /// `caption` (shorter) in Jira
     Image {
         file: String,
         alt: String,
+        caption: String,
     },
     /// Detail the Markdown report carries and the Jira comment does not (a
     /// Jira comment holds 32,767 characters): Jira gets `jira_note`, which
@@ -74,7 +76,7 @@ fn markdown_blocks(s: &mut String, blocks: &[Block]) {
                 let fence = if text.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}\n{}\n{fence}\n", text.trim_end());
             }
-            Block::Image { file, alt } => {
+            Block::Image { file, alt, .. } => {
                 let _ = writeln!(s, "![{alt}]({file})\n");
             }
             Block::MarkdownOnly { blocks, .. } => markdown_blocks(s, blocks),
@@ -141,8 +143,8 @@ pub fn jira(blocks: &[Block]) -> String {
                     text.trim_end().replace("{noformat}", "{ noformat}")
                 );
             }
-            Block::Image { file, alt } => {
-                let _ = writeln!(s, "!{file}|alt={}!\n", escape(alt));
+            Block::Image { file, caption, .. } => {
+                let _ = writeln!(s, "!{file}|alt={}!\n", escape(caption));
             }
             Block::MarkdownOnly { jira_note, .. } => {
                 let _ = writeln!(s, "{}\n", inline(jira_note));
@@ -302,7 +304,7 @@ fn text_blocks(s: &mut String, blocks: &[Block]) {
             Block::Pre(text) => {
                 let _ = writeln!(s, "{}\n", text.trim_end());
             }
-            Block::Image { file, alt } => {
+            Block::Image { file, alt, .. } => {
                 let _ = writeln!(s, "{alt}: {file}\n");
             }
             Block::MarkdownOnly { blocks, .. } => text_blocks(s, blocks),

@@ -478,6 +478,7 @@ fn blocks(
             b.push(Block::Image {
                 file: c.file.clone(),
                 alt: c.title.clone(),
+                caption: c.caption.clone(),
             });
         }
     }
