@@ -24,15 +24,42 @@ pub fn graph(folded: &str, title: &str, subtitle: &str, count_name: &str) -> Res
 /// `after`'s number of samples so that a longer or busier profile does not
 /// redden everything.
 pub fn differential(before: &str, after: &str, title: &str, subtitle: &str) -> Result<String> {
+    let both = pair(before, after)?;
+    graph(&both, title, subtitle, "samples")
+}
+
+/// The differential flame graph drawn on `before`'s shape: a frame that
+/// `after` lost keeps its `before` width and is blue, which `differential`
+/// (on `after`'s shape) cannot show; the colours mean the same in both
+/// (red grew, blue shrank), `after` scaled to `before`'s samples.
+pub fn differential_on_before(
+    before: &str,
+    after: &str,
+    title: &str,
+    subtitle: &str,
+) -> Result<String> {
+    // inferno draws the second count's shape and colours by second less
+    // first; negated, the colour is after less before again
+    let both = pair(after, before)?;
+    let mut opts = options(title, subtitle, "samples");
+    opts.negate_differentials = true;
+    let mut svg = Vec::new();
+    flamegraph::from_lines(&mut opts, both.lines(), &mut svg)
+        .with_context(|| format!("inferno could not draw the flame graph `{title}`"))?;
+    Ok(String::from_utf8(svg)?)
+}
+
+/// The folded stacks of `first` and `second` as one differential file
+/// (`stack first second`), `first` scaled to `second`'s number of samples.
+fn pair(first: &str, second: &str) -> Result<String> {
     let mut both = Vec::new();
     let diff = inferno::differential::Options {
         normalize: true,
         strip_hex: false,
     };
-    inferno::differential::from_readers(diff, before.as_bytes(), after.as_bytes(), &mut both)
+    inferno::differential::from_readers(diff, first.as_bytes(), second.as_bytes(), &mut both)
         .context("inferno could not pair the two profiles")?;
-    let both = String::from_utf8(both)?;
-    graph(&both, title, subtitle, "samples")
+    Ok(String::from_utf8(both)?)
 }
 
 fn options<'a>(title: &str, subtitle: &str, count_name: &str) -> Options<'a> {
@@ -71,5 +98,24 @@ mod tests {
         // the differential's shape is the second profile's
         assert!(diff.contains("row_search_mvcc"));
         assert!(!diff.contains("buf_page_make_young"));
+    }
+
+    #[test]
+    fn drawn_on_the_first_profile_a_removed_frame_stands_with_its_loss() {
+        let base = "main;buf_page_get_low;buf_page_make_young 3\nmain;row_search_mvcc 5\n";
+        let fixed = "main;buf_page_get_low 3\nmain;row_search_mvcc 5\n";
+        let diff = differential_on_before(base, fixed, "fixed against base", "").unwrap();
+        // base's 3 of 8 samples, all gone: a share of 37.50% and a change
+        // of -37.50% (after less before, as in the other direction)
+        assert!(
+            diff.contains("buf_page_make_young (3 samples, 37.50%; -37.50%)"),
+            "{diff}"
+        );
+        let grown = differential_on_before(fixed, base, "base against fixed", "").unwrap();
+        assert!(!grown.contains("buf_page_make_young"));
+        assert_eq!(
+            diff,
+            differential_on_before(base, fixed, "fixed against base", "").unwrap()
+        );
     }
 }

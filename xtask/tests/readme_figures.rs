@@ -360,7 +360,18 @@ fn the_readme_sentences_across_releases_quote_its_summary() {
             .as_f64()
             .unwrap()
     };
-    let rebuilt = |tree: &str| change(pk(tree, "base-rebuilt"));
+    // a variant's change against base in a release's workload
+    let changed = |tree: &str, variant: &str, workload: &str| {
+        change(
+            rows(&s)
+                .iter()
+                .find(|r| r["tree"] == tree && r["variant"] == variant && r["workload"] == workload)
+                .unwrap_or_else(|| panic!("no {tree} {variant} {workload}")),
+        )
+    };
+    let fixed = |tree: &str, w: &str| changed(tree, "fixed", w);
+    let rebuilt = |tree: &str, w: &str| changed(tree, "base-rebuilt", w);
+    let (pk, random) = ("points-covered-pk", "random-points-100");
     let quoted = [
         format!(
             "(`matrix/across-releases.toml`, {} runs, 17 min,",
@@ -373,13 +384,50 @@ fn the_readme_sentences_across_releases_quote_its_summary() {
             young("11.8.6")
         ),
         format!(
-            "{:+.1}% on 10.11.18 points-covered-pk, {:+.1}% on 11.8.6",
-            rebuilt("10.11.18"),
-            rebuilt("11.8.6")
+            "(10.11.18 points-covered-pk {:+.1}% where `base-rebuilt` moved {:+.1}%, 11.8.6 \
+             random-points-100 {:+.1}% where it moved {:+.1}%), two are not.",
+            fixed("10.11.18", pk),
+            rebuilt("10.11.18", pk),
+            fixed("11.8.6", random),
+            rebuilt("11.8.6", random)
         ),
     ];
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
+    }
+    // the NOTES beside the report say the same, and what the committed
+    // mdev-37992 report has on the same workload
+    let notes = one_line(
+        &std::fs::read_to_string(root().join("reports/across-releases/NOTES.md")).unwrap(),
+    );
+    let mdev = change(find(&summary("mdev-37992-10.11.18"), pk, "fixed"));
+    for q in [
+        format!(
+            "differed by {:+.1}% and {:+.1}% on 10.11.18, and by {:+.1}% and {:+.1}% on 11.8.6.",
+            rebuilt("10.11.18", pk),
+            rebuilt("10.11.18", random),
+            rebuilt("11.8.6", pk),
+            rebuilt("11.8.6", random)
+        ),
+        format!(
+            "(10.11.18 points-covered-pk {:+.1}% against {:+.1}%, 11.8.6 random-points-100 \
+             {:+.1}% against {:+.1}%), two are not ({:+.1}% against {:+.1}%, {:+.1}% against \
+             {:+.1}%)",
+            fixed("10.11.18", pk),
+            rebuilt("10.11.18", pk),
+            fixed("11.8.6", random),
+            rebuilt("11.8.6", random),
+            fixed("10.11.18", random),
+            rebuilt("10.11.18", random),
+            fixed("11.8.6", pk),
+            rebuilt("11.8.6", pk)
+        ),
+        format!("the committed `reports/mdev-37992-10.11.18/` has {mdev:+.1}%"),
+    ] {
+        assert!(
+            notes.contains(&q),
+            "the across-releases NOTES do not say `{q}`"
+        );
     }
     for r in rows(&s).iter().filter(|r| r["variant"] == "fixed") {
         assert_eq!(r["sweeps"], "none-ran", "{r}");

@@ -150,10 +150,16 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
         .find(|s| s.variant == "fixed" && s.profiler == Profiler::OnCpu)
         .expect("fixed's on-CPU row");
     assert_eq!(row.against.as_deref(), Some("base"));
-    for file in [&row.flame_graph, row.differential.as_ref().unwrap()] {
+    let differential = row.differential.as_ref().unwrap();
+    let on_base = xtask::report::stacks::on_baseline(differential);
+    for file in [&row.flame_graph, differential, &on_base] {
         let svg = std::fs::read_to_string(out.path().join(file)).unwrap();
         assert!(svg.contains("row_search_mvcc"), "{file}");
     }
+    // the promotion fixed no longer runs stands only on base's stacks
+    let read = |f: &str| std::fs::read_to_string(out.path().join(f)).unwrap();
+    assert!(!read(differential).contains(PROMOTION), "{differential}");
+    assert!(read(&on_base).contains(PROMOTION), "{on_base}");
     let md = std::fs::read_to_string(out.path().join("stacks.md")).unwrap();
     assert!(md.contains(PROMOTION) && md.contains("profiles/"), "{md}");
     // what the run found, for the log

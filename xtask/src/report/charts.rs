@@ -59,34 +59,40 @@ fn stable_hash(text: &str) -> usize {
     h as usize
 }
 
-/// The look of a cell's variant: its family's colour; its family's
-/// marker, or for a kind of the family another one chosen by the rest of
-/// its name; where the report has several trees, the marker moves on by
-/// the tree's rank, so one variant's trees stay apart.
+/// The look of a cell's variant (`variant_look`); where the report has
+/// several trees, the marker moves on by the tree's rank, so that one
+/// variant's trees stay apart.
 pub(super) fn look(a: &Analysis, c: &Cell) -> Style {
-    let v = c.variant.as_str();
+    let mut style = variant_look(&c.variant);
+    if a.manifest.trees.len() > 1 {
+        style.marker += a.manifest.tree_rank(&c.tree);
+    }
+    style
+}
+
+/// A variant's colour and marker: its family's colour; its family's
+/// marker, or for a kind of the family another one chosen by the rest of
+/// its name; outside the families, both from a hash of the name.
+fn variant_look(variant: &str) -> Style {
     let family = FAMILIES
         .iter()
         .enumerate()
-        .filter(|(_, f)| v == **f || v.strip_prefix(**f).is_some_and(|r| r.starts_with('-')))
+        .filter(|(_, f)| {
+            variant == **f
+                || variant
+                    .strip_prefix(**f)
+                    .is_some_and(|r| r.starts_with('-'))
+        })
         .max_by_key(|(_, f)| f.len());
     let (colour, marker) = match family {
-        Some((i, f)) if v.len() == f.len() => (i, i),
-        Some((i, f)) => (i, i + 1 + stable_hash(&v[f.len()..]) % 5),
+        Some((i, f)) if variant.len() == f.len() => (i, i),
+        Some((i, f)) => (i, i + 1 + stable_hash(&variant[f.len()..]) % 5),
         None => {
-            let h = stable_hash(v);
+            let h = stable_hash(variant);
             (h % 7, h / 7 % 6)
         }
     };
-    let tree_step = if a.manifest.trees.len() > 1 {
-        a.manifest.tree_rank(&c.tree)
-    } else {
-        0
-    };
-    Style {
-        colour,
-        marker: marker + tree_step,
-    }
+    Style { colour, marker }
 }
 
 fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
@@ -220,7 +226,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     let mut groups: Vec<BarGroup> = Vec::new();
     let mut coverages: Vec<String> = Vec::new();
     let mut rules: Vec<Rule> = Vec::new();
-    let mut undecided_by_question = false;
+    let mut a_question_decides = false;
     for (cell, qps) in &a.comparisons {
         let c = if metric == Metric::Qps {
             qps.clone()
@@ -245,7 +251,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
                         label: format!("allowed change {y:+}%"),
                     });
                 }
-                undecided_by_question = true;
+                a_question_decides = true;
                 verdict::no_slower(a, q, cell).answer.word().to_string()
             }
             None if c.control => "control".to_string(),
@@ -266,7 +272,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     {
         return Ok(None);
     }
-    let lines = if undecided_by_question {
+    let lines = if a_question_decides {
         "dashed: the allowed change of the question that decides the bar"
     } else {
         rules = [1.0, -1.0]
@@ -551,4 +557,31 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
         });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_variant_keeps_its_family_colour_and_a_kind_of_it_another_marker() {
+        let base = variant_look("base");
+        let fixed = variant_look("fixed");
+        assert_eq!((base.colour, base.marker), (0, 0));
+        assert_eq!((fixed.colour, fixed.marker), (1, 1));
+        for kind in ["base-again", "base-rebuilt", "base-d128"] {
+            let k = variant_look(kind);
+            assert_eq!(k.colour, base.colour, "{kind}");
+            assert_ne!(k.marker % 6, base.marker % 6, "{kind}");
+        }
+        // the longest family wins: fixed-fine-young is not a kind of fixed
+        assert_eq!(variant_look("fixed-fine-young"), Style::nth(5));
+        assert_eq!(variant_look("fixed-fine-young-d128").colour, 5);
+        assert_eq!(variant_look("fixed-t0").colour, fixed.colour);
+        // a prefix without the dash is another name
+        assert_ne!(variant_look("baseline"), base);
+        // outside the families, the same look every time
+        assert_eq!(variant_look("candidate"), variant_look("candidate"));
+        assert_eq!(stable_hash("a"), 0xe40c_292c);
+    }
 }

@@ -23,7 +23,7 @@ use crate::results::sweeps::{Sweeps, YoungCounts};
 use crate::results::{self, Manifest};
 use crate::util::write_atomic;
 use analysis::{Analysis, CellRuns, LEVEL};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use doc::Block;
 use std::path::Path;
 use verdict::Verdict;
@@ -43,7 +43,7 @@ pub fn write(out: &Path) -> Result<()> {
     for (name, text) in &files {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
-    Ok(())
+    remove_stale_jira_parts(out, &files)
 }
 
 /// Every report file of the results directory `dir`, as `write` would
@@ -92,22 +92,53 @@ pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
     // the stacks' rows once: the report, the summary and stacks.md use them
     let stack_rows = stacks::rows(a);
     let blocks = blocks(a, &verdicts, &charts, &stack_rows);
-    let mut files = vec![
-        ("report.md".to_string(), doc::markdown(&blocks)),
-        ("report.jira".to_string(), doc::jira(&blocks)),
-        (
-            "summary.json".to_string(),
-            serde_json::to_string_pretty(&summary::summary(a, &verdicts, &stack_rows))? + "\n",
-        ),
-    ];
+    let mut files = vec![("report.md".to_string(), doc::markdown(&blocks))];
+    files.extend(jira_files("report", &blocks));
+    files.push((
+        "summary.json".to_string(),
+        serde_json::to_string_pretty(&summary::summary(a, &verdicts, &stack_rows))? + "\n",
+    ));
     files.extend(charts.into_iter().map(|c| (c.file, c.svg)));
     if !stack_rows.is_empty() {
         let detail = stacks::detail(&a.manifest.name, &stack_rows);
         files.push(("stacks.md".into(), doc::markdown(&detail)));
-        files.push(("stacks.jira".into(), doc::jira(&detail)));
+        files.extend(jira_files("stacks", &detail));
         files.extend(stacks::flame_graphs(a, &stack_rows)?);
     }
     Ok(files)
+}
+
+/// The Jira comments of `blocks` as files: `stem.jira`, and `stem-2.jira`
+/// and on where one comment cannot hold them (`doc::jira_comments`).
+fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
+    let parts = doc::jira_comments(blocks, doc::JIRA_COMMENT_LIMIT);
+    doc::jira_part_names(stem, parts.len())
+        .into_iter()
+        .zip(parts)
+        .collect()
+}
+
+/// Removes the Jira parts (`report-2.jira`, `stacks-3.jira`, …) that an
+/// earlier rendering left in `out` and this one did not write, so that no
+/// comment of an older report is pasted with a newer one.
+fn remove_stale_jira_parts(out: &Path, written: &[(String, String)]) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    for entry in entries {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        let is_part = ["report-", "stacks-"].iter().any(|stem| {
+            name.strip_prefix(stem)
+                .and_then(|rest| rest.strip_suffix(".jira"))
+                .is_some_and(|k| k.parse::<usize>().is_ok())
+        });
+        if is_part && !written.iter().any(|(w, _)| *w == name) {
+            let path = out.join(&name);
+            std::fs::remove_file(&path)
+                .with_context(|| format!("removing the stale Jira part {}", path.display()))?;
+        }
+    }
+    Ok(())
 }
 
 pub fn verdicts(a: &Analysis) -> Vec<Verdict> {

@@ -265,21 +265,38 @@ pub fn flame_graphs(a: &Analysis, rows: &[StackRow]) -> Result<Vec<(String, Stri
             })
             .and_then(|b| a.stacks.get(&b.folded));
         if let Some(base) = base {
+            let title = format!(
+                "{} {} against {}: {}",
+                r.tree, r.variant, against, r.workload
+            );
             files.push((
                 diff.clone(),
                 crate::flame::differential(
                     &base.to_text(),
                     &text,
-                    &format!(
-                        "{} {} against {}: {}",
-                        r.tree, r.variant, against, r.workload
-                    ),
+                    &format!("{title} ({}'s stacks)", r.variant),
                     "red: a larger share than in the baseline, blue: a smaller one",
+                )?,
+            ));
+            files.push((
+                on_baseline(diff),
+                crate::flame::differential_on_before(
+                    &base.to_text(),
+                    &text,
+                    &format!("{title} ({against}'s stacks)"),
+                    "blue: a smaller share than in the baseline, or gone; red: a larger one",
                 )?,
             ));
         }
     }
     Ok(files)
+}
+
+/// The differential flame graph drawn on the baseline's stacks, beside
+/// `differential` (drawn on the variant's): where the frames the variant
+/// no longer runs appear.
+pub fn on_baseline(differential: &str) -> String {
+    format!("{}.on-baseline.svg", differential.trim_end_matches(".svg"))
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -468,9 +485,10 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
         rows.iter()
             .map(|r| {
                 [
-                    Some(&r.folded),
-                    Some(&r.flame_graph),
-                    r.differential.as_ref(),
+                    Some(r.folded.clone()),
+                    Some(r.flame_graph.clone()),
+                    r.differential.clone(),
+                    r.differential.as_deref().map(on_baseline),
                 ]
                 .into_iter()
                 .flatten()
@@ -483,9 +501,10 @@ pub fn detail(title: &str, rows: &[StackRow]) -> Vec<Block> {
     b.push(Block::Para(
         "The files are under `profiles/` in the results directory: `*.folded` are folded stacks \
          (one line per stack, frames from the outermost, then the count), `*.svg` flame graphs \
-         drawn from them with inferno, `*.against-<baseline>.svg` differential flame graphs (the \
-         variant's shape, red where a frame's share grew against the baseline, blue where it \
-         shrank)."
+         drawn from them with inferno, `*.against-<baseline>.svg` differential flame graphs on the \
+         variant's stacks and `*.against-<baseline>.on-baseline.svg` on the baseline's, where \
+         the frames the variant no longer runs stand (in both, red where a frame's share grew \
+         against the baseline, blue where it shrank or went)."
             .into(),
     ));
     b
