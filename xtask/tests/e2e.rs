@@ -178,7 +178,7 @@ fn base_promotes_on_access_and_gate_and_fixed_do_not() {
         "report.md",
         "report.jira",
         "matrix.json",
-        "qps.svg",
+        "qps-change.svg",
     ] {
         assert!(out.path().join(file).exists(), "no {file}");
     }

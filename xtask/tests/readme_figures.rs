@@ -734,6 +734,12 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
         .fold((f64::INFINITY, 0.0f64), |(l, h), x| (l.min(*x), h.max(*x)));
     let said = format!("a median of {lo:.0} to {hi:.0} ms");
     assert!(text.contains(&said), "README.md does not say `{said}`");
+    // how long base waits for the mutex a query, said in docs/stacks.md
+    let wait = find(&s, "points-covered-pk", "base")["median"]["buf_pool_mutex_wait_us_per_query"]
+        .as_f64()
+        .unwrap();
+    let said = format!("(base waits for it {wait:.2} µs a query on points-covered-pk in");
+    assert!(text.contains(&said), "docs/ do not say `{said}`");
 }
 
 /// The sentence on the cost passes quotes reports/cost-10.11.18: fixed's

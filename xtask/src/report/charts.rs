@@ -467,6 +467,16 @@ fn titled(title: String, note: Option<String>) -> (String, String, String) {
 }
 
 pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
+    let mut changes = Vec::new();
+    for metric in change_metrics(a) {
+        if let Some(chart) = change_chart(a, metric)? {
+            changes.push((metric, chart));
+        }
+    }
+    // absolute QPS across workloads 15 times apart flattens a change of a
+    // few percent: where the change chart draws QPS against the baseline,
+    // it stands for it
+    let qps_as_change = changes.iter().any(|(m, _)| *m == Metric::Qps);
     let mut out = Vec::new();
     let mut bars =
         |file: &str, title: String, y: &str, metric: Metric, with_interval: bool| -> Result<()> {
@@ -486,6 +496,9 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
     // one bar chart per metric the table gives a chart
     for info in METRICS.iter() {
         let Some(chart) = info.chart else { continue };
+        if info.metric == Metric::Qps && qps_as_change {
+            continue;
+        }
         let title = if chart.interval {
             format!("{} (median)", chart.title)
         } else {
@@ -499,11 +512,7 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             chart.interval,
         )?;
     }
-    for metric in change_metrics(a) {
-        if let Some(chart) = change_chart(a, metric)? {
-            out.push(chart);
-        }
-    }
+    out.extend(changes.into_iter().map(|(_, chart)| chart));
     for metric in question_metrics(a) {
         if let Some(chart) = question_chart(a, metric)? {
             out.push(chart);

@@ -268,6 +268,20 @@ pub fn num(v: Option<f64>, digits: usize) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
+/// A p value with three decimals, or below 0.001 with two significant
+/// digits (0.00016), so that the smallest p 5 runs a side allow is not
+/// printed as 0.000.
+pub fn p_words(p: Option<f64>) -> String {
+    match p {
+        None => "n/a".into(),
+        Some(p) if p > 0.0 && p < 0.001 => {
+            let digits = (-p.log10()).ceil() as usize + 1;
+            format!("{p:.digits$}")
+        }
+        Some(p) => format!("{p:.3}"),
+    }
+}
+
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
@@ -427,8 +441,8 @@ fn blocks(
                     c.ratio_interval
                         .map(|i| analysis::change_interval_words(&i))
                         .unwrap_or_else(|| "n/a".into()),
-                    num(c.p_value, 3),
-                    num(c.min_possible_p, 3),
+                    p_words(c.p_value),
+                    p_words(c.min_possible_p),
                     noise_floor_cell(c),
                     format!("{}: {}", c.verdict.words(), c.why),
                 ]
@@ -815,6 +829,15 @@ fn results_table(a: &Analysis) -> Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_small_p_keeps_two_significant_digits() {
+        assert_eq!(p_words(Some(1.0 / 6188.0 * 1.0)), "0.00016");
+        assert_eq!(p_words(Some(0.0079)), "0.008");
+        assert_eq!(p_words(Some(0.312)), "0.312");
+        assert_eq!(p_words(Some(0.0)), "0.000");
+        assert_eq!(p_words(None), "n/a");
+    }
 
     #[test]
     fn the_header_says_which_tool_made_the_runs_and_which_rendered_them() {

@@ -346,9 +346,9 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
          `{PROMOTION}` is the promotion that takes buf_pool.mutex on an access before the fix; its \
          share counts the samples with it anywhere in the stack, \"asleep on the lock\" those \
          with a lock wait (`__lll_lock_wait`, a futex wait) inside it. On a host with few cores \
-         the mutex is seldom contended (about 1.4 µs of wait per query on 2 cores), so gdb rarely \
-         finds a thread asleep there: the contention needs many cores, the on-CPU share shows \
-         the work."
+         the mutex is seldom contended (the report's buf_pool.mutex wait per query says how \
+         little), so gdb rarely finds a thread asleep there: the contention needs many cores, \
+         the on-CPU share shows the work."
     )));
     b.push(Block::Table {
         header: [
