@@ -43,7 +43,7 @@ pub fn write(out: &Path) -> Result<()> {
     for (name, text) in &files {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
-    remove_stale_jira_parts(out, &files)
+    remove_stale_outputs(out, &files)
 }
 
 /// Every report file of the results directory `dir`, as `write` would
@@ -118,24 +118,31 @@ fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Removes the Jira parts (`report-2.jira`, `stacks-3.jira`, …) that an
-/// earlier rendering left in `out` and this one did not write, so that no
-/// comment of an older report is pasted with a newer one.
-fn remove_stale_jira_parts(out: &Path, written: &[(String, String)]) -> Result<()> {
+/// Removes what an earlier rendering left in `out` and this one did not
+/// write: a chart no longer drawn (an `*.svg` beside the report) and the
+/// Jira parts of a longer report (`report-2.jira`, `stacks-3.jira`, …), so
+/// that neither an old chart nor a comment of an older report is taken
+/// for this one's.
+fn remove_stale_outputs(out: &Path, written: &[(String, String)]) -> Result<()> {
     let Ok(entries) = std::fs::read_dir(out) else {
         return Ok(());
     };
     for entry in entries {
-        let name = entry?.file_name().to_string_lossy().into_owned();
-        let is_part = ["report-", "stacks-"].iter().any(|stem| {
+        let entry = entry?;
+        if !entry.file_type()?.is_file() {
+            continue;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let is_jira_part = ["report-", "stacks-"].iter().any(|stem| {
             name.strip_prefix(stem)
                 .and_then(|rest| rest.strip_suffix(".jira"))
                 .is_some_and(|k| k.parse::<usize>().is_ok())
         });
-        if is_part && !written.iter().any(|(w, _)| *w == name) {
+        let is_output = is_jira_part || name.ends_with(".svg");
+        if is_output && !written.iter().any(|(w, _)| *w == name) {
             let path = out.join(&name);
             std::fs::remove_file(&path)
-                .with_context(|| format!("removing the stale Jira part {}", path.display()))?;
+                .with_context(|| format!("removing the stale report file {}", path.display()))?;
         }
     }
     Ok(())
@@ -829,6 +836,25 @@ fn results_table(a: &Analysis) -> Block {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rendering_removes_the_charts_and_jira_parts_it_no_longer_writes() {
+        let out = tempfile::tempdir().unwrap();
+        for name in ["qps.svg", "qps-change.svg", "report-2.jira", "report.jira", "NOTES.md"] {
+            std::fs::write(out.path().join(name), "x").unwrap();
+        }
+        std::fs::create_dir(out.path().join("profiles")).unwrap();
+        std::fs::write(out.path().join("profiles/a.svg"), "x").unwrap();
+        let written = ["qps-change.svg", "report.jira"].map(|n| (n.to_string(), String::new()));
+        remove_stale_outputs(out.path(), &written).unwrap();
+        let mut left: Vec<String> = std::fs::read_dir(out.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, ["NOTES.md", "profiles", "qps-change.svg", "report.jira"]);
+        assert!(out.path().join("profiles/a.svg").exists());
+    }
 
     #[test]
     fn a_small_p_keeps_two_significant_digits() {
