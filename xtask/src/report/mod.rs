@@ -840,7 +840,13 @@ mod tests {
     #[test]
     fn a_rendering_removes_the_charts_and_jira_parts_it_no_longer_writes() {
         let out = tempfile::tempdir().unwrap();
-        for name in ["qps.svg", "qps-change.svg", "report-2.jira", "report.jira", "NOTES.md"] {
+        for name in [
+            "qps.svg",
+            "qps-change.svg",
+            "report-2.jira",
+            "report.jira",
+            "NOTES.md",
+        ] {
             std::fs::write(out.path().join(name), "x").unwrap();
         }
         std::fs::create_dir(out.path().join("profiles")).unwrap();
@@ -852,7 +858,10 @@ mod tests {
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         left.sort();
-        assert_eq!(left, ["NOTES.md", "profiles", "qps-change.svg", "report.jira"]);
+        assert_eq!(
+            left,
+            ["NOTES.md", "profiles", "qps-change.svg", "report.jira"]
+        );
         assert!(out.path().join("profiles/a.svg").exists());
     }
 
