@@ -173,9 +173,7 @@ fn deciding<'q>(
     a.manifest.questions.iter().find(|q| {
         q.kind == Kind::NoSlower
             && q.metric() == metric
-            && verdict::names(a, cell, &q.variant)
-            && (q.trees.is_empty() || q.trees.contains(&cell.tree))
-            && (q.workloads.is_empty() || q.workloads.contains(&cell.workload))
+            && verdict::concerns(a, q, cell)
             && verdict::against_cell(a, q, cell) == *against
     })
 }
@@ -183,7 +181,7 @@ fn deciding<'q>(
 /// The allowed change of a question as a change of the metric in percent:
 /// -5 for "at most 5% slower", +1 for "at most 1% more work".
 fn allowed_change(a: &Analysis, q: &Question) -> f64 {
-    let allowed = q.threshold_pct.unwrap_or(-a.manifest.threshold_pct);
+    let allowed = verdict::allowed_pct(a, q);
     if q.metric().higher_is_better() {
         allowed
     } else {
@@ -233,15 +231,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
         } else {
             a.compare(cell, &qps.against, metric)
         };
-        let Some(baseline) = a.baseline_of(cell) else {
-            continue;
-        };
         let against = cell.with_variant(&c.against);
-        let against = if baseline.cell == against {
-            baseline.cell.clone()
-        } else {
-            against
-        };
         let decision = match deciding(a, metric, cell, &against) {
             Some(q) => {
                 let y = allowed_change(a, q);

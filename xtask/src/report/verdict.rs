@@ -82,13 +82,7 @@ pub fn rule_name(rule: &str) -> &str {
 }
 
 pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
-    let targets: Vec<&CellRuns> = a
-        .cells
-        .iter()
-        .filter(|c| names(a, &c.cell, &q.variant))
-        .filter(|c| q.trees.is_empty() || q.trees.contains(&c.cell.tree))
-        .filter(|c| q.workloads.is_empty() || q.workloads.contains(&c.cell.workload))
-        .collect();
+    let targets: Vec<&CellRuns> = a.cells.iter().filter(|c| concerns(a, q, &c.cell)).collect();
     if targets.is_empty() {
         return Verdict {
             question: q.name.clone(),
@@ -129,6 +123,20 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
         details,
         runs_to_decide,
     }
+}
+
+/// Whether question `q` asks about `cell`: its variant (`names`), and its
+/// trees and workloads where it lists them.
+pub fn concerns(a: &Analysis, q: &Question, cell: &Cell) -> bool {
+    names(a, cell, &q.variant)
+        && (q.trees.is_empty() || q.trees.contains(&cell.tree))
+        && (q.workloads.is_empty() || q.workloads.contains(&cell.workload))
+}
+
+/// The allowed change of a no-slower question in percent, as the matrix
+/// writes it: the question's own, else the matrix's threshold as a drop.
+pub fn allowed_pct(a: &Analysis, q: &Question) -> f64 {
+    q.threshold_pct.unwrap_or(-a.manifest.threshold_pct)
 }
 
 /// Whether a question on `asked` concerns `cell`: `base` in a question
@@ -287,7 +295,7 @@ pub struct NoSlower {
 /// change, never what counts as a pass.
 pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
     let m = q.metric();
-    let allowed = q.threshold_pct.unwrap_or(-a.manifest.threshold_pct);
+    let allowed = allowed_pct(a, q);
     let base = against_cell(a, q, cell);
     let c = a.compare_cells(cell, &base, m);
     let Some(change) = c.change_pct else {
