@@ -127,8 +127,9 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
         },
         match lazy_rules {
             Some(r) => format!(
-                "Some(LazyRules {{ clock_tick_ms: {}, old_only: {} }})",
-                r.clock_tick_ms, r.old_only
+                "Some(LazyRules {{ clock_tick_ms: {}, young_touch: \
+                 lru_model::decide::YoungTouch::{:?} }})",
+                r.clock_tick_ms, r.young_touch
             ),
             None => "None".to_string(),
         },
@@ -147,7 +148,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
 /// verbatim, each after a `#line` that points at its source, so that the
 /// shim runs the tree's own code and compile errors name the tree's file.
 const OUT_OF_LINE: &[(&str, &str)] = &[
-    ("storage/innobase/buf/buf0buf.cc", "buf_page_t::touch()"),
+    ("storage/innobase/buf/buf0buf.cc", "buf_page_t::touch("),
     (
         "storage/innobase/buf/buf0buf.cc",
         "buf_pool_t::set_old_threshold_ms(",

@@ -47,6 +47,24 @@ static void ffi_init(Page &p, long)
 
 static buf_page_t ffi_page;
 
+/* A tree whose touch_no_stamp() and touch() take whether the access is a
+   lookup (innodb-lab's lookup-touch remedy) is asked with it; upstream's
+   take nothing, and the argument is dropped. */
+template<typename Page>
+static auto ffi_touch_no_stamp_of(Page &p, bool lookup, int)
+  -> decltype(p.touch_no_stamp(lookup), void())
+{ p.touch_no_stamp(lookup); }
+template<typename Page>
+static void ffi_touch_no_stamp_of(Page &p, bool, long)
+{ p.touch_no_stamp(); }
+template<typename Page>
+static auto ffi_touch_of(Page &p, bool lookup, int)
+  -> decltype(p.touch(lookup))
+{ return p.touch(lookup); }
+template<typename Page>
+static bool ffi_touch_of(Page &p, bool, long)
+{ return p.touch(); }
+
 static void ffi_set_page(bool promote, bool old, uint16_t access_time)
 {
   ffi_init(ffi_page, 0);
@@ -59,27 +77,28 @@ static void ffi_set_page(bool promote, bool old, uint16_t access_time)
 
 /* @return the PROMOTE flag after touch_no_stamp() on a block whose OLD bit
    is old */
-extern "C" bool ffi_touch_no_stamp(bool promote, bool old,
+extern "C" bool ffi_touch_no_stamp(bool promote, bool old, bool lookup,
                                    uint16_t access_time,
                                    uint16_t access_clock, uint16_t threshold)
 {
   ffi_set_page(promote, old, access_time);
   buf_pool.access_clock= access_clock;
   buf_pool.LRU_old_threshold= threshold;
-  ffi_page.touch_no_stamp();
+  ffi_touch_no_stamp_of(ffi_page, lookup, 0);
   return ffi_page.zip.is_promote();
 }
 
 /* @return touch(): whether this was not the first access; the stamp and the
    PROMOTE flag afterwards through the pointers */
-extern "C" bool ffi_touch(bool promote, bool old, uint16_t access_time,
+extern "C" bool ffi_touch(bool promote, bool old, bool lookup,
+                          uint16_t access_time,
                           uint16_t access_clock, uint16_t threshold,
                           uint16_t *new_access_time, bool *promote_after)
 {
   ffi_set_page(promote, old, access_time);
   buf_pool.access_clock= access_clock;
   buf_pool.LRU_old_threshold= threshold;
-  const bool not_first= ffi_page.touch();
+  const bool not_first= ffi_touch_of(ffi_page, lookup, 0);
   *new_access_time= ffi_page.*ffi_get(ffi_tag_access_time());
   *promote_after= ffi_page.zip.is_promote();
   return not_first;

@@ -229,32 +229,36 @@ pub mod real {
     }
 
     /// Post-fix `buf_page_t::touch_no_stamp()` on a block whose OLD bit is
-    /// `old`: the PROMOTE flag afterwards.
+    /// `old`, by a `lookup` or not (a tree whose rule does not tell them
+    /// apart ignores it): the PROMOTE flag afterwards.
     pub fn touch_no_stamp(
         promote: bool,
         old: bool,
+        lookup: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Result<bool, Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch_no_stamp(promote, old, access_time, access_clock, threshold)
+        super::sys::touch_no_stamp(promote, old, lookup, access_time, access_clock, threshold)
             .ok_or_else(|| not_in_tree("buf_page_t::touch_no_stamp"))
     }
 
     /// Post-fix `buf_page_t::touch()` (out-of-line, copied from the tree's
-    /// buf0buf.cc): (not first access, access_time after, PROMOTE after).
+    /// buf0buf.cc), by a `lookup` or not: (not first access, access_time
+    /// after, PROMOTE after).
     pub fn touch(
         promote: bool,
         old: bool,
+        lookup: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Result<(bool, u16, bool), Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch(promote, old, access_time, access_clock, threshold)
+        super::sys::touch(promote, old, lookup, access_time, access_clock, threshold)
             .ok_or_else(|| not_in_tree("buf_page_t::touch"))
     }
 
@@ -564,6 +568,7 @@ mod sys {
         fn ffi_touch_no_stamp(
             promote: bool,
             old: bool,
+            lookup: bool,
             access_time: u16,
             access_clock: u16,
             threshold: u16,
@@ -587,6 +592,7 @@ mod sys {
         fn ffi_touch(
             promote: bool,
             old: bool,
+            lookup: bool,
             access_time: u16,
             access_clock: u16,
             threshold: u16,
@@ -601,6 +607,7 @@ mod sys {
     pub(crate) fn touch(
         promote: bool,
         old: bool,
+        lookup: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
@@ -611,6 +618,7 @@ mod sys {
             ffi_touch(
                 promote,
                 old,
+                lookup,
                 access_time,
                 access_clock,
                 threshold,
@@ -636,7 +644,14 @@ mod sys {
     }
 
     #[cfg(not(innodb = "post-fix"))]
-    pub(crate) fn touch(_: bool, _: bool, _: u16, _: u16, _: u16) -> Option<(bool, u16, bool)> {
+    pub(crate) fn touch(
+        _: bool,
+        _: bool,
+        _: bool,
+        _: u16,
+        _: u16,
+        _: u16,
+    ) -> Option<(bool, u16, bool)> {
         None
     }
 
@@ -654,12 +669,15 @@ mod sys {
     pub(crate) fn touch_no_stamp(
         promote: bool,
         old: bool,
+        lookup: bool,
         access_time: u16,
         access_clock: u16,
         threshold: u16,
     ) -> Option<bool> {
         // SAFETY: plain values; the caller holds the shim lock.
-        Some(unsafe { ffi_touch_no_stamp(promote, old, access_time, access_clock, threshold) })
+        Some(unsafe {
+            ffi_touch_no_stamp(promote, old, lookup, access_time, access_clock, threshold)
+        })
     }
 
     #[cfg(innodb = "post-fix")]
@@ -693,7 +711,14 @@ mod sys {
     }
 
     #[cfg(not(innodb = "post-fix"))]
-    pub(crate) fn touch_no_stamp(_: bool, _: bool, _: u16, _: u16, _: u16) -> Option<bool> {
+    pub(crate) fn touch_no_stamp(
+        _: bool,
+        _: bool,
+        _: bool,
+        _: u16,
+        _: u16,
+        _: u16,
+    ) -> Option<bool> {
         None
     }
 

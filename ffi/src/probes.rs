@@ -126,15 +126,17 @@ impl YoungForm {
 /// the tick of `buf_pool.access_clock` and which blocks an access flags
 /// only past `LRU_old_threshold`. Upstream's fix and our port tick once a
 /// second and check every block; our remedies change one or both
-/// (patches/10.11/fixed-fine-clock.md, patches/10.11/fixed-fine-young.md).
+/// (patches/10.11/fixed-fine-clock.md, patches/10.11/fixed-fine-young.md,
+/// patches/10.11/fixed-lookup.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LazyRules {
     /// `buf_pool_t::CLOCK_TICK_MS`, or the fix's whole second where the
     /// header has none
     pub clock_tick_ms: u32,
-    /// whether `touch_no_stamp()` waives the age check for a block that is
-    /// not old (`lru_model::decide::YoungTouch::OldOnly`)
-    pub old_only: bool,
+    /// which blocks `touch_no_stamp()` flags without the age check: none
+    /// (the fix), those that are not old (`OldOnly`), or those that are not
+    /// old when a lookup asks for them (`Lookup`)
+    pub young_touch: lru_model::decide::YoungTouch,
 }
 
 impl LazyRules {
@@ -153,12 +155,21 @@ impl LazyRules {
                     .map_err(|_| format!("CLOCK_TICK_MS is not a number: {digits:?}"))?
             }
         };
-        let def = find_definition(buf0buf_h, "void buf_page_t::touch_no_stamp()")
+        // upstream's takes no argument, the lookup-touch remedy's a bool
+        let def = find_definition(buf0buf_h, "void buf_page_t::touch_no_stamp(")
             .ok_or("no definition of buf_page_t::touch_no_stamp()")?;
         let body = squash(&strip_comments(def.body));
+        use lru_model::decide::YoungTouch;
+        let young_touch = if body.contains("&&page_zip_des_t::old(s)") {
+            YoungTouch::OldOnly
+        } else if body.contains("&&(!lookup||page_zip_des_t::old(s))") {
+            YoungTouch::Lookup
+        } else {
+            YoungTouch::AgeChecked
+        };
         Ok(LazyRules {
             clock_tick_ms,
-            old_only: body.contains("&&page_zip_des_t::old(s)"),
+            young_touch,
         })
     }
 }

@@ -436,56 +436,53 @@ fn touch_no_stamp_matches_the_model() {
     ));
     for _ in 0..cases() {
         let i = TouchInput::draw(&mut r);
-        let (promote, old, threshold) = (i.promote, i.old, i.threshold);
-        let real = ffi::real::touch_no_stamp(promote, old, i.access, i.clock, threshold).unwrap();
-        let model = decide::touch_no_stamp(promote, i.access, i.clock, i.threshold_under(rule));
-        let class = match (promote, old, threshold, real) {
-            (true, _, _, _) => "already flagged",
-            (false, _, 0, _) => "threshold 0",
-            (false, false, _, true) if rule == decide::YoungTouch::OldOnly => {
-                "young: flagged at once"
-            }
-            (false, _, _, true) => "flagged: older than threshold",
-            (false, _, _, false) => "not flagged",
+        let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
+        let real =
+            ffi::real::touch_no_stamp(promote, old, lookup, i.access, i.clock, threshold).unwrap();
+        let model =
+            decide::touch_no_stamp_under(rule, old, lookup, promote, i.access, i.clock, threshold);
+        let waived = decide::touch_threshold(rule, old, lookup, threshold) == 0;
+        let class = match (promote, threshold, real) {
+            (true, _, _) => "already flagged",
+            (false, 0, _) => "threshold 0",
+            (false, _, true) if waived => "young: flagged at once",
+            (false, _, true) => "flagged: older than threshold",
+            (false, _, false) => "not flagged",
         };
         t.check(
-            (promote, old, i.access, i.clock, threshold),
+            (promote, old, lookup, i.access, i.clock, threshold),
             real,
             model,
             class,
         );
     }
-    let needed = if rule == decide::YoungTouch::OldOnly {
-        5
-    } else {
-        4
+    let needed = match rule {
+        decide::YoungTouch::OldOnly | decide::YoungTouch::Lookup => 5,
+        _ => 4,
     };
     t.finish(&tree, needed);
 }
 
 /// The inputs of one access-side case: the flag and the OLD bit before,
-/// the stamp, the clock and the threshold.
+/// whether a lookup asks, the stamp, the clock and the threshold.
 struct TouchInput {
     promote: bool,
     old: bool,
+    lookup: bool,
     access: u16,
     clock: u16,
     threshold: u16,
 }
 
 impl TouchInput {
-    /// The threshold the model's `touch_no_stamp()` compares with under `rule`.
-    fn threshold_under(&self, rule: decide::YoungTouch) -> u16 {
-        decide::touch_threshold(rule, self.old, self.threshold)
-    }
-
     fn draw(r: &mut Rng) -> TouchInput {
         let threshold = lazy_threshold(r);
-        let (promote, old) = (r.chance(20), r.chance(50));
+        let (promote, old, lookup) = (r.chance(20), r.chance(50), r.chance(50));
         let (access, clock) = clock_pair(r, threshold);
         TouchInput {
             promote,
             old,
+            lookup,
             access,
             clock,
             threshold,
@@ -495,10 +492,8 @@ impl TouchInput {
 
 /// The young-touch rule of a post-fix tree, as its header carries it.
 fn young_touch(tree: &ffi::TreeInfo) -> decide::YoungTouch {
-    match tree.lazy_rules {
-        Some(r) if r.old_only => decide::YoungTouch::OldOnly,
-        _ => decide::YoungTouch::AgeChecked,
-    }
+    tree.lazy_rules
+        .map_or(decide::YoungTouch::AgeChecked, |r| r.young_touch)
 }
 
 /// The access clock's tick of a post-fix tree, in ms.
@@ -535,15 +530,15 @@ fn touch_matches_the_model() {
     ));
     for _ in 0..cases() {
         let i = TouchInput::draw(&mut r);
-        let (promote, old, threshold) = (i.promote, i.old, i.threshold);
-        let real = ffi::real::touch(promote, old, i.access, i.clock, threshold).unwrap();
-        let model = decide::touch(promote, i.access, i.clock, i.threshold_under(rule));
+        let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
+        let real = ffi::real::touch(promote, old, lookup, i.access, i.clock, threshold).unwrap();
+        let model = decide::touch_under(rule, old, lookup, promote, i.access, i.clock, threshold);
         let class = match real {
             (false, _, p) => format!("first access, PROMOTE={p}"),
             (true, _, p) => format!("not first, PROMOTE={p}"),
         };
         t.check(
-            (promote, old, i.access, i.clock, threshold),
+            (promote, old, lookup, i.access, i.clock, threshold),
             real,
             model,
             &class,

@@ -217,17 +217,39 @@ pub enum YoungTouch {
     /// flags it at once, as base's access promoted a block of the new sublist
     /// by its distance from the head, whatever its age.
     OldOnly,
+    /// innodb-lab's second remedy candidate: a block of the old sublist
+    /// waits as in the fix; any other block is flagged by an access in a
+    /// later tick of the access clock than its stamp (its first access or
+    /// its last move). A page that a scan reads and passes over within one
+    /// tick is not flagged when the boundary hands it to the new sublist;
+    /// a page used again a tick later is.
+    NextTick,
+    /// innodb-lab's lookup-touch remedy (patches/10.11/fixed-lookup.md): a
+    /// lookup (a search from the root of an index, or an adaptive hash index
+    /// hit) flags a block outside the old sublist at once; every other
+    /// access, and any access to an old block, waits as in the fix. A scan
+    /// reaches its pages from a neighbour or by restoring its cursor, so the
+    /// pages of a scan that the boundary hands to the new sublist stay
+    /// unflagged.
+    Lookup,
 }
 
 impl YoungTouch {
-    /// Both rules, the fix's first.
-    pub const ALL: [YoungTouch; 2] = [YoungTouch::AgeChecked, YoungTouch::OldOnly];
+    /// Every rule, the fix's first.
+    pub const ALL: [YoungTouch; 4] = [
+        YoungTouch::AgeChecked,
+        YoungTouch::OldOnly,
+        YoungTouch::NextTick,
+        YoungTouch::Lookup,
+    ];
 
     /// The name on the command line and in records (as serialized).
     pub fn name(self) -> &'static str {
         match self {
             YoungTouch::AgeChecked => "age-checked",
             YoungTouch::OldOnly => "old-only",
+            YoungTouch::NextTick => "next-tick",
+            YoungTouch::Lookup => "lookup",
         }
     }
 }
@@ -238,18 +260,70 @@ impl std::str::FromStr for YoungTouch {
         YoungTouch::ALL
             .into_iter()
             .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown rule {s:?}: expected age-checked or old-only"))
+            .ok_or_else(|| {
+                format!("unknown rule {s:?}: expected age-checked, old-only, next-tick or lookup")
+            })
     }
 }
 
 /// The threshold `touch_no_stamp()` compares a block's age with: the
 /// pool's, or 0 (flag at once) for a block outside the old sublist under
-/// [`YoungTouch::OldOnly`].
-pub fn touch_threshold(rule: YoungTouch, old: bool, threshold: u16) -> u16 {
+/// [`YoungTouch::OldOnly`], and for a lookup of such a block under
+/// [`YoungTouch::Lookup`].
+pub fn touch_threshold(rule: YoungTouch, old: bool, lookup: bool, threshold: u16) -> u16 {
     match rule {
         YoungTouch::OldOnly if !old => 0,
+        YoungTouch::Lookup if !old && lookup => 0,
         _ => threshold,
     }
+}
+
+/// `touch_no_stamp()` under `rule` for a block that is `old` or not, by a
+/// `lookup` or another access: returns the new PROMOTE bit. With a
+/// threshold, [`YoungTouch::NextTick`] flags a block outside the old
+/// sublist once the clock has left the tick it was stamped in (`stamp &&
+/// access_clock != stamp`); every other case, and a threshold of 0 (every
+/// access flags), is [`touch_no_stamp`] with [`touch_threshold`].
+pub fn touch_no_stamp_under(
+    rule: YoungTouch,
+    old: bool,
+    lookup: bool,
+    promote: bool,
+    access_time: u16,
+    access_clock: u16,
+    threshold: u16,
+) -> bool {
+    match rule {
+        YoungTouch::NextTick if !old && threshold != 0 => {
+            promote || (access_time != 0 && access_clock != access_time)
+        }
+        _ => touch_no_stamp(
+            promote,
+            access_time,
+            access_clock,
+            touch_threshold(rule, old, lookup, threshold),
+        ),
+    }
+}
+
+/// [`touch`] under `rule`: the stamp as in the fix, the flag by
+/// [`touch_no_stamp_under`].
+pub fn touch_under(
+    rule: YoungTouch,
+    old: bool,
+    lookup: bool,
+    promote: bool,
+    access_time: u16,
+    access_clock: u16,
+    threshold: u16,
+) -> (bool, u16, bool) {
+    let not_first = access_time != 0;
+    let stamp = if not_first { access_time } else { access_clock };
+    (
+        not_first,
+        stamp,
+        touch_no_stamp_under(rule, old, lookup, promote, stamp, access_clock, threshold),
+    )
 }
 
 /// post-fix touch(): returns (not_first, new_access_time, new_promote)
@@ -263,12 +337,15 @@ pub fn touch(
     access_clock: u16,
     threshold: u16,
 ) -> (bool, u16, bool) {
-    let not_first = access_time != 0;
-    let stamp = if not_first { access_time } else { access_clock };
-    (
-        not_first,
-        stamp,
-        touch_no_stamp(promote, stamp, access_clock, threshold),
+    // upstream's rule ignores whether the block is old or looked up
+    touch_under(
+        YoungTouch::AgeChecked,
+        false,
+        false,
+        promote,
+        access_time,
+        access_clock,
+        threshold,
     )
 }
 
@@ -504,16 +581,63 @@ mod tests {
 
     #[test]
     fn young_touch_waives_the_threshold_only_outside_the_old_sublist() {
-        assert_eq!(touch_threshold(YoungTouch::AgeChecked, false, 3), 3);
-        assert_eq!(touch_threshold(YoungTouch::AgeChecked, true, 3), 3);
-        assert_eq!(touch_threshold(YoungTouch::OldOnly, true, 3), 3);
-        assert_eq!(touch_threshold(YoungTouch::OldOnly, false, 3), 0);
+        for lookup in [false, true] {
+            assert_eq!(touch_threshold(YoungTouch::AgeChecked, false, lookup, 3), 3);
+            assert_eq!(touch_threshold(YoungTouch::AgeChecked, true, lookup, 3), 3);
+            assert_eq!(touch_threshold(YoungTouch::OldOnly, true, lookup, 3), 3);
+            assert_eq!(touch_threshold(YoungTouch::OldOnly, false, lookup, 3), 0);
+            assert_eq!(touch_threshold(YoungTouch::Lookup, true, lookup, 3), 3);
+        }
         assert!(touch_no_stamp(
             false,
             0,
             7,
-            touch_threshold(YoungTouch::OldOnly, false, 3)
+            touch_threshold(YoungTouch::OldOnly, false, false, 3)
         ));
+    }
+
+    #[test]
+    fn lookup_touch_waives_the_threshold_for_lookups_of_young_blocks_only() {
+        use YoungTouch::Lookup;
+        assert_eq!(touch_threshold(Lookup, false, true, 3), 0);
+        assert_eq!(touch_threshold(Lookup, false, false, 3), 3);
+        // stamped now, not old: a lookup flags, a scan's access does not
+        assert!(touch_no_stamp_under(Lookup, false, true, false, 7, 7, 3));
+        assert!(!touch_no_stamp_under(Lookup, false, false, false, 7, 7, 3));
+        // an old block waits for the threshold, lookup or not
+        assert!(!touch_no_stamp_under(Lookup, true, true, false, 7, 10, 3));
+        assert!(touch_no_stamp_under(Lookup, true, true, false, 7, 11, 3));
+        // the first access stamps; a lookup of a young block flags it at once
+        assert_eq!(
+            touch_under(Lookup, false, true, false, 0, 9, 3),
+            (false, 9, true)
+        );
+        assert_eq!(
+            touch_under(Lookup, false, false, false, 0, 9, 3),
+            (false, 9, false)
+        );
+    }
+
+    #[test]
+    fn next_tick_flags_a_young_block_in_a_later_tick_only() {
+        use YoungTouch::NextTick;
+        assert!(!touch_no_stamp_under(
+            NextTick, false, true, false, 7, 7, 10
+        ));
+        assert!(touch_no_stamp_under(
+            NextTick, false, false, false, 7, 8, 10
+        ));
+        // old blocks wait for the threshold
+        assert!(!touch_no_stamp_under(
+            NextTick, true, false, false, 7, 8, 10
+        ));
+        // threshold 0: every access flags, as in the fix
+        assert!(touch_no_stamp_under(NextTick, false, false, false, 7, 7, 0));
+        // the first access stamps, so it never flags a young block
+        assert_eq!(
+            touch_under(NextTick, false, false, false, 0, 9, 10),
+            (false, 9, false)
+        );
     }
 
     #[test]

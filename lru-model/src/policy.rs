@@ -76,6 +76,13 @@ pub trait Policy: Clone + fmt::Debug + 'static {
         make_young_if_needed_eager(pool, f)
     }
 
+    /// A lookup (a search from the root of an index, or an adaptive hash
+    /// index hit) of the block in frame `f`. Only the lookup-touch rule
+    /// tells it from any other access.
+    fn lookup(pool: &mut PoolState, f: u32) -> bool {
+        Self::access(pool, f)
+    }
+
     /// A sweep visits the block in frame `f` before judging it for eviction;
     /// returns whether the block was moved to the MRU end (and so skipped).
     /// By default nothing: before the fix, sweeps never promote.
@@ -155,19 +162,11 @@ impl Policy for Lazy {
     const HAS_FREED_PAGE_CLOCK: bool = false;
 
     fn access(pool: &mut PoolState, f: u32) -> bool {
-        let threshold = match pool.cfg.short_lru {
-            ShortLru::FlagEveryAccess if !pool.has_old_sublist() => 0,
-            _ => pool.lazy_threshold,
-        };
-        let clock = pool.access_clock;
-        let young_touch = pool.cfg.young_touch;
-        let frame = &mut pool.frames[f as usize];
-        let threshold = decide::touch_threshold(young_touch, frame.old, threshold);
-        let (not_first, access_time, promote) =
-            decide::touch(frame.promote, frame.access_s, clock, threshold);
-        frame.access_s = access_time;
-        frame.promote = promote;
-        not_first
+        touch(pool, f, false)
+    }
+
+    fn lookup(pool: &mut PoolState, f: u32) -> bool {
+        touch(pool, f, true)
     }
 
     fn sweep_visit<const COUNT_NOT_YOUNG: bool, const ONLY_OLD: bool>(
@@ -192,4 +191,29 @@ impl Policy for Lazy {
         }
         outcome.moved
     }
+}
+
+/// P: `buf_page_t::touch()`: stamp the first access, then flag the block
+/// by the pool's young-touch rule (`lookup`: whether a search from the root
+/// of an index asked for it). No mutex and no list access.
+fn touch(pool: &mut PoolState, f: u32, lookup: bool) -> bool {
+    let threshold = match pool.cfg.short_lru {
+        ShortLru::FlagEveryAccess if !pool.has_old_sublist() => 0,
+        _ => pool.lazy_threshold,
+    };
+    let clock = pool.access_clock;
+    let young_touch = pool.cfg.young_touch;
+    let frame = &mut pool.frames[f as usize];
+    let (not_first, access_time, promote) = decide::touch_under(
+        young_touch,
+        frame.old,
+        lookup,
+        frame.promote,
+        frame.access_s,
+        clock,
+        threshold,
+    );
+    frame.access_s = access_time;
+    frame.promote = promote;
+    not_first
 }

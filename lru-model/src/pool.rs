@@ -49,6 +49,50 @@ pub struct Config {
     /// the lazy policy's rule for the age check of a block outside the old
     /// sublist
     pub young_touch: YoungTouch,
+    /// what `buf_LRU_old_adjust_len()` does with a flagged block that the
+    /// old sublist's boundary is about to take from the new sublist
+    pub boundary: Boundary,
+}
+
+/// What the old sublist's boundary does when it moves toward the head over
+/// a block that carries the PROMOTE flag (lazy policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Boundary {
+    /// Upstream (P: `buf_LRU_old_adjust_len()`): the block becomes old like
+    /// any other; a sweep moves it when it reaches the tail.
+    #[default]
+    Upstream,
+    /// innodb-lab's boundary rule, tried in the model only: the block is
+    /// moved to the head instead (`buf_LRU_old_adjust_len()` holds
+    /// `buf_pool.mutex`), so a block flagged while young does not take an
+    /// old block's room on its way to the tail. Not in any patch yet.
+    MoveFlagged,
+}
+
+impl Boundary {
+    /// Both rules, upstream's first.
+    pub const ALL: [Boundary; 2] = [Boundary::Upstream, Boundary::MoveFlagged];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Upstream => "upstream",
+            Boundary::MoveFlagged => "move-flagged",
+        }
+    }
+}
+
+impl std::str::FromStr for Boundary {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Boundary::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                format!("unknown boundary rule {s:?}: expected upstream or move-flagged")
+            })
+    }
 }
 
 /// What the lazy policy's access path compares with while the LRU is too
@@ -79,6 +123,7 @@ impl Default for Config {
             short_lru: ShortLru::Upstream,
             clock_tick_ms: decide::LAZY_CLOCK_TICK_MS,
             young_touch: YoungTouch::AgeChecked,
+            boundary: Boundary::Upstream,
         }
     }
 }
@@ -109,6 +154,9 @@ pub struct Counters {
     /// blocks made young by `buf_LRU_old_adjust_len()` moving the boundary toward the tail
     /// (the way midpoint inserts leak into the young sublist when the list grows)
     pub boundary_made_young: u64,
+    /// flagged blocks that the boundary, moving toward the head, moved to
+    /// the head instead of making them old ([`Boundary::MoveFlagged`])
+    pub boundary_moves: u64,
 }
 
 /// A request the model cannot carry out.
@@ -367,6 +415,13 @@ impl PoolState {
             let lru_old = self.lru_old;
             if old_len + OLD_TOLERANCE < new_len {
                 let prev = self.frames[lru_old as usize].prev;
+                if self.cfg.boundary == Boundary::MoveFlagged
+                    && self.frames[prev as usize].promote
+                    && prev != self.lru_head
+                {
+                    self.move_flagged_to_head(prev);
+                    continue;
+                }
                 self.lru_old = prev;
                 self.lru_old_len += 1;
                 self.frames[prev as usize].old = true;
@@ -379,6 +434,34 @@ impl PoolState {
                 return;
             }
         }
+    }
+
+    /// The hazard-pointer adjustment of `buf_pool_t::LRU_remove()`
+    /// (include/buf0buf.h:1546-1558): the page cleaner's and the user
+    /// threads' scan positions step from `f`, about to leave its place, to
+    /// the block before it.
+    fn step_positions_past(&mut self, f: u32) {
+        let prev = self.frames[f as usize].prev;
+        if self.lru_hp == f {
+            self.lru_hp = prev;
+        }
+        if self.lru_scan_itr == f {
+            self.lru_scan_itr = prev;
+        }
+    }
+
+    /// [`Boundary::MoveFlagged`]: the flagged young block `f` goes to the
+    /// head as a sweep's move would take it (flag cleared, re-stamped),
+    /// without touching the old sublist's length; the two scan positions
+    /// step past it as `buf_pool_t::LRU_remove()` makes them.
+    fn move_flagged_to_head(&mut self, f: u32) {
+        self.step_positions_past(f);
+        self.unlink(f);
+        self.push_front(f);
+        let frame = &mut self.frames[f as usize];
+        frame.promote = false;
+        frame.access_s = self.access_clock;
+        self.counters.boundary_moves += 1;
     }
 
     /// `buf_LRU_old_init()` (buf/buf0lru.cc:505-529)
@@ -419,12 +502,7 @@ impl PoolState {
     /// adjustment of `buf_pool_t::LRU_remove()` (include/buf0buf.h:1546-1558).
     pub(crate) fn remove_block(&mut self, f: u32) {
         let prev = self.frames[f as usize].prev;
-        if self.lru_hp == f {
-            self.lru_hp = prev;
-        }
-        if self.lru_scan_itr == f {
-            self.lru_scan_itr = prev;
-        }
+        self.step_positions_past(f);
         self.unlink(f);
         if f == self.lru_old {
             // the tolerance keeps LRU_old away from the head, so prev exists
@@ -653,6 +731,15 @@ impl<P: Policy> BufferPool<P> {
         Ok(P::access(&mut self.s, f))
     }
 
+    /// `lookup`: an access by a search from the root of an index (or an
+    /// adaptive hash index hit) to a resident page; returns whether it was
+    /// not the first access.
+    pub fn lookup(&mut self, page: u64) -> Result<bool, ModelError> {
+        let f = self.resident_frame(page)?;
+        self.s.counters.accesses += 1;
+        Ok(P::lookup(&mut self.s, f))
+    }
+
     /// `free`: the page is freed in its tablespace and released as the policy releases freed pages.
     pub fn free(&mut self, page: u64) -> Result<(), ModelError> {
         let f = self.resident_frame(page)?;
@@ -878,6 +965,7 @@ impl<P: Policy> LruModel for BufferPool<P> {
         match event.op {
             crate::Op::Read(p) => self.read(p),
             crate::Op::Access(p) => self.access(p).map(|_| ()),
+            crate::Op::Lookup(p) => self.lookup(p).map(|_| ()),
             crate::Op::Free(p) => self.free(p),
             crate::Op::Create(p) => self.create(p),
             crate::Op::Cleaner => {

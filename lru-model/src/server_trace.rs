@@ -58,6 +58,9 @@ pub enum ServerOp {
     /// a new page was created in the pool, at the head of the LRU
     /// (`buf_page_create_low`: never read)
     Create,
+    /// the next access to this page is a lookup (`btr_cur_t::search_leaf`,
+    /// an adaptive hash index hit), not a scan's move or cursor restore
+    Lookup,
 }
 
 impl ServerOp {
@@ -71,6 +74,7 @@ impl ServerOp {
             6 => ServerOp::Cleaner,
             7 => ServerOp::Young,
             8 => ServerOp::Create,
+            9 => ServerOp::Lookup,
             _ => return None,
         })
     }
@@ -294,6 +298,8 @@ pub fn replay(
     let mut held: HashSet<u64> = HashSet::new();
     // pages requested while the server did not hold them: their read is no read-ahead
     let mut awaited: HashSet<u64> = HashSet::new();
+    // pages whose next access a lookup record announced
+    let mut looked_up: HashSet<u64> = HashSet::new();
     let mut last_t = 0;
     for e in &trace.events {
         // the model's clock starts at 1 s (an access stamped 0 means "never");
@@ -324,7 +330,10 @@ pub fn replay(
             }
             ServerOp::Access => {
                 read_unless_held(&mut model)?;
-                model.apply(&at(Op::Access(e.page)))?;
+                model.apply(&at(access_op(&mut looked_up, e.page)))?;
+            }
+            ServerOp::Lookup => {
+                looked_up.insert(e.page);
             }
             ServerOp::Read => {
                 held.insert(e.page);
@@ -371,6 +380,16 @@ pub fn replay(
         server_read_ahead: read_ahead,
         model_counters: model.counters(),
     })
+}
+
+/// The model's op for the server's access to `page`: a lookup if a lookup
+/// record announced it (and that announcement is spent), else an access.
+fn access_op(looked_up: &mut HashSet<u64>, page: u64) -> Op {
+    if looked_up.remove(&page) {
+        Op::Lookup(page)
+    } else {
+        Op::Access(page)
+    }
 }
 
 #[cfg(test)]
@@ -424,6 +443,17 @@ mod tests {
     }
 
     #[test]
+    fn a_lookup_record_makes_the_next_access_of_its_page_a_lookup() {
+        let mut looked_up = HashSet::new();
+        looked_up.insert(7);
+        assert_eq!(access_op(&mut looked_up, 8), Op::Access(8));
+        assert_eq!(access_op(&mut looked_up, 7), Op::Lookup(7));
+        assert_eq!(access_op(&mut looked_up, 7), Op::Access(7), "spent");
+        let t = parse(&file(2, &[(0, 9, 1, 7), (0, 2, 1, 7)], 2)).unwrap();
+        assert_eq!(t.events[0].op, ServerOp::Lookup);
+    }
+
+    #[test]
     fn a_bad_file_says_what_is_wrong() {
         assert_eq!(parse(b"ILTRACE1"), Err(ServerTraceError::Short(8)));
         let mut b = file(1, &[], 0);
@@ -437,10 +467,10 @@ mod tests {
                 bytes: HEADER_BYTES + RECORD_BYTES
             })
         );
-        let b = file(1, &[(0, 9, 0, 0)], 1);
+        let b = file(1, &[(0, 10, 0, 0)], 1);
         assert_eq!(
             parse(&b),
-            Err(ServerTraceError::UnknownOp { record: 0, op: 9 })
+            Err(ServerTraceError::UnknownOp { record: 0, op: 10 })
         );
     }
 

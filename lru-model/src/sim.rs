@@ -23,15 +23,23 @@ macro_rules! dispatch {
 /// `ut_time_ms() == 0` would store 0, "never accessed", which a server never sees.
 const START_MS: u64 = 1000;
 
+/// Read `page` unless it is resident, then access it: by a lookup (a
+/// point read's search from the root) or as a scan passes over it; only
+/// the lookup-touch rule tells the two apart. Returns whether it was read.
 fn read_if_needed_and_access<P: Policy>(
     pool: &mut BufferPool<P>,
     page: u64,
+    lookup: bool,
 ) -> Result<bool, ModelError> {
     let was_resident = pool.is_resident(page);
     if !was_resident {
         pool.read(page)?;
     }
-    pool.access(page)?;
+    if lookup {
+        pool.lookup(page)?;
+    } else {
+        pool.access(page)?;
+    }
     Ok(!was_resident)
 }
 
@@ -155,7 +163,7 @@ impl<P: Policy> InMemory<P> {
             let t = self.start_ms + self.done * 1000 / self.accesses_per_sec;
             self.pool.set_time(t)?;
             let page = self.rng.below(self.data_pages);
-            self.pool.access(page)?;
+            self.pool.lookup(page)?;
             self.done += 1;
         }
         Ok(())
@@ -325,7 +333,7 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
     // the filler table, read once at the scan's speed
     for i in 0..u64::from(p.fill_pages) {
         pool.set_time(START_MS + i * 1000 / p.scan_pages_per_sec)?;
-        read_if_needed_and_access(&mut pool, FILL_BASE + i)?;
+        read_if_needed_and_access(&mut pool, FILL_BASE + i, false)?;
     }
     let t0 = START_MS * 1000 + u64::from(p.fill_pages) * us / p.scan_pages_per_sec;
     let scan_start = t0 + p.warmup_s * us;
@@ -360,7 +368,7 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
                 scan_started = true;
             }
             let page = rng.below(u64::from(p.hot_pages));
-            let missed = read_if_needed_and_access(&mut pool, page)?;
+            let missed = read_if_needed_and_access(&mut pool, page, true)?;
             if missed && t >= scan_start {
                 hot_misses += 1;
             }
@@ -374,7 +382,7 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
             if pool.is_old(page) == Some(false) {
                 scan_hits_young += 1;
             }
-            read_if_needed_and_access(&mut pool, page)?;
+            read_if_needed_and_access(&mut pool, page, false)?;
             scan_pos += 1;
             if scan_pos == table {
                 passes += 1;

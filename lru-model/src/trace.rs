@@ -1,5 +1,5 @@
 //! Trace replay: JSON Lines events, one a line:
-//! `{"t_ms": <u64, never decreasing>, "op": "read"|"access"|"free"|"cleaner"|"create", "page": <u64>}`
+//! `{"t_ms": <u64, never decreasing>, "op": "read"|"access"|"lookup"|"free"|"cleaner"|"create", "page": <u64>}`
 //! (no `page` for `cleaner`). Blank lines are skipped.
 
 use std::fmt;
@@ -16,6 +16,9 @@ pub enum Op {
     Read(u64),
     /// a resident page is accessed, as a B-tree leaf access is
     Access(u64),
+    /// a resident page is accessed by a search from the root of an index
+    /// (or an adaptive hash index hit), not by a scan moving on to it
+    Lookup(u64),
     /// a resident page is freed and released as the policy releases freed pages
     Free(u64),
     /// one page-cleaner LRU batch
@@ -108,6 +111,7 @@ pub fn parse_line(line_no: usize, line: &str) -> Result<Option<Event>, TraceErro
     let op = match raw.op.as_str() {
         "read" => Op::Read(page("read")?),
         "access" => Op::Access(page("access")?),
+        "lookup" => Op::Lookup(page("lookup")?),
         "free" => Op::Free(page("free")?),
         "cleaner" if raw.page.is_some() => return Err(err(TraceErrorKind::UnexpectedPage)),
         "cleaner" => Op::Cleaner,
@@ -206,6 +210,7 @@ pub fn to_line(event: &Event) -> String {
     let (op, page) = match event.op {
         Op::Read(p) => ("read", Some(p)),
         Op::Access(p) => ("access", Some(p)),
+        Op::Lookup(p) => ("lookup", Some(p)),
         Op::Free(p) => ("free", Some(p)),
         Op::Cleaner => ("cleaner", None),
         Op::Create(p) => ("create", Some(p)),

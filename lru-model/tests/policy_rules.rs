@@ -1,7 +1,7 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
 use lru_model::{
-    BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy, ShortLru, YoungTouch,
+    Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy, ShortLru, YoungTouch,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -538,10 +538,16 @@ fn the_fine_clock_flags_a_block_innodb_old_blocks_time_after_its_first_access() 
 /// young and 3/8 old; then each page is accessed once, in the same tick,
 /// under `rule`.
 fn first_access_at_once(rule: YoungTouch) -> BufferPool<Lazy> {
+    first_access_at_once_with(rule, Boundary::Upstream)
+}
+
+/// [`first_access_at_once`] with the boundary rule `boundary`.
+fn first_access_at_once_with(rule: YoungTouch, boundary: Boundary) -> BufferPool<Lazy> {
     let mut p = BufferPool::<Lazy>::new(Config {
         pool_pages: 1000,
         lru_scan_depth: 100,
         young_touch: rule,
+        boundary,
         ..Config::default()
     })
     .unwrap();
@@ -619,4 +625,86 @@ fn young_touch_lets_a_hot_set_into_a_pool_that_turns_over_within_the_threshold()
         hot_misses[1] * 10 < hot_misses[0] * 6,
         "the remedy: {hot_misses:?}"
     );
+}
+
+/// The hot-set run of the test above, with the hot pages found by lookups
+/// and the cold pages passed over by a scan that reads eight pages ahead
+/// (accesses that are not lookups, to pages that the boundary may have
+/// handed to the young sublist by then): the hot misses of the last 20,000
+/// steps, and how many cold pages were ever flagged.
+fn hot_lookups_beside_a_scan(rule: YoungTouch) -> (u64, usize) {
+    let mut p = first_access_at_once(rule);
+    p.set_time(600).unwrap();
+    let (mut misses, mut flagged_cold) = (0, 0);
+    for step in 0..60_000u64 {
+        for page in [1000 + (2 * step) % 100, 1001 + (2 * step) % 100] {
+            if !p.is_resident(page) {
+                misses += u64::from(step >= 40_000);
+                p.read(page).unwrap();
+            }
+            p.lookup(page).unwrap();
+        }
+        let cold = 2000 + step;
+        if step % 8 == 0 {
+            for ahead in cold..cold + 8 {
+                p.read(ahead).unwrap();
+            }
+        }
+        // a scan reads several rows of a page in a row
+        for _ in 0..3 {
+            p.access(cold).unwrap();
+        }
+        flagged_cold += usize::from(p.page_state(cold).is_some_and(|s| s.promote));
+        if step % 100 == 99 {
+            p.cleaner_batch();
+        }
+    }
+    p.check_invariants().unwrap();
+    (misses, flagged_cold)
+}
+
+#[test]
+fn lookup_touch_lets_the_hot_lookups_in_and_leaves_the_scanned_pages_unflagged() {
+    let (upstream, upstream_cold) = hot_lookups_beside_a_scan(YoungTouch::AgeChecked);
+    let (old_only, old_only_cold) = hot_lookups_beside_a_scan(YoungTouch::OldOnly);
+    let (lookup, lookup_cold) = hot_lookups_beside_a_scan(YoungTouch::Lookup);
+    assert!(upstream > 1000, "upstream: {upstream} hot misses");
+    assert!(
+        lookup * 10 < upstream * 6,
+        "lookup: {lookup} hot misses, upstream {upstream}"
+    );
+    assert_eq!(upstream_cold, 0, "upstream flags no scanned page");
+    assert!(
+        old_only_cold > 0,
+        "old-only flags the scanned pages the boundary hands over ({old_only} hot misses)"
+    );
+    assert_eq!(lookup_cold, 0, "lookup flags no scanned page");
+}
+
+#[test]
+fn the_boundary_rule_moves_a_flagged_young_block_to_the_head_instead_of_making_it_old() {
+    // The 1000-page pool of first_access_at_once(), every young block
+    // flagged by the old-only rule; then a page-cleaner batch shortens the
+    // list, and the boundary moves toward the head over flagged blocks.
+    for (boundary, moved) in [(Boundary::Upstream, false), (Boundary::MoveFlagged, true)] {
+        let mut p = first_access_at_once_with(YoungTouch::OldOnly, boundary);
+        let flagged_young = p.promote_pending();
+        assert!(flagged_young > 500, "{flagged_young} flagged");
+        p.cleaner_batch();
+        p.check_invariants().unwrap();
+        let c = p.counters();
+        assert_eq!(c.boundary_moves > 0, moved, "{boundary:?}: {c:?}");
+        // every block the boundary took from the new sublist was flagged:
+        // under the rule none of them became old still flagged
+        let old_flagged = p
+            .lru_pages()
+            .into_iter()
+            .filter(|&pg| p.page_state(pg).is_some_and(|s| s.old && s.promote))
+            .count();
+        assert_eq!(
+            old_flagged == 0,
+            moved,
+            "{boundary:?}: {old_flagged} old and flagged"
+        );
+    }
 }

@@ -16,7 +16,9 @@ use lru_model::sim::{
     ScanResistanceParams, ScanResistanceResult,
 };
 use lru_model::trace::{self, ReplayOutput};
-use lru_model::{new_model, Classic, Config, Eager, Lazy, Policy, PolicyKind, YoungTouch};
+use lru_model::{
+    new_model, Boundary, Classic, Config, Eager, Lazy, Policy, PolicyKind, YoungTouch,
+};
 
 /// Subcommands of `cargo xtask model`.
 #[derive(clap::Subcommand, Debug)]
@@ -54,9 +56,22 @@ pub struct PoolArgs {
     pub clock_tick_ms: Option<u32>,
     /// lazy: which blocks an access flags only past innodb_old_blocks_time:
     /// `age-checked` (every block, the fix) or `old-only` (blocks of the old
-    /// sublist; the young-touch rule of patches/10.11/fixed-fine-young.md).
+    /// sublist; the young-touch rule of patches/10.11/fixed-fine-young.md)
+    /// or `next-tick` (blocks of the old sublist; any other block until the
+    /// clock has left the tick of its stamp) or `lookup` (blocks of the old
+    /// sublist, and any block for an access that is not a lookup: the rule
+    /// of patches/10.11/fixed-lookup.md).
     #[arg(long, value_parser = parse_young_touch)]
     pub young_touch: Option<YoungTouch>,
+    /// lazy: what the old sublist's boundary does with a flagged block it
+    /// takes from the new sublist: `upstream` (the block becomes old) or
+    /// `move-flagged` (the block goes to the head; tried in the model only).
+    #[arg(long, value_parser = parse_boundary)]
+    pub boundary: Option<Boundary>,
+}
+
+fn parse_boundary(s: &str) -> Result<Boundary, String> {
+    s.parse()
 }
 
 fn parse_young_touch(s: &str) -> Result<YoungTouch, String> {
@@ -80,6 +95,9 @@ impl PoolArgs {
         if let Some(v) = self.young_touch {
             cfg.young_touch = v;
         }
+        if let Some(v) = self.boundary {
+            cfg.boundary = v;
+        }
         cfg
     }
 }
@@ -90,7 +108,7 @@ pub struct ReplayArgs {
     /// classic, eager or lazy.
     #[arg(long, value_parser = parse_policy)]
     pub policy: PolicyKind,
-    /// The trace: one JSON event a line, {"t_ms":..,"op":"read"|"access"|"free"|"cleaner","page":..}.
+    /// The trace: one JSON event a line, {"t_ms":..,"op":"read"|"access"|"lookup"|"free"|"cleaner","page":..}.
     #[arg(long)]
     pub trace: PathBuf,
     #[command(flatten)]
@@ -117,8 +135,28 @@ pub struct ReplayServerArgs {
     #[arg(long, default_value_t = 1024)]
     pub lru_scan_depth: u32,
     /// Count requests from this many ms after the recorder opened (earlier ones warm both sides).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "records")]
     pub from_ms: u32,
+    /// Count the requests of these records only, `FIRST..END` (a run result's
+    /// `outcome.page_trace.records`: the measured run's window).
+    #[arg(long, value_parser = parse_record_range)]
+    pub records: Option<std::ops::Range<u64>>,
+}
+
+fn parse_record_range(s: &str) -> Result<std::ops::Range<u64>, String> {
+    let (first, end) = s
+        .split_once("..")
+        .ok_or_else(|| format!("{s:?}: expected FIRST..END, record numbers"))?;
+    let number = |n: &str| {
+        n.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("{s:?}: {n:?} is not a record number"))
+    };
+    let (first, end) = (number(first)?, number(end)?);
+    if first >= end {
+        return Err(format!("{s:?}: the range is empty"));
+    }
+    Ok(first..end)
 }
 
 /// The generated workloads.
@@ -294,7 +332,10 @@ fn replay_server_file(args: &ReplayServerArgs) -> Result<Vec<ServerReplay>> {
     } else {
         args.policy.clone()
     };
-    let records = trace.records_from_ms(args.from_ms);
+    let records = match &args.records {
+        Some(r) => r.clone(),
+        None => trace.records_from_ms(args.from_ms),
+    };
     page_trace::replay_each(&trace, path, args.pool.apply(cfg), &kinds, records)
 }
 

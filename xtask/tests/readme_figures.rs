@@ -872,29 +872,36 @@ fn find_in<'a>(s: &'a Value, tree: &str, workload: &str, variant: &str) -> &'a V
         .unwrap_or_else(|| panic!("no {tree} {workload} {variant}"))
 }
 
+/// The four rates of the turnover matrices (matrix/hit-ratio-turnover.toml
+/// and its lookup-remedy twin), fastest first.
+const TURNOVER_RATES: [&str; 4] = [
+    "pareto-unlimited",
+    "pareto-rate-500",
+    "pareto-rate-250",
+    "pareto-rate-120",
+];
+
+/// The most negative gap of `variant`'s median hit ratio to base's over
+/// the turnover rates of `tree` in a turnover report's summary.
+fn largest_hit_ratio_gap(s: &Value, tree: &str, variant: &str) -> f64 {
+    let hit = |w: &str, v: &str| {
+        find_in(s, tree, w, v)["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    TURNOVER_RATES
+        .iter()
+        .map(|w| hit(w, variant) - hit(w, "base"))
+        .fold(f64::INFINITY, f64::min)
+}
+
 /// The README's sentence on the turnover run of both series: per tree, the
 /// largest gap of fixed's and of the remedy's median hit ratio to base's
 /// over the four rates, the runs counted and busy, and the verdicts.
 #[test]
 fn the_readme_sentence_on_the_turnover_run_quotes_its_summary() {
     let s = summary("hit-ratio-turnover");
-    let rates = [
-        "pareto-unlimited",
-        "pareto-rate-500",
-        "pareto-rate-250",
-        "pareto-rate-120",
-    ];
-    let hit = |tree: &str, w: &str, v: &str| {
-        find_in(&s, tree, w, v)["median"]["hit_ratio_pct"]
-            .as_f64()
-            .unwrap()
-    };
-    let worst = |tree: &str, v: &str| {
-        rates
-            .iter()
-            .map(|w| hit(tree, w, v) - hit(tree, w, "base"))
-            .fold(f64::INFINITY, f64::min)
-    };
+    let worst = |tree: &str, v: &str| largest_hit_ratio_gap(&s, tree, v);
     let text = one_line(&readme());
     let quoted = [
         format!(
@@ -917,4 +924,41 @@ fn the_readme_sentence_on_the_turnover_run_quotes_its_summary() {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
     assert_eq!(verdicts_of(&s).len(), 2);
+}
+
+/// The README's sentence on the lookup-touch remedy: its largest gap to
+/// base's median hit ratio over the four rates per tree
+/// (`reports/hit-ratio-turnover-lookup/`), and the hot set it keeps under
+/// the looping scan beside the fix's and base's at depth 1024
+/// (`reports/scan-resistance-lookup-10.11.18/`).
+#[test]
+fn the_readme_sentence_on_the_lookup_remedy_quotes_its_summaries() {
+    let s = summary("hit-ratio-turnover-lookup");
+    let worst = |tree: &str| largest_hit_ratio_gap(&s, tree, "fixed-lookup");
+    let scan = summary("scan-resistance-lookup-10.11.18");
+    let kept = |v: &str| {
+        scan["scan_resistance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == v)
+            .unwrap_or_else(|| panic!("no {v}"))["kept_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let quoted = format!(
+        "our second remedy `fixed-lookup` (a lookup from the root flags a young block at once, a scan's \
+         access does not) has {:+.2} and {:+.2} (`reports/hit-ratio-turnover-lookup/`) and keeps {:.1}% of \
+         the hot set under the scan where the fix keeps {:.1}% and base {:.1}% \
+         (`reports/scan-resistance-lookup-10.11.18/`):",
+        worst("10.11.18"),
+        worst("11.8.6"),
+        kept("fixed-lookup"),
+        kept("fixed"),
+        kept("base")
+    );
+    let text = one_line(&readme());
+    assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    assert_eq!(scan["busy_runs"].as_u64(), Some(0));
 }

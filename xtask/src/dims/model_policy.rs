@@ -27,10 +27,15 @@ pub enum ModelPolicy {
     /// (patches/10.11/fixed-fine-clock.md).
     #[serde(rename = "lazy-10.11-port-fine-clock")]
     LazyPortFineClock,
-    /// our remedy: `LazyPortFineClock`, and an access flags a block outside
-    /// the old sublist at once (patches/10.11/fixed-fine-young.md).
+    /// our first remedy candidate: `LazyPortFineClock`, and an access flags
+    /// a block outside the old sublist at once
+    /// (patches/10.11/fixed-fine-young.md).
     #[serde(rename = "lazy-10.11-port-fine-young")]
     LazyPortFineYoung,
+    /// our remedy: `LazyPortFineClock`, and a lookup flags a block outside
+    /// the old sublist at once (patches/10.11/fixed-lookup.md).
+    #[serde(rename = "lazy-10.11-port-lookup")]
+    LazyPortLookup,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
@@ -46,7 +51,7 @@ pub struct ModelRules {
 impl ModelPolicy {
     /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
-        use YoungTouch::{AgeChecked, OldOnly};
+        use YoungTouch::{AgeChecked, Lookup, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {
             ModelPolicy::Classic => (
                 PolicyKind::Classic,
@@ -84,6 +89,12 @@ impl ModelPolicy {
                 FINE_CLOCK_TICK_MS,
                 OldOnly,
             ),
+            ModelPolicy::LazyPortLookup => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                FINE_CLOCK_TICK_MS,
+                Lookup,
+            ),
         };
         ModelRules {
             policy,
@@ -107,6 +118,7 @@ mod tests {
             (ModelPolicy::LazyPort, "lazy-10.11-port"),
             (ModelPolicy::LazyPortFineClock, "lazy-10.11-port-fine-clock"),
             (ModelPolicy::LazyPortFineYoung, "lazy-10.11-port-fine-young"),
+            (ModelPolicy::LazyPortLookup, "lazy-10.11-port-lookup"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
@@ -127,6 +139,11 @@ mod tests {
         assert_eq!(
             (remedy.clock_tick_ms, remedy.young_touch),
             (100, YoungTouch::OldOnly)
+        );
+        let lookup = ModelPolicy::LazyPortLookup.model();
+        assert_eq!(
+            (lookup.clock_tick_ms, lookup.young_touch),
+            (100, YoungTouch::Lookup)
         );
     }
 }

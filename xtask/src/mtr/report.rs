@@ -48,18 +48,19 @@ fn is_base(r: &MtrRun) -> bool {
 }
 
 /// The report's files: `report.md`, and `report.jira` to paste into an
-/// MDEV, rendered from the same blocks.
+/// MDEV, rendered from the same blocks; a Jira text longer than one
+/// comment is cut at its headings into `report.jira`, `report-2.jira` and
+/// on, as a matrix report's is.
 pub fn render(runs: &[MtrRun]) -> Vec<(String, String)> {
-    vec![
-        (
-            "report.md".to_string(),
-            doc::markdown(&blocks(runs, EveryTest::All)),
-        ),
-        (
-            "report.jira".to_string(),
-            doc::jira(&blocks(runs, EveryTest::Differing)),
-        ),
-    ]
+    let mut files = vec![(
+        "report.md".to_string(),
+        doc::markdown(&blocks(runs, EveryTest::All)),
+    )];
+    files.extend(crate::report::jira_files(
+        "report",
+        &blocks(runs, EveryTest::Differing),
+    ));
+    files
 }
 
 /// How much of the per-test table a document carries.
@@ -75,7 +76,9 @@ pub enum EveryTest {
 
 /// Writes the report's files in `dir`; returns their paths.
 pub fn write(dir: &Path, runs: &[MtrRun]) -> Result<Vec<PathBuf>> {
-    render(runs)
+    let files = render(runs);
+    crate::report::remove_stale_outputs(dir, &files)?;
+    files
         .into_iter()
         .map(|(name, text)| {
             let path = dir.join(name);

@@ -110,7 +110,7 @@ pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
 
 /// The Jira comments of `blocks` as files: `stem.jira`, and `stem-2.jira`
 /// and on where one comment cannot hold them (`doc::jira_comments`).
-fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
+pub(crate) fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
     let parts = doc::jira_comments(blocks, doc::JIRA_COMMENT_LIMIT);
     doc::jira_part_names(stem, parts.len())
         .into_iter()
@@ -122,8 +122,8 @@ fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
 /// write: a chart no longer drawn (an `*.svg` beside the report) and the
 /// Jira parts of a longer report (`report-2.jira`, `stacks-3.jira`, …), so
 /// that neither an old chart nor a comment of an older report is taken
-/// for this one's.
-fn remove_stale_outputs(out: &Path, written: &[(String, String)]) -> Result<()> {
+/// for this one's. The mtr report's `write` calls it too.
+pub(crate) fn remove_stale_outputs(out: &Path, written: &[(String, String)]) -> Result<()> {
     let Ok(entries) = std::fs::read_dir(out) else {
         return Ok(());
     };

@@ -46,6 +46,7 @@ pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
             short_lru: rules.short_lru,
             clock_tick_ms: rules.clock_tick_ms,
             young_touch: rules.young_touch,
+            boundary: lru_model::Boundary::Upstream,
         },
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),

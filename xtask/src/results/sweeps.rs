@@ -40,6 +40,9 @@ pub fn model_policy(
         Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-young.patch") => {
             Some(ModelPolicy::LazyPortFineYoung)
         }
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed-lookup.patch") => {
+            Some(ModelPolicy::LazyPortLookup)
+        }
         Some(_) => None,
     }
 }
@@ -92,7 +95,8 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
             ModelPolicy::Lazy
             | ModelPolicy::LazyPort
             | ModelPolicy::LazyPortFineClock
-            | ModelPolicy::LazyPortFineYoung,
+            | ModelPolicy::LazyPortFineYoung
+            | ModelPolicy::LazyPortLookup,
         ) => YoungCounts::SweepMoves,
         _ => YoungCounts::Promotions,
     })
