@@ -25,7 +25,10 @@ pub mod trace;
 
 pub use decide::YoungTouch;
 pub use policy::{Classic, Eager, Lazy, Policy, PolicyKind};
-pub use pool::{Boundary, BufferPool, Config, Counters, LruModel, ModelError, PageState, ShortLru};
+pub use pool::{
+    Boundary, BufferPool, Config, Counters, LruModel, ModelError, PageState, ShortLru,
+    BOUNDARY_MOVES,
+};
 pub use trace::{Event, Op};
 
 /// A pool of the given policy behind the object-safe [`LruModel`] interface.

@@ -21,6 +21,10 @@ pub const OLD_MIN_LEN: u32 = 512;
 pub const OLD_TOLERANCE: u64 = 20;
 /// `BUF_LRU_NON_OLD_MIN_LEN` (buf/buf0lru.cc:55)
 pub const NON_OLD_MIN_LEN: u64 = 5;
+/// `BUF_LRU_BOUNDARY_MOVES` of patches/10.11/fixed-lookup-boundary.patch:
+/// the most flagged blocks one call of `buf_LRU_old_adjust_len()` moves to
+/// the head under [`Boundary::MoveFlagged`]
+pub const BOUNDARY_MOVES: u32 = 64;
 /// `BUF_LRU_MIN_LEN` (include/buf0buf.h:67)
 pub const LRU_MIN_LEN: usize = 256;
 /// The user thread's first free-block scan looks at this many blocks
@@ -63,10 +67,11 @@ pub enum Boundary {
     /// any other; a sweep moves it when it reaches the tail.
     #[default]
     Upstream,
-    /// innodb-lab's boundary rule, tried in the model only: the block is
-    /// moved to the head instead (`buf_LRU_old_adjust_len()` holds
-    /// `buf_pool.mutex`), so a block flagged while young does not take an
-    /// old block's room on its way to the tail. Not in any patch yet.
+    /// innodb-lab's boundary rule (patches/10.11/fixed-lookup-boundary.md):
+    /// the block is moved to the head instead (`buf_LRU_old_adjust_len()`
+    /// holds `buf_pool.mutex`), so a block flagged while young does not
+    /// take an old block's room on its way to the tail; at most
+    /// [`BOUNDARY_MOVES`] such moves a call, as in the patch.
     MoveFlagged,
 }
 
@@ -410,15 +415,18 @@ impl PoolState {
         let len = u64::from(self.lru_len);
         let new_len = (len * u64::from(self.old_ratio) / decide::OLD_RATIO_DIV)
             .min(len - (OLD_TOLERANCE + NON_OLD_MIN_LEN));
+        let mut moves = 0;
         loop {
             let old_len = u64::from(self.lru_old_len);
             let lru_old = self.lru_old;
             if old_len + OLD_TOLERANCE < new_len {
                 let prev = self.frames[lru_old as usize].prev;
                 if self.cfg.boundary == Boundary::MoveFlagged
+                    && moves < BOUNDARY_MOVES
                     && self.frames[prev as usize].promote
                     && prev != self.lru_head
                 {
+                    moves += 1;
                     self.move_flagged_to_head(prev);
                     continue;
                 }

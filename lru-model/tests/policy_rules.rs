@@ -2,6 +2,7 @@
 
 use lru_model::{
     Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy, ShortLru, YoungTouch,
+    BOUNDARY_MOVES,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -695,16 +696,21 @@ fn the_boundary_rule_moves_a_flagged_young_block_to_the_head_instead_of_making_i
         let c = p.counters();
         assert_eq!(c.boundary_moves > 0, moved, "{boundary:?}: {c:?}");
         // every block the boundary took from the new sublist was flagged:
-        // under the rule none of them became old still flagged
+        // upstream they all became old still flagged; under the rule only
+        // one a call may, after the call has moved BOUNDARY_MOVES of them
         let old_flagged = p
             .lru_pages()
             .into_iter()
             .filter(|&pg| p.page_state(pg).is_some_and(|s| s.old && s.promote))
-            .count();
-        assert_eq!(
-            old_flagged == 0,
-            moved,
-            "{boundary:?}: {old_flagged} old and flagged"
-        );
+            .count() as u64;
+        if moved {
+            assert!(
+                old_flagged * u64::from(BOUNDARY_MOVES) <= c.boundary_moves,
+                "{boundary:?}: {old_flagged} old and flagged after {} moves",
+                c.boundary_moves
+            );
+        } else {
+            assert!(old_flagged > 0, "{boundary:?}: none old and flagged");
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! runner records it in a scan-loop outcome and the report replays it.
 
 use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use lru_model::{PolicyKind, ShortLru, YoungTouch};
+use lru_model::{Boundary, PolicyKind, ShortLru, YoungTouch};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -36,16 +36,23 @@ pub enum ModelPolicy {
     /// the old sublist at once (patches/10.11/fixed-lookup.md).
     #[serde(rename = "lazy-10.11-port-lookup")]
     LazyPortLookup,
+    /// our remedy, second form: `LazyPortLookup` with the boundary rule
+    /// (patches/10.11/fixed-lookup-boundary.md). Its other change, which
+    /// accesses count as lookups, is the traced stream's to carry.
+    #[serde(rename = "lazy-10.11-port-lookup-boundary")]
+    LazyPortLookupBoundary,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
-/// access clock's tick in ms and which blocks wait for the age check.
+/// access clock's tick in ms, which blocks wait for the age check and what
+/// the old sublist's boundary does with a flagged block.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRules {
     pub policy: PolicyKind,
     pub short_lru: ShortLru,
     pub clock_tick_ms: u32,
     pub young_touch: YoungTouch,
+    pub boundary: Boundary,
 }
 
 impl ModelPolicy {
@@ -89,18 +96,23 @@ impl ModelPolicy {
                 FINE_CLOCK_TICK_MS,
                 OldOnly,
             ),
-            ModelPolicy::LazyPortLookup => (
+            ModelPolicy::LazyPortLookup | ModelPolicy::LazyPortLookupBoundary => (
                 PolicyKind::Lazy,
                 ShortLru::FlagEveryAccess,
                 FINE_CLOCK_TICK_MS,
                 Lookup,
             ),
         };
+        let boundary = match self {
+            ModelPolicy::LazyPortLookupBoundary => Boundary::MoveFlagged,
+            _ => Boundary::Upstream,
+        };
         ModelRules {
             policy,
             short_lru,
             clock_tick_ms,
             young_touch,
+            boundary,
         }
     }
 }
@@ -119,6 +131,10 @@ mod tests {
             (ModelPolicy::LazyPortFineClock, "lazy-10.11-port-fine-clock"),
             (ModelPolicy::LazyPortFineYoung, "lazy-10.11-port-fine-young"),
             (ModelPolicy::LazyPortLookup, "lazy-10.11-port-lookup"),
+            (
+                ModelPolicy::LazyPortLookupBoundary,
+                "lazy-10.11-port-lookup-boundary",
+            ),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
@@ -142,8 +158,13 @@ mod tests {
         );
         let lookup = ModelPolicy::LazyPortLookup.model();
         assert_eq!(
-            (lookup.clock_tick_ms, lookup.young_touch),
-            (100, YoungTouch::Lookup)
+            (lookup.clock_tick_ms, lookup.young_touch, lookup.boundary),
+            (100, YoungTouch::Lookup, Boundary::Upstream)
+        );
+        let boundary = ModelPolicy::LazyPortLookupBoundary.model();
+        assert_eq!(
+            (boundary.young_touch, boundary.boundary),
+            (YoungTouch::Lookup, Boundary::MoveFlagged)
         );
     }
 }

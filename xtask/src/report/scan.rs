@@ -46,7 +46,7 @@ pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
             short_lru: rules.short_lru,
             clock_tick_ms: rules.clock_tick_ms,
             young_touch: rules.young_touch,
-            boundary: lru_model::Boundary::Upstream,
+            boundary: rules.boundary,
         },
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),

@@ -43,6 +43,12 @@ pub fn model_policy(
         Some(f) if f.file_name().is_some_and(|n| n == "fixed-lookup.patch") => {
             Some(ModelPolicy::LazyPortLookup)
         }
+        Some(f)
+            if f.file_name()
+                .is_some_and(|n| n == "fixed-lookup-boundary.patch") =>
+        {
+            Some(ModelPolicy::LazyPortLookupBoundary)
+        }
         Some(_) => None,
     }
 }
@@ -96,7 +102,8 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
             | ModelPolicy::LazyPort
             | ModelPolicy::LazyPortFineClock
             | ModelPolicy::LazyPortFineYoung
-            | ModelPolicy::LazyPortLookup,
+            | ModelPolicy::LazyPortLookup
+            | ModelPolicy::LazyPortLookupBoundary,
         ) => YoungCounts::SweepMoves,
         _ => YoungCounts::Promotions,
     })
