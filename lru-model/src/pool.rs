@@ -459,16 +459,23 @@ impl PoolState {
     }
 
     /// [`Boundary::MoveFlagged`]: the flagged young block `f` goes to the
-    /// head as a sweep's move would take it (flag cleared, re-stamped),
-    /// without touching the old sublist's length; the two scan positions
-    /// step past it as `buf_pool_t::LRU_remove()` makes them.
+    /// head with its flag cleared, without touching the old sublist's
+    /// length; the two scan positions step past it as
+    /// `buf_pool_t::LRU_remove()` makes them. Unlike a sweep's move it
+    /// keeps the stamp (`buf_page_t::keep_young_at_boundary()`), so that
+    /// if the block crosses into the old sublist later, unflagged, its next
+    /// access there flags it at once; only a stamp more than half the
+    /// 16-bit range behind is brought forward to half the range.
     fn move_flagged_to_head(&mut self, f: u32) {
         self.step_positions_past(f);
         self.unlink(f);
         self.push_front(f);
+        let now = self.access_clock;
         let frame = &mut self.frames[f as usize];
         frame.promote = false;
-        frame.access_s = self.access_clock;
+        if now.wrapping_sub(frame.access_s) > u16::MAX / 2 {
+            frame.access_s = now.wrapping_sub(u16::MAX / 2).max(1);
+        }
         self.counters.boundary_moves += 1;
     }
 
