@@ -26,8 +26,8 @@ pub mod trace;
 pub use decide::YoungTouch;
 pub use policy::{Classic, Eager, Lazy, Policy, PolicyKind};
 pub use pool::{
-    Boundary, BufferPool, Config, Counters, LruModel, ModelError, PageState, ShortLru,
-    BOUNDARY_MOVES,
+    kept_stamp, Boundary, BufferPool, Config, Counters, LruModel, ModelError, MoveStamp, PageState,
+    ShortLru, BOUNDARY_MOVES,
 };
 pub use trace::{Event, Op};
 

@@ -182,11 +182,13 @@ impl Policy for Lazy {
         pool.counters.made_young += outcome.made_young;
         pool.counters.not_made_young += outcome.not_made_young;
         if outcome.moved {
-            // P: buf_page_t::make_young(): clear PROMOTE, re-stamp, move to the head
+            // P: buf_page_t::make_young(): clear PROMOTE, re-stamp (or keep
+            // the stamp, by the pool's move-stamp rule), move to the head
             let clock = pool.access_clock;
+            let move_stamp = pool.cfg.move_stamp;
             let frame = &mut pool.frames[f as usize];
             frame.promote = false;
-            frame.access_s = clock;
+            frame.access_s = move_stamp.after_move(frame.access_s, clock);
             pool.move_to_head(f);
         }
         outcome.moved

@@ -56,6 +56,67 @@ pub struct Config {
     /// what `buf_LRU_old_adjust_len()` does with a flagged block that the
     /// old sublist's boundary is about to take from the new sublist
     pub boundary: Boundary,
+    /// what a sweep's move does to the moved block's stamp
+    pub move_stamp: MoveStamp,
+}
+
+/// What a sweep's move to the head does to the block's stamp (lazy policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveStamp {
+    /// Upstream (P: `buf_page_t::make_young()`): the stamp becomes the
+    /// move's tick, so the next flag needs another `innodb_old_blocks_time`.
+    #[default]
+    Restamp,
+    /// innodb-lab's lookup remedy, third form
+    /// (patches/10.11/fixed-lookup-boundary.md): the stamp stays, so a moved
+    /// block that drifts back to the old sublist unflagged is flagged by its
+    /// next access there; a stamp more than half the 16-bit range behind is
+    /// brought forward to half the range ([`kept_stamp`]).
+    Keep,
+}
+
+impl MoveStamp {
+    /// Both rules, upstream's first.
+    pub const ALL: [MoveStamp; 2] = [MoveStamp::Restamp, MoveStamp::Keep];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveStamp::Restamp => "restamp",
+            MoveStamp::Keep => "keep",
+        }
+    }
+
+    /// The stamp of a block that a sweep moves at tick `now`.
+    pub fn after_move(self, stamp: u16, now: u16) -> u16 {
+        match self {
+            MoveStamp::Restamp => now,
+            MoveStamp::Keep => kept_stamp(stamp, now),
+        }
+    }
+}
+
+impl std::str::FromStr for MoveStamp {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        MoveStamp::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| format!("unknown move stamp rule {s:?}: expected restamp or keep"))
+    }
+}
+
+/// `buf_page_t::keep_stamp_on_move()` of patches/10.11/fixed-lookup-boundary.patch:
+/// the stamp, unless it is more than half the 16-bit clock's range behind
+/// `now`, where it is brought forward to half the range (never to 0, which
+/// means "never accessed").
+pub fn kept_stamp(stamp: u16, now: u16) -> u16 {
+    if now.wrapping_sub(stamp) > u16::MAX / 2 {
+        now.wrapping_sub(u16::MAX / 2).max(1)
+    } else {
+        stamp
+    }
 }
 
 /// What the old sublist's boundary does when it moves toward the head over
@@ -129,6 +190,7 @@ impl Default for Config {
             clock_tick_ms: decide::LAZY_CLOCK_TICK_MS,
             young_touch: YoungTouch::AgeChecked,
             boundary: Boundary::Upstream,
+            move_stamp: MoveStamp::Restamp,
         }
     }
 }
@@ -473,9 +535,7 @@ impl PoolState {
         let now = self.access_clock;
         let frame = &mut self.frames[f as usize];
         frame.promote = false;
-        if now.wrapping_sub(frame.access_s) > u16::MAX / 2 {
-            frame.access_s = now.wrapping_sub(u16::MAX / 2).max(1);
-        }
+        frame.access_s = kept_stamp(frame.access_s, now);
         self.counters.boundary_moves += 1;
     }
 

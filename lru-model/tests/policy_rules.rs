@@ -1,8 +1,8 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
 use lru_model::{
-    Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, Policy, ShortLru, YoungTouch,
-    BOUNDARY_MOVES,
+    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, MoveStamp, Policy,
+    ShortLru, YoungTouch, BOUNDARY_MOVES,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -713,4 +713,17 @@ fn the_boundary_rule_moves_a_flagged_young_block_to_the_head_instead_of_making_i
             assert!(old_flagged > 0, "{boundary:?}: none old and flagged");
         }
     }
+}
+
+#[test]
+fn a_move_restamps_upstream_and_keeps_the_stamp_under_the_remedy_unless_the_clock_would_wrap_past_it(
+) {
+    assert_eq!(MoveStamp::Restamp.after_move(5, 900), 900);
+    assert_eq!(MoveStamp::Keep.after_move(5, 900), 5);
+    // 32,767 ticks behind is half the range: kept
+    assert_eq!(kept_stamp(1, 32_768), 1);
+    // 40,000 behind: brought forward to half the range behind
+    assert_eq!(MoveStamp::Keep.after_move(10, 40_010), 40_010 - 32_767);
+    // and never to 0, which means "never accessed"
+    assert_eq!(kept_stamp(65_535, 32_767), 1);
 }

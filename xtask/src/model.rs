@@ -17,7 +17,7 @@ use lru_model::sim::{
 };
 use lru_model::trace::{self, ReplayOutput};
 use lru_model::{
-    new_model, Boundary, Classic, Config, Eager, Lazy, Policy, PolicyKind, YoungTouch,
+    new_model, Boundary, Classic, Config, Eager, Lazy, MoveStamp, Policy, PolicyKind, YoungTouch,
 };
 
 /// Subcommands of `cargo xtask model`.
@@ -65,9 +65,18 @@ pub struct PoolArgs {
     pub young_touch: Option<YoungTouch>,
     /// lazy: what the old sublist's boundary does with a flagged block it
     /// takes from the new sublist: `upstream` (the block becomes old) or
-    /// `move-flagged` (the block goes to the head; tried in the model only).
+    /// `move-flagged` (the block goes to the head, keeping its stamp: the
+    /// rule of patches/10.11/fixed-lookup-boundary.md).
     #[arg(long, value_parser = parse_boundary)]
     pub boundary: Option<Boundary>,
+    /// lazy: what a sweep's move does to the block's stamp: `restamp`
+    /// (upstream) or `keep` (patches/10.11/fixed-lookup-boundary.md).
+    #[arg(long, value_parser = parse_move_stamp)]
+    pub move_stamp: Option<MoveStamp>,
+}
+
+fn parse_move_stamp(s: &str) -> Result<MoveStamp, String> {
+    s.parse()
 }
 
 fn parse_boundary(s: &str) -> Result<Boundary, String> {
@@ -97,6 +106,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.boundary {
             cfg.boundary = v;
+        }
+        if let Some(v) = self.move_stamp {
+            cfg.move_stamp = v;
         }
         cfg
     }

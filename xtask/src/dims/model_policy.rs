@@ -2,7 +2,7 @@
 //! runner records it in a scan-loop outcome and the report replays it.
 
 use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use lru_model::{Boundary, PolicyKind, ShortLru, YoungTouch};
+use lru_model::{Boundary, MoveStamp, PolicyKind, ShortLru, YoungTouch};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -36,16 +36,18 @@ pub enum ModelPolicy {
     /// the old sublist at once (patches/10.11/fixed-lookup.md).
     #[serde(rename = "lazy-10.11-port-lookup")]
     LazyPortLookup,
-    /// our remedy, second form: `LazyPortLookup` with the boundary rule
-    /// (patches/10.11/fixed-lookup-boundary.md). Its other change, which
-    /// accesses count as lookups, is the traced stream's to carry.
+    /// our remedy, second form: `LazyPortLookup` with the boundary rule and
+    /// moves that keep the stamp (patches/10.11/fixed-lookup-boundary.md).
+    /// Its other change, which accesses count as lookups, is the traced
+    /// stream's to carry.
     #[serde(rename = "lazy-10.11-port-lookup-boundary")]
     LazyPortLookupBoundary,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
-/// access clock's tick in ms, which blocks wait for the age check and what
-/// the old sublist's boundary does with a flagged block.
+/// access clock's tick in ms, which blocks wait for the age check, what
+/// the old sublist's boundary does with a flagged block and what a sweep's
+/// move does to its stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRules {
     pub policy: PolicyKind,
@@ -53,6 +55,7 @@ pub struct ModelRules {
     pub clock_tick_ms: u32,
     pub young_touch: YoungTouch,
     pub boundary: Boundary,
+    pub move_stamp: MoveStamp,
 }
 
 impl ModelPolicy {
@@ -103,9 +106,9 @@ impl ModelPolicy {
                 Lookup,
             ),
         };
-        let boundary = match self {
-            ModelPolicy::LazyPortLookupBoundary => Boundary::MoveFlagged,
-            _ => Boundary::Upstream,
+        let (boundary, move_stamp) = match self {
+            ModelPolicy::LazyPortLookupBoundary => (Boundary::MoveFlagged, MoveStamp::Keep),
+            _ => (Boundary::Upstream, MoveStamp::Restamp),
         };
         ModelRules {
             policy,
@@ -113,6 +116,7 @@ impl ModelPolicy {
             clock_tick_ms,
             young_touch,
             boundary,
+            move_stamp,
         }
     }
 }
@@ -163,8 +167,9 @@ mod tests {
         );
         let boundary = ModelPolicy::LazyPortLookupBoundary.model();
         assert_eq!(
-            (boundary.young_touch, boundary.boundary),
-            (YoungTouch::Lookup, Boundary::MoveFlagged)
+            (boundary.young_touch, boundary.boundary, boundary.move_stamp),
+            (YoungTouch::Lookup, Boundary::MoveFlagged, MoveStamp::Keep)
         );
+        assert_eq!(lookup.move_stamp, MoveStamp::Restamp);
     }
 }

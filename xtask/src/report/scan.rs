@@ -47,6 +47,7 @@ pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
             clock_tick_ms: rules.clock_tick_ms,
             young_touch: rules.young_touch,
             boundary: rules.boundary,
+            move_stamp: rules.move_stamp,
         },
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),
