@@ -36,8 +36,9 @@ pub enum ModelPolicy {
     /// the old sublist at once (patches/10.11/fixed-lookup.md).
     #[serde(rename = "lazy-10.11-port-lookup")]
     LazyPortLookup,
-    /// our remedy, second form: `LazyPortLookup` with the boundary rule and
-    /// moves that keep the stamp (patches/10.11/fixed-lookup-boundary.md).
+    /// our remedy `fixed-lookup-boundary`: `LazyPortLookup` with the
+    /// boundary rule and moves that keep the stamp
+    /// (patches/10.11/fixed-lookup-boundary.md).
     /// Its other change, which accesses count as lookups, is the traced
     /// stream's to carry.
     #[serde(rename = "lazy-10.11-port-lookup-boundary")]
