@@ -257,13 +257,28 @@ impl YoungTouch {
 impl std::str::FromStr for YoungTouch {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        YoungTouch::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| {
-                format!("unknown rule {s:?}: expected age-checked, old-only, next-tick or lookup")
-            })
+        rule_named(&YoungTouch::ALL, YoungTouch::name, "rule", s)
     }
+}
+
+/// The rule of `all` whose `name` is `s`, for a command line's `FromStr`;
+/// else an error calling it an unknown `what` and listing every name
+/// ("expected a, b or c").
+pub fn rule_named<T: Copy>(
+    all: &[T],
+    name: fn(T) -> &'static str,
+    what: &str,
+    s: &str,
+) -> Result<T, String> {
+    all.iter().copied().find(|&r| name(r) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&r| name(r)).collect();
+        let expected = match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        };
+        format!("unknown {what} {s:?}: expected {expected}")
+    })
 }
 
 /// The threshold `touch_no_stamp()` compares a block's age with: the
@@ -400,6 +415,27 @@ pub fn old_ratio_from_pct(pct: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rule_names_parse_and_an_unknown_one_lists_them_all() {
+        use crate::{Boundary, MoveStamp};
+        for r in YoungTouch::ALL {
+            assert_eq!(r.name().parse::<YoungTouch>(), Ok(r));
+        }
+        assert_eq!(
+            "lru".parse::<YoungTouch>(),
+            Err("unknown rule \"lru\": expected age-checked, old-only, next-tick or lookup".into())
+        );
+        assert_eq!(
+            "x".parse::<Boundary>(),
+            Err("unknown boundary rule \"x\": expected upstream or move-flagged".into())
+        );
+        assert_eq!("keep".parse::<MoveStamp>(), Ok(MoveStamp::Keep));
+        assert_eq!(
+            "x".parse::<MoveStamp>(),
+            Err("unknown move stamp rule \"x\": expected restamp or keep".into())
+        );
+    }
 
     fn eager(pool_clock: u32, block_old: bool, access_time: u32, now_ms: u32) -> EagerInput {
         EagerInput {

@@ -100,10 +100,7 @@ impl MoveStamp {
 impl std::str::FromStr for MoveStamp {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        MoveStamp::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| format!("unknown move stamp rule {s:?}: expected restamp or keep"))
+        decide::rule_named(&MoveStamp::ALL, MoveStamp::name, "move stamp rule", s)
     }
 }
 
@@ -152,12 +149,7 @@ impl Boundary {
 impl std::str::FromStr for Boundary {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        Boundary::ALL
-            .into_iter()
-            .find(|r| r.name() == s)
-            .ok_or_else(|| {
-                format!("unknown boundary rule {s:?}: expected upstream or move-flagged")
-            })
+        decide::rule_named(&Boundary::ALL, Boundary::name, "boundary rule", s)
     }
 }
 
