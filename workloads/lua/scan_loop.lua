@@ -87,7 +87,10 @@ function event()
 end
 
 function thread_done()
-   print(string.format("scan-loop: role=%s thread=%d events=%d",
-                       scanner and "scan" or "hot", sysbench.tid, events))
+   -- One write with its newline: print() writes the text and the newline
+   -- in two calls, and two threads ending together glued their lines.
+   io.write(string.format("scan-loop: role=%s thread=%d events=%d\n",
+                          scanner and "scan" or "hot", sysbench.tid, events))
+   io.stdout:flush()
    con:disconnect()
 end

@@ -118,14 +118,18 @@ impl ScanLoopOutcome {
     }
 }
 
-/// Hot lookups and scan passes, from the lines the script prints at the
-/// end of each thread (`scan-loop: role=hot thread=3 events=12345`).
+/// Hot lookups and scan passes, from the records the script prints at the
+/// end of each thread (`scan-loop: role=hot thread=3 events=12345`). A
+/// line may hold more than one record: threads that end together can glue
+/// theirs (seen with sysbench 1.0.20 when the script used `print`).
 pub fn parse_events(output: &str) -> Result<(u64, u64)> {
     let (mut hot, mut scans, mut lines) = (0u64, 0u64, 0usize);
-    for line in output.lines() {
-        let Some(rest) = line.trim().strip_prefix("scan-loop:") else {
-            continue;
-        };
+    let records = output
+        .lines()
+        .filter(|line| line.trim_start().starts_with(RECORD))
+        .flat_map(|line| line.split(RECORD).skip(1));
+    for rest in records {
+        let line = format!("{RECORD}{rest}");
         let field = |name: &str| {
             rest.split_whitespace()
                 .find_map(|f| f.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
@@ -145,6 +149,9 @@ pub fn parse_events(output: &str) -> Result<(u64, u64)> {
     }
     Ok((hot, scans))
 }
+
+/// What starts each of the script's records.
+const RECORD: &str = "scan-loop:";
 
 /// sysbench's arguments for the script; `scan_threads` of the threads scan.
 fn args(
@@ -439,6 +446,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("no events="), "{e}");
+    }
+
+    #[test]
+    fn records_glued_onto_one_line_are_each_counted() {
+        // What a CI run printed when two threads ended together.
+        let out = "scan-loop: role=hot thread=1 events=1767scan-loop: role=scan thread=0 events=309\n";
+        assert_eq!(parse_events(out).unwrap(), (1767, 309));
     }
 
     fn s(t_s: f64, hot_resident: u64, scan_young: u64, ms: f64) -> Sample {
