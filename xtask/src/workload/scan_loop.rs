@@ -451,7 +451,8 @@ mod tests {
     #[test]
     fn records_glued_onto_one_line_are_each_counted() {
         // What a CI run printed when two threads ended together.
-        let out = "scan-loop: role=hot thread=1 events=1767scan-loop: role=scan thread=0 events=309\n";
+        let out =
+            "scan-loop: role=hot thread=1 events=1767scan-loop: role=scan thread=0 events=309\n";
         assert_eq!(parse_events(out).unwrap(), (1767, 309));
     }
 
