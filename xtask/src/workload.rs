@@ -167,6 +167,7 @@ impl Workload {
             // callgrind's counts grow with the window; minutes of it are
             // an hour of wall time
             ("cost_seconds", self.cost_seconds, 600),
+            ("cost_events", self.cost_events, 1_000_000),
         ] {
             if value > most {
                 fail(field, format!("= {value}: at most {most}"))?;
@@ -334,8 +335,19 @@ fn prepare_deadline(w: &Workload) -> Duration {
     Duration::from_secs(120 + rows / 2_000)
 }
 
+/// How long a sysbench run lasts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Length {
+    /// this many seconds, random keys from a seed of the clock
+    Seconds(u64),
+    /// exactly this many events, random keys from `seed`: the same
+    /// statements in the same order on every run with one thread
+    Events { count: u64, seed: u64 },
+}
+
 /// The sysbench command line of a phase: `script` is one of ours (a path)
-/// or a bundled one (a name); `kind` adds the test's options.
+/// or a bundled one (a name); `kind` adds the test's options. `length` is
+/// not used by `prepare`.
 fn sysbench_args(
     w: &Workload,
     server: &Server,
@@ -343,7 +355,7 @@ fn sysbench_args(
     kind: Option<WorkloadKind>,
     threads: u32,
     command: &str,
-    seconds: u64,
+    length: Length,
 ) -> Vec<String> {
     let mut args = vec![
         script.to_string(),
@@ -366,8 +378,17 @@ fn sysbench_args(
         if w.rate > 0 {
             args.push(format!("--rate={}", w.rate));
         }
-        args.push(format!("--time={seconds}"));
-        args.push("--events=0".into());
+        match length {
+            Length::Seconds(seconds) => {
+                args.push(format!("--time={seconds}"));
+                args.push("--events=0".into());
+            }
+            Length::Events { count, seed } => {
+                args.push("--time=0".into());
+                args.push(format!("--events={count}"));
+                args.push(format!("--rand-seed={seed}"));
+            }
+        }
         args.push("--report-interval=0".into());
     }
     args.push(command.to_string());
@@ -491,7 +512,15 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
     let max_threads = w.thread_counts().into_iter().max().unwrap_or(1);
     let loaders = w.tables.min(max_threads.max(2));
     phase(&mut phases, w, Step::Prepare, || {
-        let args = sysbench_args(w, server, &script, None, loaders, "prepare", 0);
+        let args = sysbench_args(
+            w,
+            server,
+            &script,
+            None,
+            loaders,
+            "prepare",
+            Length::Seconds(0),
+        );
         sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
@@ -503,7 +532,7 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
                 None,
                 max_threads,
                 "run",
-                w.arm_seconds,
+                Length::Seconds(w.arm_seconds),
             );
             with_dirty_pct_1(&mut conn, |_| {
                 sysbench::run(&args, deadline(w.arm_seconds), &logs.join("arm.log"))
@@ -567,7 +596,15 @@ pub fn execute_cell(
     // every pass of the cell runs the kind's script for some seconds, and
     // the report lists each command line
     let pass_args = |seconds: u64, out: &mut Outcome| {
-        let args = sysbench_args(w, server, &script, Some(kind), threads, "run", seconds);
+        let args = sysbench_args(
+            w,
+            server,
+            &script,
+            Some(kind),
+            threads,
+            "run",
+            Length::Seconds(seconds),
+        );
         record_command(out, &args);
         args
     };

@@ -21,27 +21,39 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
             name: Some("10.11.18".into()),
             variants: vec!["base".into(), "fixed".into()],
         }],
-        vec![Workload {
-            tables: 4,
-            table_size: 50_000,
-            arm_seconds: 8,
-            warmup_seconds: 2,
-            measure_seconds: 3,
-            diagnostic_seconds: 0,
-            cost_seconds: 5,
-            ..Workload::new("points-covered-pk")
-        }],
+        vec![
+            Workload {
+                tables: 4,
+                table_size: 50_000,
+                arm_seconds: 8,
+                warmup_seconds: 2,
+                measure_seconds: 3,
+                diagnostic_seconds: 0,
+                cost_seconds: 5,
+                ..Workload::new("points-covered-pk")
+            },
+            Workload {
+                tables: 4,
+                table_size: 50_000,
+                arm_seconds: 8,
+                warmup_seconds: 2,
+                measure_seconds: 3,
+                diagnostic_seconds: 0,
+                cost_events: 300,
+                ..Workload::new("update-index")
+            },
+        ],
     );
     m.repetitions = 1;
     m.cost_passes = 1;
     m.busy_cpu_bound = 1e6;
     let (out, results) = common::run_all_successful(&m);
 
-    let cost = |variant: &str| -> CostPass {
+    let cost_of = |variant: &str, workload: &str| -> CostPass {
         let r = results
             .iter()
-            .find(|r| r.key.variant == variant)
-            .unwrap_or_else(|| panic!("no {variant} run"));
+            .find(|r| r.key.variant == variant && r.key.workload == workload)
+            .unwrap_or_else(|| panic!("no {variant} run of {workload}"));
         let o = r.outcome.as_ref().unwrap();
         o.cost.clone().unwrap_or_else(|| {
             panic!(
@@ -50,6 +62,7 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
             )
         })
     };
+    let cost = |variant: &str| cost_of(variant, "points-covered-pk");
     let (base, fixed) = (cost("base"), cost("fixed"));
     for (variant, c) in [("base", &base), ("fixed", &fixed)] {
         eprintln!(
@@ -70,7 +83,8 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
             "{variant}: {other:?}"
         );
         assert!(other.instructions > 0, "{variant}: {other:?}");
-        assert_eq!(c.window_seconds, 5);
+        assert_eq!(c.window_seconds, Some(5));
+        assert_eq!(c.events, None);
         assert!(c.queries > 50, "{variant}: {} queries", c.queries);
         assert_eq!(
             c.instructions_per_query,
@@ -124,7 +138,12 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     assert!(md.contains("### The functions whose own cost per query moved most"));
     assert!(get("report.jira").contains("are in report.md"));
     let summary: serde_json::Value = serde_json::from_str(get("summary.json")).unwrap();
-    let rows = summary["cost"].as_array().unwrap();
+    let rows: Vec<&serde_json::Value> = summary["cost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["workload"] == "points-covered-pk")
+        .collect();
     assert_eq!(rows.len(), 2);
     let ratio = rows[1]["ratio"].as_f64().unwrap();
     assert_eq!(rows[1]["variant"], "fixed");
@@ -132,7 +151,12 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
         ratio,
         fixed.instructions_per_query / base.instructions_per_query
     );
-    let shifts = summary["function_shifts"].as_array().unwrap();
+    let shifts: Vec<&serde_json::Value> = summary["function_shifts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["workload"] == "points-covered-pk")
+        .collect();
     assert_eq!(shifts.len(), xtask::report::cost::SHIFTS_PER_CELL);
     // base's promotion is among the functions whose cost the fix moved
     // (buf_page_make_young_if_needed, or the promotion's cold clone)
@@ -142,5 +166,29 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
             .unwrap()
             .starts_with("buf_page_make_young")),
         "{shifts:#?}"
+    );
+
+    // update-index counted 300 events on one connection from the fixed
+    // seed, purge caught up and held: the queries are those events (one
+    // UPDATE each) and the few statements sysbench's connection sends
+    // first, and the report says what the window was
+    for variant in ["base", "fixed"] {
+        let c = cost_of(variant, "update-index");
+        let e = c.events.expect("an event window");
+        assert_eq!((e.events, e.threads, e.purge_held), (300, 1, true));
+        assert_eq!(c.window_seconds, None);
+        assert!(
+            (300..=340).contains(&c.queries),
+            "{variant}: {} queries for 300 events",
+            c.queries
+        );
+        eprintln!(
+            "{variant} update-index: {:.0} instructions a query ({} queries)",
+            c.instructions_per_query, c.queries
+        );
+    }
+    assert!(
+        md.contains("| update-index (300 events, 1 connection, purge held) |"),
+        "{md}"
     );
 }

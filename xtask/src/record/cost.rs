@@ -50,12 +50,29 @@ pub struct OtherThreads {
     pub query_threads: u64,
 }
 
+/// A cost pass's window of a fixed count of sysbench events.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+pub struct EventWindow {
+    pub events: u64,
+    /// sysbench's `--rand-seed`
+    pub seed: u64,
+    /// connections (one: the statements' order is the seed's)
+    pub threads: u32,
+    /// purge was caught up before the window and held during it
+    pub purge_held: bool,
+}
+
 /// One cell's cost pass.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CostPass {
     pub counter: CostCounter,
-    /// the window asked for (seconds of load with instrumentation on)
-    pub window_seconds: u64,
+    /// the window asked for, seconds of load with instrumentation on
+    /// (absent when the window was a count of events)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_seconds: Option<u64>,
+    /// the window as a count of events (the workload's `cost_events`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<EventWindow>,
     /// instructions in the window: of every server thread
     /// (`CallgrindIr`) or of the dispatching threads
     /// (`CallgrindIrQueryThreads`)

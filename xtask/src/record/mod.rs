@@ -24,7 +24,7 @@ pub use bisect::{
 };
 pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};
 pub use cnf::{MyCnf, Scaled};
-pub use cost::{CostCounter, CostPass, FunctionCost, OtherThreads};
+pub use cost::{CostCounter, CostPass, EventWindow, FunctionCost, OtherThreads};
 pub use folded::{frame_is, is_unnamed, FoldedLineError, FoldedStacks, FrameChange};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
 pub use page_trace::{ModelReplay, PageTrace, TraceReplay};

@@ -8,7 +8,7 @@ use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::num;
 use crate::dims::Metric;
-use crate::record::{Cell, CostCounter, CostPass};
+use crate::record::{Cell, CostCounter, CostPass, EventWindow};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,6 +36,9 @@ pub struct CostRow {
     /// and queries a second under the counter
     pub pages_made_young_per_query: Option<f64>,
     pub qps_counted: f64,
+    /// the passes' window when it was a count of events (`cost_events`)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<EventWindow>,
 }
 
 /// A function's own instructions per query in a cell and in its baseline
@@ -99,9 +102,25 @@ pub fn rows(a: &Analysis) -> Vec<CostRow> {
                 ratio,
                 pages_made_young_per_query: median(&young),
                 qps_counted: median(&p.iter().map(|x| x.qps).collect::<Vec<_>>())?,
+                events: p.first()?.events,
             })
         })
         .collect()
+}
+
+/// The workload, with the window when it was a count of events.
+fn workload_and_window(r: &CostRow) -> String {
+    match r.events {
+        None => r.cell.workload.clone(),
+        Some(e) => format!(
+            "{} ({} events, {} connection{}{})",
+            r.cell.workload,
+            e.events,
+            e.threads,
+            if e.threads == 1 { "" } else { "s" },
+            if e.purge_held { ", purge held" } else { "" }
+        ),
+    }
 }
 
 /// One side's listings: per function the median own cost per query over
@@ -213,6 +232,16 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
             first.counter.words()
         )),
     ];
+    if rows.iter().any(|r| r.events.is_some()) {
+        b.push(Block::Para(
+            "A workload with a count of events counted exactly that many sysbench events on one \
+             connection from a fixed seed instead of a window of seconds, so every pass ran the \
+             same statements; where purge was held, it had caught up before the window and a \
+             read view kept it from running during it, so the pages a write changed were in the \
+             same state on every pass."
+                .into(),
+        ));
+    }
     b.push(Block::AlignedTable {
         header: [
             "tree",
@@ -235,7 +264,7 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
             .map(|r| {
                 vec![
                     r.cell.tree.clone(),
-                    r.cell.workload.clone(),
+                    workload_and_window(r),
                     r.cell.threads.to_string(),
                     r.cell.variant.clone(),
                     r.passes.to_string(),
@@ -318,7 +347,8 @@ mod tests {
     fn pass(instructions: u64, queries: u64, top: &[(&str, u64)]) -> CostPass {
         CostPass {
             counter: CostCounter::CallgrindIrQueryThreads,
-            window_seconds: 10,
+            window_seconds: Some(10),
+            events: None,
             instructions,
             other_threads: None,
             queries,
@@ -347,5 +377,48 @@ mod tests {
         // the larger of the two smallest listed: 10 (a) and 20 (b)
         assert_eq!(above, 20.0);
         assert_eq!(side_words(None, above), "under 20 (not listed)");
+    }
+
+    #[test]
+    fn a_row_counted_over_events_says_so_and_one_counted_over_seconds_does_not() {
+        let row = |events: Option<EventWindow>| CostRow {
+            cell: Cell {
+                tree: "11.8.6".into(),
+                variant: "base".into(),
+                workload: "update-index".into(),
+                threads: 2,
+            },
+            counter: CostCounter::CallgrindIrQueryThreads,
+            passes: 4,
+            instructions_per_query: 1.0,
+            min: 1.0,
+            max: 1.0,
+            spread_pct: 0.0,
+            against: None,
+            ratio: None,
+            pages_made_young_per_query: None,
+            qps_counted: 1.0,
+            events,
+        };
+        let held = EventWindow {
+            events: 2000,
+            seed: 1,
+            threads: 1,
+            purge_held: true,
+        };
+        assert_eq!(
+            workload_and_window(&row(Some(held))),
+            "update-index (2000 events, 1 connection, purge held)"
+        );
+        assert_eq!(workload_and_window(&row(None)), "update-index");
+        let paras = |rows: &[CostRow]| {
+            blocks(rows, &[], 0)
+                .into_iter()
+                .filter(|b| matches!(b, Block::Para(_)))
+                .count()
+        };
+        // the sentence on event windows only where a row has one
+        assert_eq!(paras(&[row(None)]), 1);
+        assert_eq!(paras(&[row(None), row(Some(held))]), 2);
     }
 }

@@ -7,11 +7,15 @@
 //! the threads that made those calls, so that background work (flushing,
 //! purge), which does not follow the queries' pace, is not divided by it.
 
-use super::{cell_log, deadline, idle::status_value, lua_dir, sysbench, sysbench_args};
+use super::idle::{sample, status_value};
+use super::{cell_log, deadline, lua_dir, sysbench, sysbench_args, Length};
+use crate::dims::WorkloadKind;
 use crate::profile::callgrind;
-use crate::record::{CostCounter, CostPass, FunctionCost, OtherThreads, Workload};
-use crate::server::Server;
+use crate::record::{CostCounter, CostPass, EventWindow, FunctionCost, OtherThreads, Workload};
+use crate::server::{Callgrind, Server};
 use anyhow::{bail, Context, Result};
+use mysql::prelude::Queryable;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// The load runs this long before instrumentation goes on (connected,
@@ -19,6 +23,18 @@ use std::time::{Duration, Instant};
 /// back and the dump, which here take under a second or two each).
 const RAMP: Duration = Duration::from_secs(2);
 const TAIL: Duration = Duration::from_secs(10);
+
+/// The seed of every event window: one constant, so that every pass of
+/// every variant runs the same statements.
+const EVENT_SEED: u64 = 1;
+
+/// An event window's connections: with one, the statements' order is the
+/// seed's; with more, which connection takes the next event is a race.
+const EVENT_THREADS: u32 = 1;
+
+/// How long purge may take to catch up before an event window (Valgrind
+/// runs one server thread at a time, purge's too).
+const PURGE_LIMIT: Duration = Duration::from_secs(600);
 
 /// Functions a cost pass keeps, most self cost first: enough for the
 /// report to say where a difference went, down to the promotion path of
@@ -52,78 +68,210 @@ pub fn run(
             Some(kind),
             threads,
             "run",
-            w.warmup_seconds,
+            Length::Seconds(w.warmup_seconds),
         );
         sysbench::run(&args, deadline(w.warmup_seconds), &log("cost-warmup"))
             .context("the cost pass's warm-up failed")?;
     }
 
+    let counted = if w.cost_events > 0 {
+        count_events(w, kind, &script, server, &cg, &mut conn, &log("cost"))?
+    } else {
+        count_seconds(
+            w,
+            kind,
+            &script,
+            threads,
+            server,
+            &cg,
+            &mut conn,
+            &log("cost"),
+        )?
+    };
+    let Counted {
+        dump,
+        seconds,
+        young_before,
+        young_after,
+        events,
+    } = counted;
+    let threads = callgrind::read_threads(&dump)?;
+    let counts = &threads.query;
+    if counts.dispatched == 0 {
+        bail!(
+            "callgrind counted no call of dispatch_command in the window ({} files, {})",
+            dump.len(),
+            dump[0].display()
+        );
+    }
+    let queries = counts.dispatched;
+    let young = match (young_before, young_after) {
+        (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / queries as f64),
+        _ => None,
+    };
+    // the dumps are large (every function's lines); their figures are kept
+    for file in &dump {
+        let _ = std::fs::remove_file(file);
+    }
+    Ok(CostPass {
+        counter: CostCounter::CallgrindIrQueryThreads,
+        window_seconds: events.is_none().then_some(w.cost_seconds),
+        events,
+        instructions: counts.instructions,
+        other_threads: Some(OtherThreads {
+            instructions: threads.other_instructions,
+            threads: threads.other_threads as u64,
+            query_threads: threads.query_threads as u64,
+        }),
+        queries,
+        instructions_per_query: counts.instructions as f64 / queries as f64,
+        pages_made_young_per_query: young,
+        qps: queries as f64 / seconds,
+        top_functions: counts
+            .top(TOP_FUNCTIONS)
+            .into_iter()
+            .map(|(function, instructions)| FunctionCost {
+                function,
+                instructions,
+            })
+            .collect(),
+        wall_seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// What a window counted: callgrind's dump files, the window's wall time,
+/// Innodb_buffer_pool_pages_made_young around it.
+struct Counted {
+    dump: Vec<PathBuf>,
+    seconds: f64,
+    young_before: Option<u64>,
+    young_after: Option<u64>,
+    events: Option<EventWindow>,
+}
+
+/// A window of `cost_seconds` in the middle of a longer load at the
+/// cell's threads: instrumentation goes on once every connection is in its
+/// loop, and off before the load ends.
+#[allow(clippy::too_many_arguments)]
+fn count_seconds(
+    w: &Workload,
+    kind: WorkloadKind,
+    script: &str,
+    threads: u32,
+    server: &Server,
+    cg: &Callgrind,
+    conn: &mut mysql::Conn,
+    log: &Path,
+) -> Result<Counted> {
     let window = Duration::from_secs(w.cost_seconds);
     let load_seconds = (RAMP + window + TAIL).as_secs();
-    let args = sysbench_args(w, server, &script, Some(kind), threads, "run", load_seconds);
-    std::thread::scope(|s| -> Result<CostPass> {
-        let load = s.spawn(|| sysbench::run(&args, deadline(load_seconds * 2), &log("cost")));
+    let length = Length::Seconds(load_seconds);
+    let args = sysbench_args(w, server, script, Some(kind), threads, "run", length);
+    std::thread::scope(|s| -> Result<Counted> {
+        let load = s.spawn(|| sysbench::run(&args, deadline(load_seconds * 2), log));
         std::thread::sleep(RAMP);
-        let young_before = status_value(&mut conn, "Innodb_buffer_pool_pages_made_young")?;
+        let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
         // zeroed after the switch: the counts start with the window
         let counted = cg.instrument(true).and_then(|()| {
             cg.zero()?;
             let on = Instant::now();
             std::thread::sleep(window);
             let dump = cg.dump()?;
-            let seconds = on.elapsed().as_secs_f64();
-            Ok((dump, seconds))
+            Ok((dump, on.elapsed().as_secs_f64()))
         });
         // off whatever happened, so that the rest of the load runs fast
         let off = cg.instrument(false);
-        let young_after = status_value(&mut conn, "Innodb_buffer_pool_pages_made_young")?;
+        let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
         let (dump, seconds) = counted.context("callgrind could not count the window")?;
         off.context("callgrind's instrumentation could not be switched off")?;
         load.join()
             .expect("the cost load's thread panicked")
             .context("the cost pass's load failed")?;
-
-        let threads = callgrind::read_threads(&dump)?;
-        let counts = &threads.query;
-        if counts.dispatched == 0 {
-            bail!(
-                "callgrind counted no call of dispatch_command in the {} s window ({} files, {})",
-                w.cost_seconds,
-                dump.len(),
-                dump[0].display()
-            );
-        }
-        let queries = counts.dispatched;
-        let young = match (young_before, young_after) {
-            (Some(a), Some(b)) if b >= a => Some((b - a) as f64 / queries as f64),
-            _ => None,
-        };
-        // the dumps are large (every function's lines); their figures are kept
-        for file in &dump {
-            let _ = std::fs::remove_file(file);
-        }
-        Ok(CostPass {
-            counter: CostCounter::CallgrindIrQueryThreads,
-            window_seconds: w.cost_seconds,
-            instructions: counts.instructions,
-            other_threads: Some(OtherThreads {
-                instructions: threads.other_instructions,
-                threads: threads.other_threads as u64,
-                query_threads: threads.query_threads as u64,
-            }),
-            queries,
-            instructions_per_query: counts.instructions as f64 / queries as f64,
-            pages_made_young_per_query: young,
-            qps: queries as f64 / seconds,
-            top_functions: counts
-                .top(TOP_FUNCTIONS)
-                .into_iter()
-                .map(|(function, instructions)| FunctionCost {
-                    function,
-                    instructions,
-                })
-                .collect(),
-            wall_seconds: started.elapsed().as_secs_f64(),
+        Ok(Counted {
+            dump,
+            seconds,
+            young_before,
+            young_after,
+            events: None,
         })
     })
+}
+
+/// A window of exactly `cost_events` events on one connection from
+/// `EVENT_SEED`: instrumentation is on from before sysbench connects until
+/// after it disconnected, so its few setup statements are counted too (the
+/// same ones on every pass). For a test that writes, purge first catches
+/// up and then a read view holds it for the window.
+fn count_events(
+    w: &Workload,
+    kind: WorkloadKind,
+    script: &str,
+    server: &Server,
+    cg: &Callgrind,
+    conn: &mut mysql::Conn,
+    log: &Path,
+) -> Result<Counted> {
+    let purge_held = kind.is_write();
+    let holder = if purge_held {
+        catch_up_purge(conn)?;
+        let mut holder = server.connect()?;
+        holder
+            .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+            .context("holding purge with a read view")?;
+        Some(holder)
+    } else {
+        None
+    };
+    let length = Length::Events {
+        count: w.cost_events,
+        seed: EVENT_SEED,
+    };
+    let args = sysbench_args(w, server, script, Some(kind), EVENT_THREADS, "run", length);
+    let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    let counted = cg.instrument(true).and_then(|()| {
+        cg.zero()?;
+        let on = Instant::now();
+        // a second a statement is far beyond Valgrind's pace here (tens a
+        // second with instrumentation on): a deadline, not an estimate
+        sysbench::run(&args, deadline(w.cost_events.max(300)), log)
+            .context("the cost pass's counted load failed")?;
+        let dump = cg.dump()?;
+        Ok((dump, on.elapsed().as_secs_f64()))
+    });
+    let off = cg.instrument(false);
+    let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    if let Some(mut holder) = holder {
+        holder.query_drop("COMMIT").context("releasing purge")?;
+    }
+    let (dump, seconds) = counted.context("callgrind could not count the window")?;
+    off.context("callgrind's instrumentation could not be switched off")?;
+    Ok(Counted {
+        dump,
+        seconds,
+        young_before,
+        young_after,
+        events: Some(EventWindow {
+            events: w.cost_events,
+            seed: EVENT_SEED,
+            threads: EVENT_THREADS,
+            purge_held,
+        }),
+    })
+}
+
+/// Polls the history list until purge has caught up (0) or `PURGE_LIMIT`.
+fn catch_up_purge(conn: &mut mysql::Conn) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        let history = sample(conn)?.history_length;
+        match history {
+            Some(0) => return Ok(()),
+            None => bail!("the server shows no history list length: purge cannot be caught up"),
+            Some(h) if started.elapsed() >= PURGE_LIMIT => bail!(
+                "purge did not catch up in {} s under Valgrind: {h} undo logs of history left",
+                PURGE_LIMIT.as_secs()
+            ),
+            Some(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
 }
