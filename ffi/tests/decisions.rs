@@ -435,12 +435,18 @@ fn touch_no_stamp_matches_the_model() {
         "buf_page_t::touch_no_stamp (PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let i = TouchInput::draw(&mut r);
+        let i = draw_touch(&mut r);
         let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
-        let real =
-            ffi::real::touch_no_stamp(promote, old, lookup, i.access, i.clock, threshold).unwrap();
-        let model =
-            decide::touch_no_stamp_under(rule, old, lookup, promote, i.access, i.clock, threshold);
+        let real = ffi::real::touch_no_stamp(
+            promote,
+            old,
+            lookup,
+            i.access_time,
+            i.access_clock,
+            threshold,
+        )
+        .unwrap();
+        let model = decide::touch_no_stamp_under(rule, i);
         let waived = decide::touch_threshold(rule, old, lookup, threshold) == 0;
         let class = match (promote, threshold, real) {
             (true, _, _) => "already flagged",
@@ -450,7 +456,14 @@ fn touch_no_stamp_matches_the_model() {
             (false, _, false) => "not flagged",
         };
         t.check(
-            (promote, old, lookup, i.access, i.clock, threshold),
+            (
+                promote,
+                old,
+                lookup,
+                i.access_time,
+                i.access_clock,
+                threshold,
+            ),
             real,
             model,
             class,
@@ -463,30 +476,19 @@ fn touch_no_stamp_matches_the_model() {
     t.finish(&tree, needed);
 }
 
-/// The inputs of one access-side case: the flag and the OLD bit before,
+/// One access-side case at random: the flag and the OLD bit before,
 /// whether a lookup asks, the stamp, the clock and the threshold.
-struct TouchInput {
-    promote: bool,
-    old: bool,
-    lookup: bool,
-    access: u16,
-    clock: u16,
-    threshold: u16,
-}
-
-impl TouchInput {
-    fn draw(r: &mut Rng) -> TouchInput {
-        let threshold = lazy_threshold(r);
-        let (promote, old, lookup) = (r.chance(20), r.chance(50), r.chance(50));
-        let (access, clock) = clock_pair(r, threshold);
-        TouchInput {
-            promote,
-            old,
-            lookup,
-            access,
-            clock,
-            threshold,
-        }
+fn draw_touch(r: &mut Rng) -> decide::Touch {
+    let threshold = lazy_threshold(r);
+    let (promote, old, lookup) = (r.chance(20), r.chance(50), r.chance(50));
+    let (access_time, access_clock) = clock_pair(r, threshold);
+    decide::Touch {
+        old,
+        lookup,
+        promote,
+        access_time,
+        access_clock,
+        threshold,
     }
 }
 
@@ -529,16 +531,31 @@ fn touch_matches_the_model() {
         "buf_page_t::touch (not first, access_time, PROMOTE after; age check: {rule:?})"
     ));
     for _ in 0..cases() {
-        let i = TouchInput::draw(&mut r);
+        let i = draw_touch(&mut r);
         let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
-        let real = ffi::real::touch(promote, old, lookup, i.access, i.clock, threshold).unwrap();
-        let model = decide::touch_under(rule, old, lookup, promote, i.access, i.clock, threshold);
+        let real = ffi::real::touch(
+            promote,
+            old,
+            lookup,
+            i.access_time,
+            i.access_clock,
+            threshold,
+        )
+        .unwrap();
+        let model = decide::touch_under(rule, i);
         let class = match real {
             (false, _, p) => format!("first access, PROMOTE={p}"),
             (true, _, p) => format!("not first, PROMOTE={p}"),
         };
         t.check(
-            (promote, old, lookup, i.access, i.clock, threshold),
+            (
+                promote,
+                old,
+                lookup,
+                i.access_time,
+                i.access_clock,
+                threshold,
+            ),
             real,
             model,
             &class,

@@ -293,52 +293,59 @@ pub fn touch_threshold(rule: YoungTouch, old: bool, lookup: bool, threshold: u16
     }
 }
 
-/// `touch_no_stamp()` under `rule` for a block that is `old` or not, by a
-/// `lookup` or another access: returns the new PROMOTE bit. With a
+/// What `touch()` and `touch_no_stamp()` read: of the block, of the access
+/// and of the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Touch {
+    /// the block is in the old sublist
+    pub old: bool,
+    /// the access is a lookup's (an index search for a key, or the first
+    /// pages of its range), not a scan's
+    pub lookup: bool,
+    /// the block's PROMOTE bit before the access
+    pub promote: bool,
+    /// the block's stamp (0: never accessed)
+    pub access_time: u16,
+    /// `buf_pool.access_clock` now
+    pub access_clock: u16,
+    /// the pool's threshold in ticks (0: every access flags)
+    pub threshold: u16,
+}
+
+/// `touch_no_stamp()` under `rule`: returns the new PROMOTE bit. With a
 /// threshold, [`YoungTouch::NextTick`] flags a block outside the old
 /// sublist once the clock has left the tick it was stamped in (`stamp &&
 /// access_clock != stamp`); every other case, and a threshold of 0 (every
 /// access flags), is [`touch_no_stamp`] with [`touch_threshold`].
-pub fn touch_no_stamp_under(
-    rule: YoungTouch,
-    old: bool,
-    lookup: bool,
-    promote: bool,
-    access_time: u16,
-    access_clock: u16,
-    threshold: u16,
-) -> bool {
+pub fn touch_no_stamp_under(rule: YoungTouch, t: Touch) -> bool {
     match rule {
-        YoungTouch::NextTick if !old && threshold != 0 => {
-            promote || (access_time != 0 && access_clock != access_time)
+        YoungTouch::NextTick if !t.old && t.threshold != 0 => {
+            t.promote || (t.access_time != 0 && t.access_clock != t.access_time)
         }
         _ => touch_no_stamp(
-            promote,
-            access_time,
-            access_clock,
-            touch_threshold(rule, old, lookup, threshold),
+            t.promote,
+            t.access_time,
+            t.access_clock,
+            touch_threshold(rule, t.old, t.lookup, t.threshold),
         ),
     }
 }
 
 /// [`touch`] under `rule`: the stamp as in the fix, the flag by
-/// [`touch_no_stamp_under`].
-pub fn touch_under(
-    rule: YoungTouch,
-    old: bool,
-    lookup: bool,
-    promote: bool,
-    access_time: u16,
-    access_clock: u16,
-    threshold: u16,
-) -> (bool, u16, bool) {
-    let not_first = access_time != 0;
-    let stamp = if not_first { access_time } else { access_clock };
-    (
-        not_first,
-        stamp,
-        touch_no_stamp_under(rule, old, lookup, promote, stamp, access_clock, threshold),
-    )
+/// [`touch_no_stamp_under`]. Returns (not first, the stamp after, PROMOTE
+/// after).
+pub fn touch_under(rule: YoungTouch, t: Touch) -> (bool, u16, bool) {
+    let not_first = t.access_time != 0;
+    let stamp = if not_first {
+        t.access_time
+    } else {
+        t.access_clock
+    };
+    let stamped = Touch {
+        access_time: stamp,
+        ..t
+    };
+    (not_first, stamp, touch_no_stamp_under(rule, stamped))
 }
 
 /// post-fix touch(): returns (not_first, new_access_time, new_promote)
@@ -353,15 +360,15 @@ pub fn touch(
     threshold: u16,
 ) -> (bool, u16, bool) {
     // upstream's rule ignores whether the block is old or looked up
-    touch_under(
-        YoungTouch::AgeChecked,
-        false,
-        false,
+    let t = Touch {
+        old: false,
+        lookup: false,
         promote,
         access_time,
         access_clock,
         threshold,
-    )
+    };
+    touch_under(YoungTouch::AgeChecked, t)
 }
 
 /// What one sweep visit did to a block and to the two status counters.
@@ -415,6 +422,25 @@ pub fn old_ratio_from_pct(pct: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A touch from its fields in their declaration order.
+    fn t(
+        old: bool,
+        lookup: bool,
+        promote: bool,
+        access_time: u16,
+        access_clock: u16,
+        threshold: u16,
+    ) -> Touch {
+        Touch {
+            old,
+            lookup,
+            promote,
+            access_time,
+            access_clock,
+            threshold,
+        }
+    }
 
     #[test]
     fn rule_names_parse_and_an_unknown_one_lists_them_all() {
@@ -638,18 +664,24 @@ mod tests {
         assert_eq!(touch_threshold(Lookup, false, true, 3), 0);
         assert_eq!(touch_threshold(Lookup, false, false, 3), 3);
         // stamped now, not old: a lookup flags, a scan's access does not
-        assert!(touch_no_stamp_under(Lookup, false, true, false, 7, 7, 3));
-        assert!(!touch_no_stamp_under(Lookup, false, false, false, 7, 7, 3));
+        assert!(touch_no_stamp_under(Lookup, t(false, true, false, 7, 7, 3)));
+        assert!(!touch_no_stamp_under(
+            Lookup,
+            t(false, false, false, 7, 7, 3)
+        ));
         // an old block waits for the threshold, lookup or not
-        assert!(!touch_no_stamp_under(Lookup, true, true, false, 7, 10, 3));
-        assert!(touch_no_stamp_under(Lookup, true, true, false, 7, 11, 3));
+        assert!(!touch_no_stamp_under(
+            Lookup,
+            t(true, true, false, 7, 10, 3)
+        ));
+        assert!(touch_no_stamp_under(Lookup, t(true, true, false, 7, 11, 3)));
         // the first access stamps; a lookup of a young block flags it at once
         assert_eq!(
-            touch_under(Lookup, false, true, false, 0, 9, 3),
+            touch_under(Lookup, t(false, true, false, 0, 9, 3)),
             (false, 9, true)
         );
         assert_eq!(
-            touch_under(Lookup, false, false, false, 0, 9, 3),
+            touch_under(Lookup, t(false, false, false, 0, 9, 3)),
             (false, 9, false)
         );
     }
@@ -658,20 +690,26 @@ mod tests {
     fn next_tick_flags_a_young_block_in_a_later_tick_only() {
         use YoungTouch::NextTick;
         assert!(!touch_no_stamp_under(
-            NextTick, false, true, false, 7, 7, 10
+            NextTick,
+            t(false, true, false, 7, 7, 10)
         ));
         assert!(touch_no_stamp_under(
-            NextTick, false, false, false, 7, 8, 10
+            NextTick,
+            t(false, false, false, 7, 8, 10)
         ));
         // old blocks wait for the threshold
         assert!(!touch_no_stamp_under(
-            NextTick, true, false, false, 7, 8, 10
+            NextTick,
+            t(true, false, false, 7, 8, 10)
         ));
         // threshold 0: every access flags, as in the fix
-        assert!(touch_no_stamp_under(NextTick, false, false, false, 7, 7, 0));
+        assert!(touch_no_stamp_under(
+            NextTick,
+            t(false, false, false, 7, 7, 0)
+        ));
         // the first access stamps, so it never flags a young block
         assert_eq!(
-            touch_under(NextTick, false, false, false, 0, 9, 10),
+            touch_under(NextTick, t(false, false, false, 0, 9, 10)),
             (false, 9, false)
         );
     }

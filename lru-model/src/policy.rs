@@ -206,15 +206,15 @@ fn touch(pool: &mut PoolState, f: u32, lookup: bool) -> bool {
     let clock = pool.access_clock;
     let young_touch = pool.cfg.young_touch;
     let frame = &mut pool.frames[f as usize];
-    let (not_first, access_time, promote) = decide::touch_under(
-        young_touch,
-        frame.old,
+    let t = decide::Touch {
+        old: frame.old,
         lookup,
-        frame.promote,
-        frame.access_s,
-        clock,
+        promote: frame.promote,
+        access_time: frame.access_s,
+        access_clock: clock,
         threshold,
-    );
+    };
+    let (not_first, access_time, promote) = decide::touch_under(young_touch, t);
     frame.access_s = access_time;
     frame.promote = promote;
     not_first

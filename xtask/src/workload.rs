@@ -12,7 +12,7 @@ mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
 
-pub use cost_pass::run as execute_cost_cell;
+pub use cost_pass::{run as execute_cost_cell, EVENT_SEED as COST_SEED};
 pub use profile_pass::ProfileTarget;
 
 pub use idle::IdleSample;
@@ -374,6 +374,10 @@ fn sysbench_args(
         args.extend(k.script_options(w));
     }
     args.push(format!("--threads={threads}"));
+    if let Length::Events { seed, .. } = length {
+        // prepare too: the rows' random columns come from it
+        args.push(format!("--rand-seed={seed}"));
+    }
     if command != "prepare" {
         if w.rate > 0 {
             args.push(format!("--rate={}", w.rate));
@@ -383,10 +387,9 @@ fn sysbench_args(
                 args.push(format!("--time={seconds}"));
                 args.push("--events=0".into());
             }
-            Length::Events { count, seed } => {
+            Length::Events { count, .. } => {
                 args.push("--time=0".into());
                 args.push(format!("--events={count}"));
-                args.push(format!("--rand-seed={seed}"));
             }
         }
         args.push("--report-interval=0".into());
@@ -495,10 +498,24 @@ fn with_dirty_pct_1<T>(
     result
 }
 
+/// Arming events a second of `arm_seconds` when the arming is counted in
+/// events (`prepare_data` with a seed): about what oltp_read_write does a
+/// second on a server under Valgrind with counting off here.
+const ARM_EVENTS_PER_SECOND: u64 = 100;
+
 /// Loads the tables (sysbench prepare) and runs the arming phase: once per
 /// server, before any `execute_cell`. Every workload run on the server
-/// afterwards must have the same `tables` and `table_size`.
-pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
+/// afterwards must have the same `tables` and `table_size`. With a `seed`
+/// the rows and the arming's statements come from it and the arming is a
+/// count of events, so every server so prepared holds the same data in
+/// the same pages (a cost server whose passes count events); without one
+/// sysbench seeds from the clock and the arming lasts `arm_seconds`.
+pub fn prepare_data(
+    w: &Workload,
+    server: &mut Server,
+    logs: &Path,
+    seed: Option<u64>,
+) -> Result<Vec<Phase>> {
     if w.kind()? == WorkloadKind::ScanLoop {
         return scan_loop::prepare(w, server, logs);
     }
@@ -519,11 +536,22 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
             None,
             loaders,
             "prepare",
-            Length::Seconds(0),
+            match seed {
+                Some(seed) => Length::Events { count: 0, seed },
+                None => Length::Seconds(0),
+            },
         );
         sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
+        let (length, arm_deadline) = match seed {
+            Some(seed) => {
+                let count = w.arm_seconds * ARM_EVENTS_PER_SECOND;
+                // a deadline, not an estimate: a second an event
+                (Length::Events { count, seed }, deadline(count))
+            }
+            None => (Length::Seconds(w.arm_seconds), deadline(w.arm_seconds)),
+        };
         phase(&mut phases, w, Step::Arm, || {
             let args = sysbench_args(
                 w,
@@ -532,10 +560,10 @@ pub fn prepare_data(w: &Workload, server: &mut Server, logs: &Path) -> Result<Ve
                 None,
                 max_threads,
                 "run",
-                Length::Seconds(w.arm_seconds),
+                length,
             );
             with_dirty_pct_1(&mut conn, |_| {
-                sysbench::run(&args, deadline(w.arm_seconds), &logs.join("arm.log"))
+                sysbench::run(&args, arm_deadline, &logs.join("arm.log"))
             })
             .map(|_| ())
         })?;
@@ -733,7 +761,7 @@ fn post_write(conn: &mut mysql::Conn, w: &Workload) -> Result<IdleWait> {
 /// Runs all phases of `w` at its first thread count on a fresh server:
 /// `prepare_data`, then `execute_cell`.
 pub fn execute(w: &Workload, server: &mut Server, logs: &Path) -> Result<Outcome> {
-    let mut phases = prepare_data(w, server, logs)?;
+    let mut phases = prepare_data(w, server, logs, None)?;
     let threads = w.thread_counts().first().copied().unwrap_or(1);
     let mut out = execute_cell(w, threads, server, logs, None)?;
     phases.append(&mut out.phases);

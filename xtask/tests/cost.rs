@@ -175,7 +175,10 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     for variant in ["base", "fixed"] {
         let c = cost_of(variant, "update-index");
         let e = c.events.expect("an event window");
-        assert_eq!((e.events, e.threads, e.purge_held), (300, 1, true));
+        assert_eq!(
+            (e.events, e.threads, e.purge_held, e.seeded_data),
+            (300, 1, true, true)
+        );
         assert_eq!(c.window_seconds, None);
         assert!(
             (300..=340).contains(&c.queries),
@@ -188,7 +191,7 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
         );
     }
     assert!(
-        md.contains("| update-index (300 events, 1 connection, purge held) |"),
+        md.contains("| update-index (300 events, 1 connection, purge held, seeded data) |"),
         "{md}"
     );
 }

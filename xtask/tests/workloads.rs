@@ -70,7 +70,7 @@ fn every_kind_runs_on_one_server_in_marks_order() {
         .collect();
     assert_eq!(kinds, marks, "Mark's order");
 
-    let phases = workload::prepare_data(&workloads[0], &mut server, logs.path()).unwrap();
+    let phases = workload::prepare_data(&workloads[0], &mut server, logs.path(), None).unwrap();
     let names: Vec<&str> = phases.iter().map(|p| p.name.as_str()).collect();
     assert_eq!(names, ["prepare", "arm"]);
 

@@ -86,7 +86,11 @@ pub(super) fn run_cost_server(
         Err(e) => return record_all(cells, &format!("the server under callgrind: {e:#}")),
     };
     let first_workload = cells[first].workload_def.clone();
-    match workload::prepare_data(&first_workload, &mut server, &logs) {
+    // a pass that counts events runs the same statements every time; its
+    // pages must be the same too, so the data and the arming are seeded
+    let counts_events = todo.iter().any(|&i| cells[i].workload_def.cost_events > 0);
+    let seed = counts_events.then_some(workload::COST_SEED);
+    match workload::prepare_data(&first_workload, &mut server, &logs, seed) {
         Ok(_) => {}
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         Err(e) => {

@@ -82,7 +82,7 @@ pub(super) fn run_server(
     let logs = ctx.opts.out.join("logs").join(&name);
     // every workload of a matrix has the same tables (checked on load)
     let first_workload = &matrix.workloads[todo[0].0];
-    let data_phases = match workload::prepare_data(first_workload, &mut server, &logs) {
+    let data_phases = match workload::prepare_data(first_workload, &mut server, &logs, None) {
         Ok(phases) => phases,
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         Err(e) => {

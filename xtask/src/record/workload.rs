@@ -165,7 +165,8 @@ pub struct Workload {
     /// order; for a test that writes, purge is caught up before and held
     /// (a read view) during the window, so that what an update does to a
     /// page does not depend on how far purge got between Valgrind's turns.
-    /// 0 (the default) counts `cost_seconds`.
+    /// The cost server then seeds its rows and arming too, and the pass
+    /// has no warm-up. 0 (the default) counts `cost_seconds`.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub cost_events: u64,
 }

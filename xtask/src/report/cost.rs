@@ -113,12 +113,13 @@ fn workload_and_window(r: &CostRow) -> String {
     match r.events {
         None => r.cell.workload.clone(),
         Some(e) => format!(
-            "{} ({} events, {} connection{}{})",
+            "{} ({} events, {} connection{}{}{})",
             r.cell.workload,
             e.events,
             e.threads,
             if e.threads == 1 { "" } else { "s" },
-            if e.purge_held { ", purge held" } else { "" }
+            if e.purge_held { ", purge held" } else { "" },
+            if e.seeded_data { ", seeded data" } else { "" }
         ),
     }
 }
@@ -237,8 +238,9 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
             "A workload with a count of events counted exactly that many sysbench events on one \
              connection from a fixed seed instead of a window of seconds, so every pass ran the \
              same statements; where purge was held, it had caught up before the window and a \
-             read view kept it from running during it, so the pages a write changed were in the \
-             same state on every pass."
+             read view kept it from running during it; with seeded data, the server's rows and \
+             arming came from one seed and the pass had no warm-up, so every pass started from \
+             the same pages."
                 .into(),
         ));
     }
@@ -405,10 +407,11 @@ mod tests {
             seed: 1,
             threads: 1,
             purge_held: true,
+            seeded_data: true,
         };
         assert_eq!(
             workload_and_window(&row(Some(held))),
-            "update-index (2000 events, 1 connection, purge held)"
+            "update-index (2000 events, 1 connection, purge held, seeded data)"
         );
         assert_eq!(workload_and_window(&row(None)), "update-index");
         let paras = |rows: &[CostRow]| {
