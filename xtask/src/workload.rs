@@ -544,13 +544,20 @@ pub fn prepare_data(
         sysbench::run(&args, prepare_deadline(w), &logs.join("prepare.log")).map(|_| ())
     })?;
     if w.arm_seconds > 0 {
-        let (length, arm_deadline) = match seed {
+        // seeded: one connection (with more, which one takes the next
+        // event is a race) and purge held, so that no page depends on how
+        // far purge got while the arming ran
+        let (length, arm_threads, arm_deadline) = match seed {
             Some(seed) => {
                 let count = w.arm_seconds * ARM_EVENTS_PER_SECOND;
                 // a deadline, not an estimate: a second an event
-                (Length::Events { count, seed }, deadline(count))
+                (Length::Events { count, seed }, 1, deadline(count))
             }
-            None => (Length::Seconds(w.arm_seconds), deadline(w.arm_seconds)),
+            None => (
+                Length::Seconds(w.arm_seconds),
+                max_threads,
+                deadline(w.arm_seconds),
+            ),
         };
         phase(&mut phases, w, Step::Arm, || {
             let args = sysbench_args(
@@ -558,17 +565,40 @@ pub fn prepare_data(
                 server,
                 "oltp_read_write",
                 None,
-                max_threads,
+                arm_threads,
                 "run",
                 length,
             );
-            with_dirty_pct_1(&mut conn, |_| {
+            let holder = match seed {
+                Some(_) => Some(hold_purge(server)?),
+                None => None,
+            };
+            let armed = with_dirty_pct_1(&mut conn, |_| {
                 sysbench::run(&args, arm_deadline, &logs.join("arm.log"))
-            })
-            .map(|_| ())
+            });
+            drop(holder);
+            armed?;
+            if seed.is_some() {
+                // the history the arming left, purged at one point in
+                // time, before anything else runs (and its freed pages
+                // arm the eviction clock, as the arming is meant to)
+                idle::catch_up_purge(&mut conn, Duration::from_secs(600))?;
+            }
+            Ok(())
         })?;
     }
     Ok(phases)
+}
+
+/// A connection whose open read view keeps purge from removing anything
+/// committed after it: purge is held while it lives (closing it ends the
+/// transaction).
+fn hold_purge(server: &Server) -> Result<mysql::Conn> {
+    let mut holder = server.connect()?;
+    holder
+        .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
+        .context("holding purge with a read view")?;
+    Ok(holder)
 }
 
 /// The start of every cell: its log directory, a connection, an outcome

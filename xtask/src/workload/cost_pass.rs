@@ -7,7 +7,7 @@
 //! the threads that made those calls, so that background work (flushing,
 //! purge), which does not follow the queries' pace, is not divided by it.
 
-use super::idle::{sample, status_value};
+use super::idle::{catch_up_purge, status_value};
 use super::{cell_log, deadline, lua_dir, sysbench, sysbench_args, Length};
 use crate::dims::WorkloadKind;
 use crate::profile::callgrind;
@@ -216,12 +216,8 @@ fn count_events(
 ) -> Result<Counted> {
     let purge_held = kind.is_write();
     let holder = if purge_held {
-        catch_up_purge(conn)?;
-        let mut holder = server.connect()?;
-        holder
-            .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-            .context("holding purge with a read view")?;
-        Some(holder)
+        catch_up_purge(conn, PURGE_LIMIT)?;
+        Some(super::hold_purge(server)?)
     } else {
         None
     };
@@ -263,21 +259,4 @@ fn count_events(
             seeded_data: true,
         }),
     })
-}
-
-/// Polls the history list until purge has caught up (0) or `PURGE_LIMIT`.
-fn catch_up_purge(conn: &mut mysql::Conn) -> Result<()> {
-    let started = Instant::now();
-    loop {
-        let history = sample(conn)?.history_length;
-        match history {
-            Some(0) => return Ok(()),
-            None => bail!("the server shows no history list length: purge cannot be caught up"),
-            Some(h) if started.elapsed() >= PURGE_LIMIT => bail!(
-                "purge did not catch up in {} s under Valgrind: {h} undo logs of history left",
-                PURGE_LIMIT.as_secs()
-            ),
-            Some(_) => std::thread::sleep(Duration::from_millis(500)),
-        }
-    }
 }

@@ -5,7 +5,7 @@
 //! whatever ran before it on the same server.
 
 use crate::record::{IdleBounds, IdleWait};
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
@@ -94,6 +94,23 @@ pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
         dirty_pages: status_value(conn, "Innodb_buffer_pool_pages_dirty")?,
         history_length,
     })
+}
+
+/// Polls the history list every half second until purge has caught up
+/// (0) or `limit`: an error that says how much was left.
+pub fn catch_up_purge(conn: &mut mysql::Conn, limit: Duration) -> Result<()> {
+    let started = Instant::now();
+    loop {
+        match sample(conn)?.history_length {
+            Some(0) => return Ok(()),
+            None => bail!("the server shows no history list length: purge cannot be caught up"),
+            Some(h) if started.elapsed() >= limit => bail!(
+                "purge did not catch up in {} s: {h} undo logs of history left",
+                limit.as_secs()
+            ),
+            Some(_) => std::thread::sleep(Duration::from_millis(500)),
+        }
+    }
 }
 
 /// One global status value; None when the server does not have it.
