@@ -53,6 +53,16 @@ pub(super) fn run_cost_server(
     let Some(&first) = todo.first() else {
         return Ok(());
     };
+    // a pass that counts events runs the same statements every time; its
+    // pages must be the same too, so the data and the arming are seeded,
+    // and one purge thread removes the arming's history in its own order
+    // (several split it between them as they happen to run)
+    let counts_events = todo.iter().any(|&i| cells[i].workload_def.cost_events > 0);
+    let seed = counts_events.then_some(workload::COST_SEED);
+    let mut cnf = cnf.clone();
+    if counts_events {
+        cnf.set("innodb_purge_threads", "1");
+    }
     let name = format!("{name}{NAME_SUFFIX}");
     let logs = logs.join("cost");
     eprintln!(
@@ -75,7 +85,7 @@ pub(super) fn run_cost_server(
     };
     let mut server = match Server::start_as(
         binaries,
-        cnf,
+        &cnf,
         &runs,
         &name,
         ctx.opts.keep,
@@ -86,10 +96,6 @@ pub(super) fn run_cost_server(
         Err(e) => return record_all(cells, &format!("the server under callgrind: {e:#}")),
     };
     let first_workload = cells[first].workload_def.clone();
-    // a pass that counts events runs the same statements every time; its
-    // pages must be the same too, so the data and the arming are seeded
-    let counts_events = todo.iter().any(|&i| cells[i].workload_def.cost_events > 0);
-    let seed = counts_events.then_some(workload::COST_SEED);
     match workload::prepare_data(&first_workload, &mut server, &logs, seed) {
         Ok(_) => {}
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),

@@ -60,9 +60,11 @@ pub struct EventWindow {
     pub threads: u32,
     /// purge was caught up before the window and held during it
     pub purge_held: bool,
-    /// the cost server's data and arming came from the same seed and the
-    /// pass had no warm-up, so every pass started from the same pages
-    /// (absent in the passes of 2026-12-04 before it, which had neither)
+    /// the cost server's data and arming came from the same seed (the
+    /// arming on one connection with purge held, its history then removed
+    /// by one purge thread) and the pass had no warm-up, so every pass
+    /// started from the same pages (false in the passes of 2026-12-04
+    /// before it, which had none of this)
     #[serde(default)]
     pub seeded_data: bool,
 }
