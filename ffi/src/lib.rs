@@ -159,6 +159,7 @@ fn lock() -> MutexGuard<'static, ()> {
 /// and how it changed the status counters.
 pub mod real {
     use super::{lock, tree, Error, ErrorKind};
+    use lru_model::decide::Touch;
 
     /// Inputs of `buf_page_peek_if_too_old()` (and of 10.5's inline
     /// `buf_page_make_young_if_needed()`), with C++ widths.
@@ -231,35 +232,35 @@ pub mod real {
     /// Post-fix `buf_page_t::touch_no_stamp()` on a block whose OLD bit is
     /// `old`, by a `lookup` or not (a tree whose rule does not tell them
     /// apart ignores it): the PROMOTE flag afterwards.
-    pub fn touch_no_stamp(
-        promote: bool,
-        old: bool,
-        lookup: bool,
-        access_time: u16,
-        access_clock: u16,
-        threshold: u16,
-    ) -> Result<bool, Error> {
+    pub fn touch_no_stamp(t: Touch) -> Result<bool, Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch_no_stamp(promote, old, lookup, access_time, access_clock, threshold)
-            .ok_or_else(|| not_in_tree("buf_page_t::touch_no_stamp"))
+        super::sys::touch_no_stamp(
+            t.promote,
+            t.old,
+            t.lookup,
+            t.access_time,
+            t.access_clock,
+            t.threshold,
+        )
+        .ok_or_else(|| not_in_tree("buf_page_t::touch_no_stamp"))
     }
 
     /// Post-fix `buf_page_t::touch()` (out-of-line, copied from the tree's
     /// buf0buf.cc), by a `lookup` or not: (not first access, access_time
     /// after, PROMOTE after).
-    pub fn touch(
-        promote: bool,
-        old: bool,
-        lookup: bool,
-        access_time: u16,
-        access_clock: u16,
-        threshold: u16,
-    ) -> Result<(bool, u16, bool), Error> {
+    pub fn touch(t: Touch) -> Result<(bool, u16, bool), Error> {
         tree()?;
         let _g = lock();
-        super::sys::touch(promote, old, lookup, access_time, access_clock, threshold)
-            .ok_or_else(|| not_in_tree("buf_page_t::touch"))
+        super::sys::touch(
+            t.promote,
+            t.old,
+            t.lookup,
+            t.access_time,
+            t.access_clock,
+            t.threshold,
+        )
+        .ok_or_else(|| not_in_tree("buf_page_t::touch"))
     }
 
     /// Post-fix `buf_pool.refresh_clock()` with `my_interval_timer()`

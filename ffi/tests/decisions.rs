@@ -437,15 +437,7 @@ fn touch_no_stamp_matches_the_model() {
     for _ in 0..cases() {
         let i = draw_touch(&mut r);
         let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
-        let real = ffi::real::touch_no_stamp(
-            promote,
-            old,
-            lookup,
-            i.access_time,
-            i.access_clock,
-            threshold,
-        )
-        .unwrap();
+        let real = ffi::real::touch_no_stamp(i).unwrap();
         let model = decide::touch_no_stamp_under(rule, i);
         let waived = decide::touch_threshold(rule, old, lookup, threshold) == 0;
         let class = match (promote, threshold, real) {
@@ -455,19 +447,7 @@ fn touch_no_stamp_matches_the_model() {
             (false, _, true) => "flagged: older than threshold",
             (false, _, false) => "not flagged",
         };
-        t.check(
-            (
-                promote,
-                old,
-                lookup,
-                i.access_time,
-                i.access_clock,
-                threshold,
-            ),
-            real,
-            model,
-            class,
-        );
+        t.check(i, real, model, class);
     }
     let needed = match rule {
         decide::YoungTouch::OldOnly | decide::YoungTouch::Lookup => 5,
@@ -532,34 +512,13 @@ fn touch_matches_the_model() {
     ));
     for _ in 0..cases() {
         let i = draw_touch(&mut r);
-        let (promote, old, lookup, threshold) = (i.promote, i.old, i.lookup, i.threshold);
-        let real = ffi::real::touch(
-            promote,
-            old,
-            lookup,
-            i.access_time,
-            i.access_clock,
-            threshold,
-        )
-        .unwrap();
+        let real = ffi::real::touch(i).unwrap();
         let model = decide::touch_under(rule, i);
         let class = match real {
             (false, _, p) => format!("first access, PROMOTE={p}"),
             (true, _, p) => format!("not first, PROMOTE={p}"),
         };
-        t.check(
-            (
-                promote,
-                old,
-                lookup,
-                i.access_time,
-                i.access_clock,
-                threshold,
-            ),
-            real,
-            model,
-            &class,
-        );
+        t.check(i, real, model, &class);
     }
     t.finish(&tree, 4);
 }

@@ -14,6 +14,16 @@ const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
+    // one server's data and arming for both workloads
+    let small = |name: &str| Workload {
+        tables: 4,
+        table_size: 50_000,
+        arm_seconds: 8,
+        warmup_seconds: 2,
+        measure_seconds: 3,
+        diagnostic_seconds: 0,
+        ..Workload::new(name)
+    };
     let mut m = Matrix::new(
         "cost",
         vec![TreeEntry {
@@ -23,24 +33,12 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
         }],
         vec![
             Workload {
-                tables: 4,
-                table_size: 50_000,
-                arm_seconds: 8,
-                warmup_seconds: 2,
-                measure_seconds: 3,
-                diagnostic_seconds: 0,
                 cost_seconds: 5,
-                ..Workload::new("points-covered-pk")
+                ..small("points-covered-pk")
             },
             Workload {
-                tables: 4,
-                table_size: 50_000,
-                arm_seconds: 8,
-                warmup_seconds: 2,
-                measure_seconds: 3,
-                diagnostic_seconds: 0,
                 cost_events: 300,
-                ..Workload::new("update-index")
+                ..small("update-index")
             },
         ],
     );
