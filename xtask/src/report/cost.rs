@@ -239,8 +239,8 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
              connection from a fixed seed instead of a window of seconds, so every pass ran the \
              same statements; where purge was held, it had caught up before the window and a \
              read view kept it from running during it; with seeded data, the server's rows and \
-             arming came from one seed and the pass had no warm-up, so every pass started from \
-             the same pages."
+             arming came from one seed and the pass had no warm-up, so that every pass would \
+             start from the same pages (its spread says how far they still differ)."
                 .into(),
         ));
     }
