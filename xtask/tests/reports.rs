@@ -258,6 +258,9 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "mechanism-remedy",
         "scan-resistance-remedy-10.11.18",
         "hit-ratio-disk-10.11.18",
+        "cost-writes-11.8.6",
+        "hit-ratio-turnover-lookup-boundary",
+        "mechanism-lookup-boundary",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")
