@@ -1,6 +1,9 @@
 //! A cell's cost pass, on a server started under callgrind (instrumentation
 //! off) whose data `prepare_data` loaded and armed: the warm-up, then one
-//! load in which instrumentation is on for exactly `cost_seconds`. The
+//! load in which instrumentation is on for exactly `cost_seconds`; or,
+//! where the workload asks for `cost_events`, no warm-up and that many
+//! seeded events on one connection with instrumentation on around all of
+//! them (for a test that writes, with purge caught up and held). The
 //! queries are the calls of `dispatch_command` in the same counts, so the
 //! counter reads and the switch itself (a few hundred milliseconds each)
 //! add nothing to either side of the ratio; the instructions are those of
