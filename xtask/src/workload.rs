@@ -346,8 +346,8 @@ enum Length {
 }
 
 /// The sysbench command line of a phase: `script` is one of ours (a path)
-/// or a bundled one (a name); `kind` adds the test's options. `length` is
-/// not used by `prepare`.
+/// or a bundled one (a name); `kind` adds the test's options. Of `length`,
+/// `prepare` takes only the seed of `Length::Events`.
 fn sysbench_args(
     w: &Workload,
     server: &Server,
@@ -582,7 +582,7 @@ pub fn prepare_data(
                 // the history the arming left, purged at one point in
                 // time, before anything else runs (and its freed pages
                 // arm the eviction clock, as the arming is meant to)
-                idle::catch_up_purge(&mut conn, Duration::from_secs(600))?;
+                idle::catch_up_purge(&mut conn, idle::PURGE_LIMIT)?;
             }
             Ok(())
         })?;

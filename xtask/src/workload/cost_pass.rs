@@ -10,7 +10,7 @@
 //! the threads that made those calls, so that background work (flushing,
 //! purge), which does not follow the queries' pace, is not divided by it.
 
-use super::idle::{catch_up_purge, status_value};
+use super::idle::{catch_up_purge, status_value, PURGE_LIMIT};
 use super::{cell_log, deadline, lua_dir, sysbench, sysbench_args, Length};
 use crate::dims::WorkloadKind;
 use crate::profile::callgrind;
@@ -35,10 +35,6 @@ pub const EVENT_SEED: u64 = 1;
 /// An event window's connections: with one, the statements' order is the
 /// seed's; with more, which connection takes the next event is a race.
 const EVENT_THREADS: u32 = 1;
-
-/// How long purge may take to catch up before an event window (Valgrind
-/// runs one server thread at a time, purge's too).
-const PURGE_LIMIT: Duration = Duration::from_secs(600);
 
 /// Functions a cost pass keeps, most self cost first: enough for the
 /// report to say where a difference went, down to the promotion path of

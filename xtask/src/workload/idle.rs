@@ -96,6 +96,10 @@ pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
     })
 }
 
+/// How long purge may take to catch up where a run waits for it (under
+/// Valgrind one server thread runs at a time, purge's too).
+pub const PURGE_LIMIT: Duration = Duration::from_secs(600);
+
 /// Polls the history list every half second until purge has caught up
 /// (0) or `limit`: an error that says how much was left.
 pub fn catch_up_purge(conn: &mut mysql::Conn, limit: Duration) -> Result<()> {
