@@ -1032,8 +1032,8 @@ fn the_readme_sentence_on_the_lookup_boundary_remedy_quotes_its_summaries() {
 }
 
 /// docs/evidence.md and the NOTES of reports/cost-writes-11.8.6 quote its
-/// summary: each write's change of instructions per query, update-index's
-/// spreads, and which of the two the work question decided.
+/// summary: each write's change of instructions per query and the passes'
+/// spreads, and the work question passes on both.
 #[test]
 fn the_sentences_on_the_writes_cost_run_quote_its_summary() {
     let s = summary("cost-writes-11.8.6");
@@ -1043,46 +1043,36 @@ fn the_sentences_on_the_writes_cost_run_quote_its_summary() {
     let text = one_line(&readme());
     let change = |w: &str| cost_change(cost_row(&s, w, "fixed"));
     let spread = |w: &str, v: &str| cost_row(&s, w, v)["spread_pct"].as_f64().unwrap();
-    let detail = |w: &str| -> String {
-        s["verdicts"][0]["details"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_str().unwrap())
-            .find(|d| d.contains(&format!(" {w} 2t:")))
-            .unwrap_or_else(|| panic!("no detail for {w}"))
-            .to_string()
-    };
-    assert!(detail("read-write").contains("lies below the allowed +1%"));
-    assert!(detail("update-index").contains("reaches across the allowed +1%"));
-    assert_eq!(verdicts_of(&s), ["undecided"]);
-    let quoted = [
-        format!(
-            "Read-write passes (fixed {:+.2}% instructions per query,",
-            change("read-write")
-        ),
-        format!(
-            "update-index is undecided ({:+.2}%,",
-            change("update-index")
-        ),
-        format!(
-            "one binary's passes still spread by {:.1}% to {:.1}% there",
-            spread("update-index", "base"),
-            spread("update-index", "fixed")
-        ),
-    ];
-    for q in &quoted {
-        assert!(text.contains(q.as_str()), "docs do not say `{q}`");
+    for d in s["verdicts"][0]["details"].as_array().unwrap() {
+        assert!(
+            d.as_str().unwrap().contains("lies below the allowed +1%"),
+            "{d}"
+        );
     }
+    assert_eq!(verdicts_of(&s), ["pass"]);
+    let spreads = [
+        spread("update-index", "base"),
+        spread("update-index", "fixed"),
+        spread("read-write", "base"),
+        spread("read-write", "fixed"),
+    ];
+    let (lo, hi) = (
+        spreads.iter().copied().fold(f64::MAX, f64::min),
+        spreads.iter().copied().fold(0.0, f64::max),
+    );
+    let quoted = format!(
+        "Both pass: update-index fixed {:+.2}% instructions per query, read-write fixed {:+.2}% \
+         (one binary's passes spread by {lo:.2}% to {hi:.2}% there)",
+        change("update-index"),
+        change("read-write")
+    );
+    assert!(text.contains(&quoted), "docs do not say `{quoted}`");
     for q in [
-        format!("fixed {:+.2}% instructions per query", change("read-write")),
-        format!("fixed {:+.2}% (", change("update-index")),
+        format!("update-index: fixed {:+.2}% instructions per query", change("update-index")),
+        format!("read-write: fixed {:+.2}% (", change("read-write")),
         format!(
-            "spread by {:.1}% (base) and {:.1}% (fixed) on update-index, {:.1}% and {:.1}% on read-write",
-            spread("update-index", "base"),
-            spread("update-index", "fixed"),
-            spread("read-write", "base"),
-            spread("read-write", "fixed")
+            "spread by {:.2}% (base) and {:.2}% (fixed) on update-index, {:.2}% and {:.2}% on read-write",
+            spreads[0], spreads[1], spreads[2], spreads[3]
         ),
     ] {
         assert!(notes.contains(&q), "NOTES.md does not say `{q}`");
