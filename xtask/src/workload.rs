@@ -12,7 +12,7 @@ mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
 
-pub use cost_pass::{run as execute_cost_cell, EVENT_SEED as COST_SEED};
+pub use cost_pass::{run as execute_cost_cell, COST_SEED};
 pub use profile_pass::ProfileTarget;
 
 pub use idle::IdleSample;

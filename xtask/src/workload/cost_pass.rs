@@ -30,7 +30,7 @@ const TAIL: Duration = Duration::from_secs(10);
 /// The seed of every event window and of a cost server's data and arming
 /// when one of its passes counts events: one constant, so that every pass
 /// of every variant runs the same statements on the same pages.
-pub const EVENT_SEED: u64 = 1;
+pub const COST_SEED: u64 = 1;
 
 /// An event window's connections: with one, the statements' order is the
 /// seed's; with more, which connection takes the next event is a race.
@@ -172,35 +172,49 @@ fn count_seconds(
     std::thread::scope(|s| -> Result<Counted> {
         let load = s.spawn(|| sysbench::run(&args, deadline(load_seconds * 2), log));
         std::thread::sleep(RAMP);
-        let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
-        // zeroed after the switch: the counts start with the window
-        let counted = cg.instrument(true).and_then(|()| {
-            cg.zero()?;
-            let on = Instant::now();
+        let counted = count_around(cg, conn, || {
             std::thread::sleep(window);
-            let dump = cg.dump()?;
-            Ok((dump, on.elapsed().as_secs_f64()))
-        });
-        // off whatever happened, so that the rest of the load runs fast
-        let off = cg.instrument(false);
-        let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
-        let (dump, seconds) = counted.context("callgrind could not count the window")?;
-        off.context("callgrind's instrumentation could not be switched off")?;
+            Ok(())
+        })?;
         load.join()
             .expect("the cost load's thread panicked")
             .context("the cost pass's load failed")?;
-        Ok(Counted {
-            dump,
-            seconds,
-            young_before,
-            young_after,
-            events: None,
-        })
+        Ok(counted)
+    })
+}
+
+/// Counts what `during` runs: instrumentation switched on and the counts
+/// zeroed (so they start here), `during`, the dump, and instrumentation
+/// off whatever happened (so that what follows runs fast), with
+/// Innodb_buffer_pool_pages_made_young read on either side.
+fn count_around(
+    cg: &Callgrind,
+    conn: &mut mysql::Conn,
+    during: impl FnOnce() -> Result<()>,
+) -> Result<Counted> {
+    let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    let counted = cg.instrument(true).and_then(|()| {
+        cg.zero()?;
+        let on = Instant::now();
+        during()?;
+        let dump = cg.dump()?;
+        Ok((dump, on.elapsed().as_secs_f64()))
+    });
+    let off = cg.instrument(false);
+    let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    let (dump, seconds) = counted.context("callgrind could not count the window")?;
+    off.context("callgrind's instrumentation could not be switched off")?;
+    Ok(Counted {
+        dump,
+        seconds,
+        young_before,
+        young_after,
+        events: None,
     })
 }
 
 /// A window of exactly `cost_events` events on one connection from
-/// `EVENT_SEED`: instrumentation is on from before sysbench connects until
+/// `COST_SEED`: instrumentation is on from before sysbench connects until
 /// after it disconnected, so its few setup statements are counted too (the
 /// same ones on every pass). For a test that writes, purge first catches
 /// up and then a read view holds it for the window.
@@ -222,40 +236,29 @@ fn count_events(
     };
     let length = Length::Events {
         count: w.cost_events,
-        seed: EVENT_SEED,
+        seed: COST_SEED,
     };
     let args = sysbench_args(w, server, script, Some(kind), EVENT_THREADS, "run", length);
-    let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
-    let counted = cg.instrument(true).and_then(|()| {
-        cg.zero()?;
-        let on = Instant::now();
+    let counted = count_around(cg, conn, || {
         // a second a statement is far beyond Valgrind's pace here (tens a
         // second with instrumentation on): a deadline, not an estimate
         sysbench::run(&args, deadline(w.cost_events.max(300)), log)
-            .context("the cost pass's counted load failed")?;
-        let dump = cg.dump()?;
-        Ok((dump, on.elapsed().as_secs_f64()))
+            .context("the cost pass's counted load failed")
+            .map(|_| ())
     });
-    let off = cg.instrument(false);
-    let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
     if let Some(mut holder) = holder {
         holder.query_drop("COMMIT").context("releasing purge")?;
     }
-    let (dump, seconds) = counted.context("callgrind could not count the window")?;
-    off.context("callgrind's instrumentation could not be switched off")?;
     Ok(Counted {
-        dump,
-        seconds,
-        young_before,
-        young_after,
         events: Some(EventWindow {
             events: w.cost_events,
-            seed: EVENT_SEED,
+            seed: COST_SEED,
             threads: EVENT_THREADS,
             purge_held,
             // the cost server seeds its data and arming when a pass
             // counts events (matrix/cost_run.rs), and the warm-up is skipped
             seeded_data: true,
         }),
+        ..counted?
     })
 }

@@ -65,7 +65,11 @@ pub fn wait_until_idle(
 pub fn wait_for_server(conn: &mut mysql::Conn, limit: Duration) -> Result<IdleWait> {
     let pages_data = status_value(conn, "Innodb_buffer_pool_pages_data")?
         .context("the server shows no Innodb_buffer_pool_pages_data")?;
-    let bounds = IdleBounds::for_data_pages(pages_data);
+    poll_until(conn, IdleBounds::for_data_pages(pages_data), limit)
+}
+
+/// Polls the server every half second until `bounds` hold or `limit`.
+fn poll_until(conn: &mut mysql::Conn, bounds: IdleBounds, limit: Duration) -> Result<IdleWait> {
     let start = Instant::now();
     let mut first = true;
     wait_until_idle(bounds, limit.as_secs_f64(), || {
@@ -100,21 +104,28 @@ pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
 /// Valgrind one server thread runs at a time, purge's too).
 pub const PURGE_LIMIT: Duration = Duration::from_secs(600);
 
-/// Polls the history list every half second until purge has caught up
-/// (0) or `limit`: an error that says how much was left.
+/// Polls the server until purge has caught up (a history list of 0,
+/// whatever the dirty pages) or `limit`: an error that says how much was
+/// left.
 pub fn catch_up_purge(conn: &mut mysql::Conn, limit: Duration) -> Result<()> {
-    let started = Instant::now();
-    loop {
-        match sample(conn)?.history_length {
-            Some(0) => return Ok(()),
-            None => bail!("the server shows no history list length: purge cannot be caught up"),
-            Some(h) if started.elapsed() >= limit => bail!(
-                "purge did not catch up in {} s: {h} undo logs of history left",
-                limit.as_secs()
-            ),
-            Some(_) => std::thread::sleep(Duration::from_millis(500)),
-        }
+    if sample(conn)?.history_length.is_none() {
+        bail!("the server shows no history list length: purge cannot be caught up");
     }
+    let bounds = IdleBounds {
+        dirty_pages: u64::MAX,
+        history_length: 0,
+    };
+    let waited = poll_until(conn, bounds, limit)?;
+    if !waited.reached {
+        bail!(
+            "purge did not catch up in {} s: {} undo logs of history left",
+            limit.as_secs(),
+            waited
+                .history_length
+                .map_or_else(|| "an unknown number of".into(), |h| h.to_string())
+        );
+    }
+    Ok(())
 }
 
 /// One global status value; None when the server does not have it.

@@ -129,18 +129,17 @@ pub fn parse_events(output: &str) -> Result<(u64, u64)> {
         .filter(|line| line.trim_start().starts_with(RECORD))
         .flat_map(|line| line.split(RECORD).skip(1));
     for rest in records {
-        let line = format!("{RECORD}{rest}");
         let field = |name: &str| {
             rest.split_whitespace()
                 .find_map(|f| f.strip_prefix(name).and_then(|v| v.strip_prefix('=')))
         };
         let events: u64 = field("events")
             .and_then(|v| v.parse().ok())
-            .with_context(|| format!("no events= in `{line}`"))?;
+            .with_context(|| format!("no events= in `{RECORD}{rest}`"))?;
         match field("role") {
             Some("hot") => hot += events,
             Some("scan") => scans += events,
-            other => bail!("unknown role {other:?} in `{line}`"),
+            other => bail!("unknown role {other:?} in `{RECORD}{rest}`"),
         }
         lines += 1;
     }
