@@ -907,14 +907,38 @@ mod tests {
         eprintln!("one busy shell: {cpu:.2} s CPU in {wall:.2} s");
         assert!(cpu > 0.05 && cpu <= wall + 0.02, "cpu {cpu} s in {wall} s");
 
-        // the children it reaped count too, as wait4 reported them
+        // the children it reaped count too, as wait4 reported them: at
+        // least what the shell's own `times` says its reaped children used
+        // (a ratio of two runs' CPU time would be a time, and moves with
+        // the host's load)
         let run = Command::new("sh")
-            .args(["-c", &format!("({busy}) & ({busy}) & wait")])
+            .args(["-c", &format!("({busy}) & ({busy}) & wait; times")])
             .run_metered(&dir.path().join("two.log"))
             .unwrap();
         let two = run.cpu_seconds.unwrap();
-        eprintln!("two busy subshells: {two:.2} s CPU");
-        assert!(two > 1.5 * cpu, "two busy children: {two} s, one: {cpu} s");
+        let children = shell_times_of_children(&run.output);
+        eprintln!("two busy subshells: {two:.2} s CPU, the shell's `times`: {children:.2} s");
+        assert!(children > 0.05, "the subshells used {children} s");
+        // one clock tick of rounding either way
+        assert!(
+            two + 0.01 >= children,
+            "measured {two} s, the shell's children used {children} s"
+        );
+    }
+
+    /// The user and system seconds of a shell's reaped children: the
+    /// second line of POSIX `times`, `0m0.670000s 0m0.000000s`.
+    fn shell_times_of_children(output: &str) -> f64 {
+        let line = output.lines().nth(1).expect("two lines of `times`");
+        line.split_whitespace()
+            .map(|field| {
+                let (minutes, seconds) = field
+                    .trim_end_matches('s')
+                    .split_once('m')
+                    .unwrap_or_else(|| panic!("not a `times` field: {field}"));
+                minutes.parse::<f64>().unwrap() * 60.0 + seconds.parse::<f64>().unwrap()
+            })
+            .sum()
     }
 
     #[test]
