@@ -45,28 +45,65 @@ fn xtask(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// `cargo test` arguments for one suite (`target`: `--lib`, or `--test`
+/// and a file of xtask/tests/) with the tests on real parts included.
+fn cargo_test(package: &str, target: &[&str]) -> Vec<String> {
+    let mut args = vec!["test", "--release", "--package", package];
+    args.extend(target);
+    // the tests on real parts are ignored by a plain `cargo test`
+    // (hermetic); this command runs them too. --nocapture: the end-to-end
+    // tests build MariaDB; their progress (stage, elapsed time, last
+    // build line) belongs in the CI log
+    args.extend(["--", "--include-ignored", "--nocapture"]);
+    args.into_iter().map(String::from).collect()
+}
+
+/// The integration suites of xtask (`xtask/tests/*.rs`), by name, in
+/// the order cargo runs them.
+fn xtask_suites() -> Result<Vec<String>> {
+    let dir = crate::util::repo_root().join("xtask/tests");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "rs") {
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                names.push(stem.to_string());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
 pub fn run_all() -> Result<()> {
-    let mut steps: Vec<(String, Vec<String>)> = vec![(
-        "unit and end-to-end tests".into(),
-        // --nocapture: the end-to-end tests build MariaDB; their progress
-        // (stage, elapsed time, last build line) belongs in the CI log
-        [
-            "test",
-            "--release",
-            "--workspace",
-            "--exclude",
-            "ffi",
-            // every test binary runs, whichever fails first
-            "--no-fail-fast",
-            "--",
-            // the tests on real parts are ignored by a plain `cargo test`
-            // (hermetic); this command runs them too
-            "--include-ignored",
-            "--nocapture",
-        ]
-        .map(String::from)
-        .to_vec(),
-    )];
+    // one stage per suite, so that the timings say which suite is slow;
+    // everything is compiled first, in a stage of its own
+    let mut steps: Vec<(String, Vec<String>)> = vec![
+        (
+            "compile the tests".into(),
+            [
+                "test",
+                "--release",
+                "--workspace",
+                "--exclude",
+                "ffi",
+                "--no-run",
+            ]
+            .map(String::from)
+            .to_vec(),
+        ),
+        ("lru-model tests".into(), cargo_test("lru-model", &[])),
+        (
+            "xtask unit tests".into(),
+            cargo_test("xtask", &["--lib", "--bins"]),
+        ),
+    ];
+    for suite in xtask_suites()? {
+        steps.push((
+            format!("xtask suite {suite}"),
+            cargo_test("xtask", &["--test", &suite]),
+        ));
+    }
     for tree in crate::tree::DEBIAN_TREES {
         steps.push((
             format!("ffi check {tree}"),
