@@ -1,17 +1,19 @@
-//! `cargo xtask validate BASELINE CANDIDATE`: is the candidate slower?
+//! `cargo xtask validate BASELINE CANDIDATE`: is the candidate worse?
 //! Each side is a results directory, optionally narrowed to a variant or
 //! a tree (`DIR:variant`, `DIR:tree`, `DIR:tree/variant`), or a matrix file
 //! with the same narrowing (`matrix/x.toml:gate`, meaning its results under
 //! `results/<name>`). Every common (tree, workload, threads) is compared on
-//! QPS, the table is printed either way, and the exit code answers:
-//! 0 no regression, 1 a regression beyond the threshold, 2 undecided,
-//! 3 error.
+//! one metric (QPS unless `--metric` names another, such as
+//! `instructions_per_query`), the table is printed either way, and the exit
+//! code answers: 0 no regression, 1 a regression beyond the threshold,
+//! 2 undecided, 3 error.
 
 use crate::dims::Metric;
 use crate::record::RunResult;
 use crate::report::analysis::{self, Analysis, Comparison, Decision, NonInferiority};
 use crate::report::doc::{self, Block};
 use crate::report::num;
+use crate::results::question::Kind;
 use crate::results::{self, Manifest};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
@@ -126,38 +128,70 @@ pub struct Row {
     pub runs_to_decide: Option<analysis::RunsEstimate>,
 }
 
-/// Compares and prints; returns the exit code.
-pub fn run(baseline: &str, candidate: &str, threshold: Option<f64>) -> Result<i32> {
+/// Compares on `metric` and prints; returns the exit code.
+pub fn run(baseline: &str, candidate: &str, threshold: Option<f64>, metric: Metric) -> Result<i32> {
     let base = load(baseline)?;
     let cand = load(candidate)?;
-    let threshold = threshold.unwrap_or(base.manifest.threshold_pct);
+    let threshold = threshold.unwrap_or_else(|| default_threshold(&base.manifest, metric));
     if threshold.is_nan() || threshold < 0.0 {
         bail!("--threshold must be 0 or more (percent)");
     }
-    let rows = compare(&base, &cand, threshold)?;
-    print!("{}", table(&base.name, &cand.name, threshold, &rows));
-    let code = exit_code(&rows, threshold);
+    let rows = compare(&base, &cand, threshold, metric)?;
+    print!(
+        "{}",
+        table(&base.name, &cand.name, threshold, metric, &rows)
+    );
+    let code = exit_code(&rows, threshold, metric);
+    let allowed = allowed_words(threshold, metric);
     println!(
         "\n{}",
         match code {
-            REGRESSION => "regression: the candidate is significantly slower beyond the threshold and the noise floor (exit 1)".to_string(),
-            UNDECIDED => format!("undecided: not every cell's 95% interval of the change lies above -{threshold}% (exit 2)"),
-            _ => format!("no regression: every cell's 95% interval of the change lies above -{threshold}% (exit 0)"),
+            REGRESSION => format!("regression: the candidate's {metric} is significantly worse beyond the threshold and the noise floor (exit 1)"),
+            UNDECIDED => format!("undecided: not every cell's 95% interval of the change lies on the good side of {allowed} (exit 2)"),
+            _ => format!("no regression: every cell's 95% interval of the change lies on the good side of {allowed} (exit 0)"),
         }
     );
     Ok(code)
 }
 
-/// 1 when a cell dropped significantly beyond the threshold and the
-/// noise floor; else 0 when every cell's 95% interval of the change lies
-/// above -threshold (non-inferiority, the rule of a no-slower question:
-/// the noise floor plays no part); else 2.
-pub fn exit_code(rows: &[Row], threshold: f64) -> i32 {
-    if rows.iter().any(|r| r.comparison.verdict == Decision::Lower) {
+/// The threshold when `--threshold` is not given: that of the baseline's
+/// no-slower (or no-costlier) question on `metric`, where its matrix asked
+/// one, else the matrix's threshold.
+fn default_threshold(manifest: &Manifest, metric: Metric) -> f64 {
+    manifest
+        .questions
+        .iter()
+        .filter(|q| q.kind == Kind::NoSlower && q.metric == metric)
+        .find_map(|q| q.threshold_pct)
+        .map_or(manifest.threshold_pct, f64::abs)
+}
+
+/// The allowed change as a signed percentage: a drop for a metric where
+/// higher is better (QPS), a rise for one where lower is (instructions).
+fn allowed_words(threshold: f64, metric: Metric) -> String {
+    if metric.higher_is_better() {
+        format!("-{threshold}%")
+    } else {
+        format!("+{threshold}%")
+    }
+}
+
+/// 1 when a cell moved significantly the wrong way beyond the threshold
+/// and the noise floor; else 0 when every cell's 95% interval of the
+/// change lies on the good side of the allowed change (non-inferiority,
+/// the rule of a no-slower question: the noise floor plays no part);
+/// else 2.
+pub fn exit_code(rows: &[Row], threshold: f64, metric: Metric) -> i32 {
+    let worse = if metric.higher_is_better() {
+        Decision::Lower
+    } else {
+        Decision::Higher
+    };
+    if rows.iter().any(|r| r.comparison.verdict == worse) {
         REGRESSION
     } else if rows
         .iter()
-        .all(|r| no_slower(r, threshold).0 == NonInferiority::Shown)
+        .all(|r| no_worse(r, threshold, metric).0 == NonInferiority::Shown)
     {
         NO_REGRESSION
     } else {
@@ -165,12 +199,13 @@ pub fn exit_code(rows: &[Row], threshold: f64) -> i32 {
     }
 }
 
-/// A row's non-inferiority at -threshold, with its words.
-fn no_slower(r: &Row, threshold: f64) -> (NonInferiority, String) {
-    r.comparison.non_inferiority(-threshold, true)
+/// A row's non-inferiority at the threshold, with its words.
+fn no_worse(r: &Row, threshold: f64, metric: Metric) -> (NonInferiority, String) {
+    r.comparison
+        .non_inferiority(-threshold, metric.higher_is_better())
 }
 
-fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
+fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Result<Vec<Row>> {
     let trees =
         |l: &Loaded| -> BTreeSet<String> { l.results.iter().map(|r| r.key.tree.clone()).collect() };
     let (bt, ct) = (trees(base), trees(cand));
@@ -195,22 +230,28 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
             continue;
         };
         // the baseline directory's control, where it ran one
-        let noise = base_a.noise_floor(&b.cell, Metric::Qps);
+        let noise = base_a.noise_floor(&b.cell, metric);
         let against = format!("{} {}", b.cell.tree, b.cell.variant);
-        let (base_qps, cand_qps) = (b.values(Metric::Qps), c.values(Metric::Qps));
+        let (base_values, cand_values) = (b.values(metric), c.values(metric));
+        if base_values.is_empty() && cand_values.is_empty() {
+            // neither side measured the metric here (a cost pass ran on
+            // some workloads only): not a cell of this comparison
+            continue;
+        }
         // pairs only within one results directory, where the matrix
         // interleaved the two by repetition
+        // the factor at the allowed change: 0.95 for -5% of QPS, 1.01
+        // for +1% of instructions
+        let boundary = if metric.higher_is_better() {
+            1.0 - threshold / 100.0
+        } else {
+            1.0 + threshold / 100.0
+        };
         let pairs = (same_results(base, cand) && one_host(b, c))
-            .then(|| analysis::pair_ratios_of(b, c, Metric::Qps))
+            .then(|| analysis::pair_ratios_of(b, c, metric))
             .flatten();
         rows.push(Row {
-            runs_to_decide: analysis::estimate_runs(
-                b,
-                c,
-                Metric::Qps,
-                1.0 - threshold / 100.0,
-                pairs.clone(),
-            ),
+            runs_to_decide: analysis::estimate_runs(b, c, metric, boundary, pairs.clone()),
             tree: if across {
                 format!("{} → {}", b.cell.tree, c.cell.tree)
             } else {
@@ -220,9 +261,9 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
             threads: c.cell.threads,
             comparison: Comparison::with_pairs(
                 &against,
-                Metric::Qps,
-                &base_qps,
-                &cand_qps,
+                metric,
+                &base_values,
+                &cand_values,
                 pairs.as_deref(),
                 noise,
                 threshold,
@@ -231,9 +272,10 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64) -> Result<Vec<Row>> {
     }
     if rows.is_empty() {
         bail!(
-            "no (tree, workload, threads) in common between {} and {}",
+            "no (tree, workload, threads) in common between {} and {} where either measured {}",
             base.name,
-            cand.name
+            cand.name,
+            metric.name()
         );
     }
     Ok(rows)
@@ -255,11 +297,19 @@ fn one_host(base: &analysis::CellRuns, cand: &analysis::CellRuns) -> bool {
     hosts.len() == 1
 }
 
-fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
+fn table(base: &str, cand: &str, threshold: f64, metric: Metric, rows: &[Row]) -> String {
+    let (worse, side) = if metric.higher_is_better() {
+        ("drop", "above")
+    } else {
+        ("rise", "below")
+    };
+    let allowed = allowed_words(threshold, metric);
+    // the precision of the metric's column in reports; QPS has none there
+    let digits = metric.info().column.map_or(0, |(_, digits)| digits);
     let blocks = vec![
-        Block::Para(format!("QPS of `{cand}` against `{base}`; a regression (exit 1) is a significant drop of the median beyond {threshold}% (and beyond the baseline's noise floor where it measured one); no regression (exit 0) needs every cell's 95% interval of the change above -{threshold}% (non-inferiority: the noise floor plays no part); anything else is undecided (exit 2)")),
+        Block::Para(format!("{metric} of `{cand}` against `{base}`; a regression (exit 1) is a significant {worse} of the median beyond {threshold}% (and beyond the baseline's noise floor where it measured one); no regression (exit 0) needs every cell's 95% interval of the change {side} {allowed} (non-inferiority: the noise floor plays no part); anything else is undecided (exit 2)")),
         Block::Table {
-            header: ["tree", "workload", "threads", "runs", "baseline QPS", "candidate QPS", "change", "interval of the change (method, coverage)", "p", "smallest possible p", "change shown?", "no slower?"]
+            header: ["tree", "workload", "threads", "runs", "baseline", "candidate", "change", "interval of the change (method, coverage)", "p", "smallest possible p", "change shown?", "no worse?"]
                 .map(String::from)
                 .to_vec(),
             rows: rows
@@ -271,8 +321,8 @@ fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
                         r.workload.clone(),
                         r.threads.to_string(),
                         format!("{} vs {}", c.runs, c.base_runs),
-                        num(c.base_median, 0),
-                        num(c.median, 0),
+                        num(c.base_median, digits),
+                        num(c.median, digits),
                         c.change_pct.map(|x| format!("{x:+.1}%")).unwrap_or_else(|| "n/a".into()),
                         c.ratio_interval
                             .map(|i| analysis::change_interval_words(&i))
@@ -281,7 +331,7 @@ fn table(base: &str, cand: &str, threshold: f64, rows: &[Row]) -> String {
                         num(c.min_possible_p, 3),
                         format!("{}: {}", c.verdict.words(), c.why),
                         {
-                            let (shown, words) = no_slower(r, threshold);
+                            let (shown, words) = no_worse(r, threshold, metric);
                             let answer = match shown {
                                 NonInferiority::Shown => "yes",
                                 NonInferiority::Refuted => "no",

@@ -323,6 +323,7 @@ add_innodb_lab(
         &format!("{}:base", merged.display()),
         &format!("{}:gate", merged.display()),
         None,
+        xtask::dims::Metric::Qps,
     )
     .unwrap();
     let expected = match code {

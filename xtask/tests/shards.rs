@@ -138,6 +138,7 @@ fn merged_shards_compare_what_the_whole_run_compares_and_name_their_hosts() {
             &format!("{}:base", out.display()),
             &format!("{}:{candidate}", out.display()),
             None,
+            xtask::dims::Metric::Qps,
         )
         .unwrap()
     };
