@@ -142,13 +142,21 @@ pub fn run(baseline: &str, candidate: &str, threshold: Option<f64>, metric: Metr
         table(&base.name, &cand.name, threshold, metric, &rows)
     );
     let code = exit_code(&rows, threshold, metric);
-    let allowed = allowed_words(threshold, metric);
+    let allowed = format!(
+        "{} {}",
+        if metric.higher_is_better() {
+            "above"
+        } else {
+            "below"
+        },
+        allowed_words(threshold, metric)
+    );
     println!(
         "\n{}",
         match code {
             REGRESSION => format!("regression: the candidate's {metric} is significantly worse beyond the threshold and the noise floor (exit 1)"),
-            UNDECIDED => format!("undecided: not every cell's 95% interval of the change lies on the good side of {allowed} (exit 2)"),
-            _ => format!("no regression: every cell's 95% interval of the change lies on the good side of {allowed} (exit 0)"),
+            UNDECIDED => format!("undecided: not every cell's 95% interval of the change lies {allowed} (exit 2)"),
+            _ => format!("no regression: every cell's 95% interval of the change lies {allowed} (exit 0)"),
         }
     );
     Ok(code)

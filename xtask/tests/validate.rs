@@ -261,3 +261,34 @@ fn pairs_need_interleaved_runs_and_drop_a_busy_run_as_a_pair() {
         (None, false)
     );
 }
+
+/// On the committed release run: QPS cannot decide "no slower" on this
+/// host, instructions per query decide "no costlier" on every workload;
+/// a rise of instructions is what a regression of that metric means.
+#[test]
+fn the_release_run_is_undecided_on_qps_and_passes_on_instructions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/release-11.8-on-11.8.6");
+    let side = |v: &str| format!("{}:{v}", root.display());
+    let (code, text) = validate(&side("base"), &side("fixed"), &[]);
+    assert_eq!(code, 2, "{text}");
+    let (code, text) = validate(
+        &side("base"),
+        &side("fixed"),
+        &["--metric", "instructions_per_query"],
+    );
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("lies below the allowed +1%"), "{text}");
+    assert_eq!(text.matches("| 4 vs 4 |").count(), 8, "{text}");
+    // the other way round fixed is the baseline and base does more work:
+    // at a threshold below base's extra work that is a regression
+    let (code, text) = validate(
+        &side("fixed"),
+        &side("base"),
+        &["--metric", "instructions_per_query", "--threshold", "0.5"],
+    );
+    assert_eq!(code, 1, "{text}");
+    assert!(text.contains("significantly worse"), "{text}");
+    let (code, text) = validate(&side("base"), &side("fixed"), &["--metric", "qpss"]);
+    assert_eq!(code, 3, "{text}");
+    assert!(text.contains("unknown metric `qpss`"), "{text}");
+}
