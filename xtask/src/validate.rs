@@ -142,15 +142,7 @@ pub fn run(baseline: &str, candidate: &str, threshold: Option<f64>, metric: Metr
         table(&base.name, &cand.name, threshold, metric, &rows)
     );
     let code = exit_code(&rows, threshold, metric);
-    let allowed = format!(
-        "{} {}",
-        if metric.higher_is_better() {
-            "above"
-        } else {
-            "below"
-        },
-        allowed_words(threshold, metric)
-    );
+    let allowed = allowed_side(threshold, metric);
     println!(
         "\n{}",
         match code {
@@ -174,19 +166,20 @@ fn default_threshold(manifest: &Manifest, metric: Metric) -> f64 {
         .map_or(manifest.threshold_pct, f64::abs)
 }
 
-/// The allowed change as a signed percentage: a drop for a metric where
-/// higher is better (QPS), a rise for one where lower is (instructions).
-fn allowed_words(threshold: f64, metric: Metric) -> String {
+/// Where an interval of the change must lie to show no regression: above
+/// a drop for a metric where higher is better (QPS), below a rise for one
+/// where lower is (instructions).
+fn allowed_side(threshold: f64, metric: Metric) -> String {
     if metric.higher_is_better() {
-        format!("-{threshold}%")
+        format!("above -{threshold}%")
     } else {
-        format!("+{threshold}%")
+        format!("below +{threshold}%")
     }
 }
 
 /// 1 when a cell moved significantly the wrong way beyond the threshold
 /// and the noise floor; else 0 when every cell's 95% interval of the
-/// change lies on the good side of the allowed change (non-inferiority,
+/// change lies on the right side of the allowed change (non-inferiority,
 /// the rule of a no-slower question: the noise floor plays no part);
 /// else 2.
 pub fn exit_code(rows: &[Row], threshold: f64, metric: Metric) -> i32 {
@@ -246,15 +239,9 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Resu
             // some workloads only): not a cell of this comparison
             continue;
         }
+        let boundary = analysis::boundary_factor(metric, -threshold);
         // pairs only within one results directory, where the matrix
         // interleaved the two by repetition
-        // the factor at the allowed change: 0.95 for -5% of QPS, 1.01
-        // for +1% of instructions
-        let boundary = if metric.higher_is_better() {
-            1.0 - threshold / 100.0
-        } else {
-            1.0 + threshold / 100.0
-        };
         let pairs = (same_results(base, cand) && one_host(b, c))
             .then(|| analysis::pair_ratios_of(b, c, metric))
             .flatten();
@@ -306,16 +293,16 @@ fn one_host(base: &analysis::CellRuns, cand: &analysis::CellRuns) -> bool {
 }
 
 fn table(base: &str, cand: &str, threshold: f64, metric: Metric, rows: &[Row]) -> String {
-    let (worse, side) = if metric.higher_is_better() {
-        ("drop", "above")
+    let worse = if metric.higher_is_better() {
+        "drop"
     } else {
-        ("rise", "below")
+        "rise"
     };
-    let allowed = allowed_words(threshold, metric);
+    let allowed = allowed_side(threshold, metric);
     // the precision of the metric's column in reports; QPS has none there
     let digits = metric.info().column.map_or(0, |(_, digits)| digits);
     let blocks = vec![
-        Block::Para(format!("{metric} of `{cand}` against `{base}`; a regression (exit 1) is a significant {worse} of the median beyond {threshold}% (and beyond the baseline's noise floor where it measured one); no regression (exit 0) needs every cell's 95% interval of the change {side} {allowed} (non-inferiority: the noise floor plays no part); anything else is undecided (exit 2)")),
+        Block::Para(format!("{metric} of `{cand}` against `{base}`; a regression (exit 1) is a significant {worse} of the median beyond {threshold}% (and beyond the baseline's noise floor where it measured one); no regression (exit 0) needs every cell's 95% interval of the change {allowed} (non-inferiority: the noise floor plays no part); anything else is undecided (exit 2)")),
         Block::Table {
             header: ["tree", "workload", "threads", "runs", "baseline", "candidate", "change", "interval of the change (method, coverage)", "p", "smallest possible p", "change shown?", "no worse?"]
                 .map(String::from)

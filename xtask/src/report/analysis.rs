@@ -863,6 +863,18 @@ impl RunsEstimate {
 
 /// Pairs where the runs were interleaved (two or more ratios), else runs
 /// a side: the estimate for the interval the tool would use.
+/// The factor of a metric at an allowed change written as a drop
+/// (`allowed_pct` -5 for QPS, -1 for a cost: a no-slower question's
+/// threshold): 0.95 for QPS, where higher is better; 1.01 for
+/// instructions, where lower is.
+pub fn boundary_factor(metric: Metric, allowed_pct: f64) -> f64 {
+    if metric.higher_is_better() {
+        1.0 + allowed_pct / 100.0
+    } else {
+        1.0 - allowed_pct / 100.0
+    }
+}
+
 pub fn estimate_runs(
     base: &CellRuns,
     cand: &CellRuns,

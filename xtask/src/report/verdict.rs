@@ -1,7 +1,7 @@
 //! Verdicts: one answer per question of the matrix, with the numbers that
 //! decided it.
 
-use super::analysis::{Analysis, CellRuns, NonInferiority};
+use super::analysis::{self, Analysis, CellRuns, NonInferiority};
 use crate::record::Cell;
 use crate::results::question::{Kind, Question};
 use serde::{Deserialize, Serialize};
@@ -333,13 +333,7 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> NoSlower {
         NonInferiority::Refuted => Answer::Fail,
         NonInferiority::Open => Answer::Undecided,
     };
-    // the factor at the allowed change: 0.95 for -5% of QPS, 1.05 for
-    // +5% of a cost
-    let boundary = if m.higher_is_better() {
-        1.0 + allowed / 100.0
-    } else {
-        1.0 - allowed / 100.0
-    };
+    let boundary = analysis::boundary_factor(m, allowed);
     let estimate = (answer == Answer::Undecided)
         .then(|| a.runs_to_decide(cell, &base, m, boundary))
         .flatten();
