@@ -15,7 +15,7 @@ use crate::util::sha256_hex;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A variant: a patch, my.cnf settings, or both. `base` is the tree as it
 /// is; a name without a definition means the patch table's entry.
@@ -112,6 +112,19 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
     // a built-in name keeps its patch when the matrix gives it settings
     let table = patch::Table::load()?;
     let builtin = name == dims::FIXED || table.find(tree.series, name).is_some();
+    if settings_only && !builtin && name != dims::BASE {
+        if let Some(file) = unlisted_patch(&crate::util::repo_root(), tree.series, name) {
+            // a settings variant of base under the name of a patch would
+            // build base where the user meant the patch
+            bail!(
+                "variant `{name}` has only settings in the matrix, but {} exists and {} \
+                 does not list it: add it to the table ([[patch]] variant = \"{name}\") to \
+                 build it, or rename the variant to run base with these settings",
+                file.display(),
+                patch::TABLE
+            );
+        }
+    }
     let change = if let Some(file) = &def.patch {
         SourceChange::Patch(Patch::load(file)?)
     } else if !def.cherry_pick.is_empty() {
@@ -145,6 +158,14 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         settings,
         build_type,
     })
+}
+
+/// `patches/<series>/<name>.patch` under `root`, where that file exists.
+fn unlisted_patch(root: &Path, series: Series, name: &str) -> Option<PathBuf> {
+    let file = Path::new("patches")
+        .join(series.to_string())
+        .join(format!("{name}.patch"));
+    root.join(&file).is_file().then_some(file)
 }
 
 /// What a variant would be on a tree of `series` (when the spec tells it)
@@ -302,6 +323,23 @@ mod tests {
         assert!(
             err.contains("refused") && err.contains("MDEV-33966"),
             "{err}"
+        );
+        // a settings-only name that is a patch file: refused, naming it
+        let mut w = m.clone();
+        w.insert("traced".into(), w["workaround"].clone());
+        let err = resolve(&w, &tree(false), "traced").map(|r| r.label);
+        assert!(err.is_ok(), "a listed patch keeps its patch: {err:?}");
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("patches/10.11")).unwrap();
+        std::fs::write(root.path().join("patches/10.11/mine.patch"), "").unwrap();
+        assert_eq!(
+            unlisted_patch(root.path(), Series::V10_11, "mine"),
+            Some(PathBuf::from("patches/10.11/mine.patch"))
+        );
+        assert_eq!(unlisted_patch(root.path(), Series::V10_5, "mine"), None);
+        assert_eq!(
+            unlisted_patch(root.path(), Series::V10_11, "workaround"),
+            None
         );
         m.insert("typo".into(), VariantDef::default());
         let err = resolve(&m, &tree(false), "typo").unwrap_err().to_string();
