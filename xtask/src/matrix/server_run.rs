@@ -41,7 +41,13 @@ pub(super) fn run_server(
         cnf
     });
     let todo = cells_to_run(ctx, p, rep, &settings, cnf.as_ref(), cells, progress)?;
+    // the cost pass of the first `cost_passes` repetitions, on a server of
+    // its own under callgrind
+    let costs = rep <= matrix.cost_passes && matrix.costs(&p.label);
     if todo.is_empty() {
+        if costs {
+            progress.cost_skipped();
+        }
         return Ok(0);
     }
     let blank = |w: usize, key: &CellKey| cell::blank_record(ctx, p, &settings, w, key);
@@ -53,6 +59,9 @@ pub(super) fn run_server(
             r.failure = Some(failure.clone());
             ctx.save(&r)?;
             progress.finished();
+        }
+        if costs {
+            progress.cost_skipped();
         }
         Ok(todo.len())
     };
@@ -152,14 +161,15 @@ pub(super) fn run_server(
         r.clean_shutdown = clean;
         ctx.save(r)?;
     }
-    // the cost pass of the first `cost_passes` repetitions, on a server of
-    // its own under callgrind
-    if rep <= matrix.cost_passes && matrix.costs(&p.label) && lost.is_none() {
-        let series = p.tree.as_ref().map(|t| t.series);
-        if let Some(series) = series {
+    match p.tree.as_ref().map(|t| t.series) {
+        Some(series) if costs && lost.is_none() => {
+            let started = std::time::Instant::now();
             let cost_cnf = super::cost_run::cost_cnf(&cnf, series);
             super::cost_run::run_cost_server(ctx, binaries, &cost_cnf, &name, &logs, &mut written)?;
+            progress.cost_finished(started.elapsed().as_secs_f64());
         }
+        _ if costs => progress.cost_skipped(),
+        _ => {}
     }
     Ok(failed)
 }
