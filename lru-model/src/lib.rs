@@ -8,7 +8,8 @@
 //! The decision rules that the C++ keeps in headers are pure functions in
 //! [`decide`], which the ffi crate checks against the real headers; the
 //! policies call exactly those functions. [`trace`] replays JSON Lines event
-//! traces, [`server_trace`] a traced server's own page trace, [`sim`] generates the scenarios of issue 2. The crate does no I/O:
+//! traces, [`server_trace`] a traced server's own page trace, [`stays`] what such
+//! a server did to the pages it lost, [`sim`] generates the scenarios of issue 2. The crate does no I/O:
 //! callers hand it lines and print what it returns.
 
 #![deny(missing_docs)]
@@ -21,6 +22,7 @@ pub mod rng;
 pub mod series;
 pub mod server_trace;
 pub mod sim;
+pub mod stays;
 pub mod trace;
 
 pub use decide::YoungTouch;

@@ -61,6 +61,14 @@ pub enum ServerOp {
     /// the next access to this page is a lookup (`btr_cur_t::search_leaf`,
     /// an adaptive hash index hit), not a scan's move or cursor restore
     Lookup,
+    /// a lazy server's access flagged the block for a sweep to move
+    /// (`buf_page_t::touch_no_stamp` set PROMOTE); written by traced
+    /// remedies only
+    Flag,
+    /// a flagged young block moved to the head at the old sublist's
+    /// boundary (`buf_page_t::keep_young_at_boundary`) instead of becoming
+    /// old; written by traced remedies only
+    BoundaryMove,
 }
 
 impl ServerOp {
@@ -75,6 +83,8 @@ impl ServerOp {
             7 => ServerOp::Young,
             8 => ServerOp::Create,
             9 => ServerOp::Lookup,
+            10 => ServerOp::Flag,
+            11 => ServerOp::BoundaryMove,
             _ => return None,
         })
     }
@@ -265,7 +275,7 @@ pub struct ServerReplay {
     pub server_hit_ratio_pct: Option<f64>,
     /// the model's hit ratio, in percent
     pub model_hit_ratio_pct: Option<f64>,
-    /// blocks the server moved to the LRU head, in the counted records
+    /// blocks the server moved to the LRU head (made young, a sweep move or a boundary move), in the counted records
     pub server_young: u64,
     /// blocks the server evicted, in the counted records
     pub server_evictions: u64,
@@ -352,7 +362,9 @@ pub fn replay(
                 }
             }
             ServerOp::Cleaner => model.apply(&at(Op::Cleaner))?,
-            ServerOp::Young => young += u64::from(counting),
+            // the server's moves are the model's to decide: counted only
+            ServerOp::Young | ServerOp::BoundaryMove => young += u64::from(counting),
+            ServerOp::Flag => {}
             ServerOp::Create => {
                 held.insert(e.page);
                 if !model.is_resident(e.page) {
@@ -467,10 +479,10 @@ mod tests {
                 bytes: HEADER_BYTES + RECORD_BYTES
             })
         );
-        let b = file(1, &[(0, 10, 0, 0)], 1);
+        let b = file(1, &[(0, 12, 0, 0)], 1);
         assert_eq!(
             parse(&b),
-            Err(ServerTraceError::UnknownOp { record: 0, op: 10 })
+            Err(ServerTraceError::UnknownOp { record: 0, op: 12 })
         );
     }
 

@@ -28,6 +28,9 @@ pub enum ModelCommand {
     /// Replay a traced server's own page trace (patches/11.8/traced.patch) through the model's policies
     /// at the server's pool size and print, per policy, the server's hit ratio beside the model's.
     ReplayServer(ReplayServerArgs),
+    /// What a traced server did to the pages it lost: its evictions and the misses that read a
+    /// page again, by what the server had done to the block (flagged, moved, looked up, accessed).
+    Stays(StaysArgs),
     /// Run a generated scenario on each policy and print its results.
     Simulate(SimulateArgs),
     /// Measure point reads per second per policy on the in-memory scenario (one thread).
@@ -155,6 +158,23 @@ pub struct ReplayServerArgs {
     pub records: Option<std::ops::Range<u64>>,
 }
 
+/// `cargo xtask model stays`
+#[derive(clap::Args, Debug)]
+pub struct StaysArgs {
+    /// The trace file the traced server wrote (INNODB_LAB_TRACE).
+    #[arg(long)]
+    pub trace: PathBuf,
+    /// Count from this many ms after the recorder opened.
+    #[arg(long, default_value_t = 0, conflicts_with = "records")]
+    pub from_ms: u32,
+    /// Count the records `FIRST..END` only (a run result's `outcome.page_trace.records`).
+    #[arg(long, value_parser = parse_record_range)]
+    pub records: Option<std::ops::Range<u64>>,
+    /// How to print the table.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
 fn parse_record_range(s: &str) -> Result<std::ops::Range<u64>, String> {
     let (first, end) = s
         .split_once("..")
@@ -276,6 +296,7 @@ pub fn run(cmd: ModelCommand) -> Result<()> {
     match cmd {
         ModelCommand::Replay(args) => replay(args),
         ModelCommand::ReplayServer(args) => replay_server(args),
+        ModelCommand::Stays(args) => stays(args),
         ModelCommand::Simulate(args) => simulate(args),
         ModelCommand::Bench(args) => bench(args),
     }
@@ -349,6 +370,20 @@ fn replay_server_file(args: &ReplayServerArgs) -> Result<Vec<ServerReplay>> {
         None => trace.records_from_ms(args.from_ms),
     };
     page_trace::replay_each(&trace, path, args.pool.apply(cfg), &kinds, records)
+}
+
+fn stays(args: StaysArgs) -> Result<()> {
+    let trace = page_trace::read(&args.trace)?;
+    let records = match &args.records {
+        Some(r) => r.clone(),
+        None => trace.records_from_ms(args.from_ms),
+    };
+    let s = lru_model::stays::stays(&trace, records);
+    match args.format {
+        Format::Json => println!("{}", serde_json::to_string(&s)?),
+        Format::Text => print!("{}", lru_model::stays::stays_text(&s)),
+    }
+    Ok(())
 }
 
 fn policies(only: Option<PolicyKind>) -> Vec<PolicyKind> {
