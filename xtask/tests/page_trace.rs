@@ -100,6 +100,26 @@ fn a_traced_server_s_page_stream_is_replayed_and_the_model_gives_its_hit_ratio()
             measured.reads
         );
     }
+    // every miss is charged to one class of stay or to a page never held,
+    // and base, which flags nothing, has no flagged stay
+    let stays = replayed.stays.as_ref().expect("the stays counted");
+    assert_eq!(stays.requests, replayed.replays[0].requests);
+    assert_eq!(stays.misses, replayed.replays[0].server_misses);
+    let charged: u64 = stays.classes.iter().map(|c| c.rereads).sum();
+    assert_eq!(charged + stays.first_reads, stays.misses, "{stays:?}");
+    let class = |name: &str| stays.classes.iter().find(|c| c.class == name).unwrap();
+    assert_eq!(
+        (
+            class("flagged-unmoved").evictions,
+            class("flagged-unmoved").rereads
+        ),
+        (0, 0)
+    );
+    assert!(
+        class("moved").evictions > 0,
+        "base made no page young: {stays:?}"
+    );
+    assert!(charged > 0, "no page was read again: {stays:?}");
     let eager = &replayed.replays[0];
     let gap = eager.model_hit_ratio_pct.unwrap() - eager.server_hit_ratio_pct.unwrap();
     assert!(
@@ -118,4 +138,9 @@ fn a_traced_server_s_page_stream_is_replayed_and_the_model_gives_its_hit_ratio()
     let row = &summary["model_replay"][0];
     assert_eq!(row["variant"], "traced");
     assert!(row["base_hit_ratio_pct"].is_number(), "{row}");
+    assert_eq!(summary["stays"][0]["variant"], "traced");
+    assert!(
+        md.contains("## What the traced servers did to the pages they lost"),
+        "{md}"
+    );
 }

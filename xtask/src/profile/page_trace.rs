@@ -5,7 +5,7 @@
 //! pool size and settings, counted over the measured run's records (the
 //! matrix and `cargo xtask model replay-server` both replay through here).
 
-use crate::record::{ModelReplay, MyCnf, TraceReplay};
+use crate::record::{ModelReplay, MyCnf, StayRow, TraceReplay, TraceStays};
 use anyhow::{anyhow, Context, Result};
 use lru_model::server_trace::{self, ServerReplay, ServerTrace, CLAIMED_BYTES};
 use lru_model::{Config, PolicyKind};
@@ -122,8 +122,30 @@ pub fn replay(
         old_blocks_time_ms,
         lru_scan_depth,
         replays,
+        stays: Some(stays(trace, window)),
         replay_seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// What the server did to the pages it lost in the records `window`.
+fn stays(trace: &ServerTrace, window: (u64, u64)) -> TraceStays {
+    let s = lru_model::stays::stays(trace, window.0..window.1);
+    TraceStays {
+        requests: s.gets,
+        misses: s.misses,
+        first_reads: s.first_reads,
+        classes: s
+            .classes
+            .iter()
+            .map(|r| StayRow {
+                class: r.class.name().to_string(),
+                evictions: r.evictions,
+                rereads: r.rereads,
+                median_gap_ms: r.median_gap_ms,
+                median_stay_ms: r.median_stay_ms,
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]

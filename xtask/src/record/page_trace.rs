@@ -47,4 +47,37 @@ pub struct TraceReplay {
     pub replays: Vec<ModelReplay>,
     /// seconds the replays took
     pub replay_seconds: f64,
+    /// what the server did to the pages it lost (`lru_model::stays`); absent
+    /// in records made before it was counted
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stays: Option<TraceStays>,
+}
+
+/// The server's misses of the measured run charged to what it had done to
+/// each page in its last stay in the pool.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct TraceStays {
+    /// page requests of the measured run in the trace
+    pub requests: u64,
+    /// of them, requests for a page the server did not hold
+    pub misses: u64,
+    /// of the misses, pages the trace had never seen in the pool
+    pub first_reads: u64,
+    /// one row per class of stay
+    pub classes: Vec<StayRow>,
+}
+
+/// One class of stay: `flagged-unmoved`, `moved`, `looked-up`,
+/// `accessed-again` or `accessed-once` (docs/model.md).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StayRow {
+    pub class: String,
+    /// evictions in the measured run that ended a stay of this class
+    pub evictions: u64,
+    /// misses in the measured run of a page whose last stay was of this class
+    pub rereads: u64,
+    /// median ms from such a page's eviction to its miss
+    pub median_gap_ms: Option<u32>,
+    /// median ms of the stays of this class evicted in the measured run
+    pub median_stay_ms: Option<u32>,
 }

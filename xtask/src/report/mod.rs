@@ -13,6 +13,7 @@ pub mod relative;
 mod reproduction;
 pub mod scan;
 pub mod stacks;
+pub mod stays;
 pub mod summary;
 pub mod verdict;
 
@@ -492,6 +493,7 @@ fn blocks(
         cost::listed_functions(a),
     ));
     b.extend(model_replay::blocks(&model_replay::rows(a)));
+    b.extend(stays::blocks(&stays::rows(a)));
     b.extend(stacks::pointer(stack_rows));
 
     let busy_runs: Vec<&RunResult> = a

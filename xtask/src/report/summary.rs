@@ -140,6 +140,11 @@ pub struct Summary {
     /// model's replays (`report::model_replay`); absent without a trace
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub model_replay: Vec<super::model_replay::ReplayRow>,
+    /// traced cells: their misses charged to what the server did to each
+    /// page in its last stay (`report::stays`); absent without a trace or
+    /// in records made before it was counted
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stays: Vec<super::stays::StaysRow>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -201,6 +206,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         cost: super::cost::rows(a),
         function_shifts: super::cost::shifts(a),
         model_replay: super::model_replay::rows(a),
+        stays: super::stays::rows(a),
     }
 }
 

@@ -1,0 +1,207 @@
+//! What each traced server did to the pages it lost (`record::TraceStays`):
+//! its misses of the measured run per 1000 page requests, charged to the
+//! class of the page's last stay in the pool. Set beside each other, a
+//! traced base and a traced remedy show in which class the remedy's extra
+//! misses are. Pure: a function of the records.
+
+use super::analysis::{Analysis, CellRuns};
+use super::doc::Block;
+use super::num;
+use crate::record::{Cell, StayRow, TraceStays};
+use serde::{Deserialize, Serialize};
+
+/// One traced cell, summed over its counted runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StaysRow {
+    #[serde(flatten)]
+    pub cell: Cell,
+    /// runs whose stays were counted
+    pub runs: usize,
+    /// page requests of the measured runs in the traces
+    pub requests: u64,
+    /// misses per 1000 requests
+    pub misses_per_k: f64,
+    /// misses of pages never held before, per 1000 requests
+    pub first_reads_per_k: f64,
+    /// per class, in the records' order: (class, re-reads per 1000
+    /// requests, evictions per 1000 requests)
+    pub classes: Vec<ClassShare>,
+}
+
+/// One class of stay in a [`StaysRow`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassShare {
+    pub class: String,
+    /// misses of a page whose last stay was of this class, per 1000 requests
+    pub rereads_per_k: f64,
+    /// evictions that ended a stay of this class, per 1000 requests
+    pub evictions_per_k: f64,
+}
+
+fn traced<'a>(c: &'a CellRuns) -> Vec<&'a TraceStays> {
+    c.counted
+        .iter()
+        .filter_map(|r| {
+            let t = r.outcome.as_ref()?.page_trace.as_ref()?.replayed.as_ref()?;
+            t.stays.as_ref()
+        })
+        .collect()
+}
+
+pub fn rows(a: &Analysis) -> Vec<StaysRow> {
+    a.cells
+        .iter()
+        .filter_map(|c| row_of(&c.cell, &traced(c)))
+        .collect()
+}
+
+/// A cell's runs summed; None without a request.
+fn row_of(cell: &Cell, runs: &[&TraceStays]) -> Option<StaysRow> {
+    let requests: u64 = runs.iter().map(|s| s.requests).sum();
+    if requests == 0 {
+        return None;
+    }
+    let per_k = |n: u64| 1000.0 * n as f64 / requests as f64;
+    let sum_of = |class: &str, f: fn(&StayRow) -> u64| -> u64 {
+        runs.iter()
+            .flat_map(|s| s.classes.iter())
+            .filter(|r| r.class == class)
+            .map(f)
+            .sum()
+    };
+    // the classes in the first run's order; every run has them all
+    let classes = runs[0]
+        .classes
+        .iter()
+        .map(|first| ClassShare {
+            class: first.class.clone(),
+            rereads_per_k: per_k(sum_of(&first.class, |r| r.rereads)),
+            evictions_per_k: per_k(sum_of(&first.class, |r| r.evictions)),
+        })
+        .collect();
+    Some(StaysRow {
+        cell: cell.clone(),
+        runs: runs.len(),
+        requests,
+        misses_per_k: per_k(runs.iter().map(|s| s.misses).sum()),
+        first_reads_per_k: per_k(runs.iter().map(|s| s.first_reads).sum()),
+        classes,
+    })
+}
+
+pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let classes: Vec<String> = first.classes.iter().map(|c| c.class.clone()).collect();
+    let mut header: Vec<String> = ["tree", "workload", "threads", "variant", "runs"]
+        .map(String::from)
+        .to_vec();
+    header.push("misses".into());
+    header.push("never held".into());
+    header.extend(classes.iter().cloned());
+    let width = header.len();
+    let share = |r: &StaysRow, class: &str, f: fn(&ClassShare) -> f64| {
+        num(r.classes.iter().find(|c| c.class == class).map(f), 3)
+    };
+    let table = |f: fn(&ClassShare) -> f64, first_two: bool| Block::AlignedTable {
+        header: header.clone(),
+        right_aligned: (4..width).collect(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    r.cell.tree.clone(),
+                    r.cell.workload.clone(),
+                    r.cell.threads.to_string(),
+                    r.cell.variant.clone(),
+                    r.runs.to_string(),
+                ];
+                if first_two {
+                    row.push(num(Some(r.misses_per_k), 3));
+                    row.push(num(Some(r.first_reads_per_k), 3));
+                } else {
+                    row.push(String::new());
+                    row.push(String::new());
+                }
+                row.extend(classes.iter().map(|c| share(r, c, f)));
+                row
+            })
+            .collect(),
+    };
+    vec![
+        Block::Heading(
+            2,
+            "What the traced servers did to the pages they lost".into(),
+        ),
+        Block::Para(
+            "From each traced server's own records, no model: every stay of a page in the pool, \
+             from its read to its eviction, is put in the first class that applies: \
+             `flagged-unmoved` (flagged for a move, evicted before a sweep or the boundary moved \
+             it; only a lazy server flags), `moved` (moved to the LRU head at least once), \
+             `looked-up` (reached by a lookup, never moved), `accessed-again` (accessed twice or \
+             more, never moved), `accessed-once` (once or never). Each miss of the measured run \
+             is charged to the class of its page's last stay, or to `never held`; per 1000 page \
+             requests, summed over the runs. A class that grows from one server to another holds \
+             that server's extra misses."
+                .into(),
+        ),
+        table(|c| c.rereads_per_k, true),
+        Block::Para(
+            "Evictions of the measured run per 1000 page requests, by the class of the stay they \
+             ended:"
+                .into(),
+        ),
+        table(|c| c.evictions_per_k, false),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_trace_no_section() {
+        assert!(blocks(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_class_share_is_per_thousand_requests_over_the_runs() {
+        let stays = |requests, rereads| TraceStays {
+            requests,
+            misses: rereads + 1,
+            first_reads: 1,
+            classes: vec![StayRow {
+                class: "moved".into(),
+                evictions: 2 * rereads,
+                rereads,
+                median_gap_ms: None,
+                median_stay_ms: None,
+            }],
+        };
+        let cell = Cell {
+            tree: "t".into(),
+            variant: "v".into(),
+            workload: "w".into(),
+            threads: 2,
+        };
+        let runs = [stays(1000, 4), stays(3000, 8)];
+        let row = row_of(&cell, &runs.iter().collect::<Vec<_>>()).unwrap();
+        // 12 re-reads, 14 misses, 2 never held, 24 evictions in 4000 requests
+        assert_eq!((row.runs, row.requests), (2, 4000));
+        assert_eq!((row.misses_per_k, row.first_reads_per_k), (3.5, 0.5));
+        assert_eq!(row.classes[0].rereads_per_k, 3.0);
+        assert_eq!(row.classes[0].evictions_per_k, 6.0);
+        assert_eq!(row_of(&cell, &[&stays(0, 0)]), None);
+        let b = blocks(&[row]);
+        let Block::AlignedTable { rows, header, .. } = &b[2] else {
+            panic!("{b:?}")
+        };
+        assert_eq!(header.last().unwrap(), "moved");
+        assert_eq!(rows[0][5..], ["3.500", "0.500", "3.000"]);
+        let Block::AlignedTable { rows, .. } = &b[4] else {
+            panic!("{b:?}")
+        };
+        assert_eq!(rows[0][7], "6.000");
+    }
+}
