@@ -52,6 +52,27 @@ pub fn write_json<T: serde::Serialize>(path: &Path, value: &T) -> Result<()> {
     write_atomic(path, &text)
 }
 
+/// The record a user's results hold at `path`: None when there is no such
+/// file; a file that cannot be read or parsed is an error naming it, since
+/// what it holds (earlier warnings, another bisection) must not be lost by
+/// being taken for nothing.
+pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
+    path: &Path,
+) -> anyhow::Result<Option<T>> {
+    use anyhow::Context as _;
+    let text = match fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    serde_json::from_str(&text).map(Some).with_context(|| {
+        format!(
+            "{} is not a record this tool wrote (move it away or repair it)",
+            path.display()
+        )
+    })
+}
+
 /// The value `write_json` left at `path`, if the file is there and parses
 /// (work whose record is written last: a missing or torn one is redone).
 pub fn read_json_if_any<T: serde::de::DeserializeOwned>(path: &Path) -> Option<T> {
@@ -138,6 +159,32 @@ mod tests {
         assert_eq!(fs::read(&path).unwrap(), b"second");
         // no temporary file is left behind
         assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_record_that_is_not_there_is_none_and_a_corrupt_one_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("matrix.json");
+        assert!(read_json_if_present::<Vec<u32>>(&path).unwrap().is_none());
+        write_json(&path, &vec![1u32, 2]).unwrap();
+        assert_eq!(
+            read_json_if_present::<Vec<u32>>(&path).unwrap(),
+            Some(vec![1, 2])
+        );
+        fs::write(&path, "{\"allowed_settings\": [").unwrap();
+        let err = format!("{:#}", read_json_if_present::<Vec<u32>>(&path).unwrap_err());
+        assert!(
+            err.starts_with(&format!(
+                "{} is not a record this tool wrote",
+                path.display()
+            )),
+            "{err}"
+        );
+        // the file is left as it was
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "{\"allowed_settings\": ["
+        );
     }
 
     #[test]

@@ -369,7 +369,8 @@ fn plan(opts: &BisectOptions) -> Result<Plan> {
 /// A directory that holds another bisection is refused: its steps would
 /// stand for candidates they were not made for.
 fn check_resumed(out: &Path, now: &BisectRecord) -> Result<()> {
-    let Some(before) = crate::util::read_json_if_any::<BisectRecord>(&out.join(RECORD_FILE)) else {
+    let Some(before) = crate::util::read_json_if_present::<BisectRecord>(&out.join(RECORD_FILE))?
+    else {
         return Ok(());
     };
     let same = before.candidates == now.candidates

@@ -9,7 +9,11 @@ use std::fs;
 
 /// What the report needs to know of the matrix, with the labels the runs
 /// carry, in the matrix's order (baselines first).
-pub(super) fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions) -> Manifest {
+pub(super) fn manifest(
+    matrix: &Matrix,
+    prepared: &[Prepared],
+    opts: &RunOptions,
+) -> anyhow::Result<Manifest> {
     let mut trees: Vec<String> = Vec::new();
     let mut variants: Vec<String> = Vec::new();
     for p in prepared {
@@ -21,7 +25,7 @@ pub(super) fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions
         }
     }
     baseline_first(&mut variants);
-    Manifest {
+    Ok(Manifest {
         name: matrix.name.clone(),
         description: matrix.description.clone(),
         trees,
@@ -40,16 +44,16 @@ pub(super) fn manifest(matrix: &Matrix, prepared: &[Prepared], opts: &RunOptions
             .and_then(|f| fs::read(f).ok())
             .map(|bytes| crate::util::sha256_hex(&bytes)),
         shard: opts.shard.map(|s| s.to_string()),
-        allowed_settings: allowed_settings(opts),
-    }
+        allowed_settings: allowed_settings(opts)?,
+    })
 }
 
 /// The settings `--allow-setting` let through, now or in an earlier run
 /// of this directory: its results stay in the directory, and so must the
 /// report's warning of them when a resumed run does not repeat the flag.
-fn allowed_settings(opts: &RunOptions) -> Vec<String> {
+fn allowed_settings(opts: &RunOptions) -> anyhow::Result<Vec<String>> {
     let earlier: Option<Manifest> =
-        crate::util::read_json_if_any(&opts.out.join(crate::results::manifest::FILE));
+        crate::util::read_json_if_present(&opts.out.join(crate::results::manifest::FILE))?;
     let mut all: Vec<String> = earlier
         .map(|m| m.allowed_settings)
         .unwrap_or_default()
@@ -58,5 +62,5 @@ fn allowed_settings(opts: &RunOptions) -> Vec<String> {
         .collect();
     all.sort();
     all.dedup();
-    all
+    Ok(all)
 }

@@ -202,7 +202,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let mut prepared = prepare(matrix, &plan, &mut timings)?;
     super::preflight::cache_space(builds_to_make(&prepared)?)?;
     // the whole matrix's: merged shards share it
-    let manifest = manifest(full, &prepared, opts);
+    let manifest = manifest(full, &prepared, opts)?;
     manifest.write(&opts.out)?;
     build_all(&plan, &mut prepared, &mut timings)?;
     check_option_names(matrix, &prepared, &opts.allowed_settings)?;
