@@ -26,11 +26,11 @@ pub enum StayClass {
     /// moved to the LRU head at least once (made young, a sweep move, a
     /// boundary move)
     Moved,
-    /// reached by a lookup at least once, never moved
-    LookedUp,
-    /// accessed two times or more, never by a lookup, never moved
+    /// looked up again after the visit that first used it, never moved
+    LookedUpAgain,
+    /// used again after that first visit, never by a lookup, never moved
     AccessedAgain,
-    /// accessed once or not at all (read-ahead never used)
+    /// used by one visit or none (read-ahead never used)
     AccessedOnce,
 }
 
@@ -39,7 +39,7 @@ impl StayClass {
     pub const ALL: [StayClass; 5] = [
         StayClass::FlaggedUnmoved,
         StayClass::Moved,
-        StayClass::LookedUp,
+        StayClass::LookedUpAgain,
         StayClass::AccessedAgain,
         StayClass::AccessedOnce,
     ];
@@ -49,7 +49,7 @@ impl StayClass {
         match self {
             StayClass::FlaggedUnmoved => "flagged-unmoved",
             StayClass::Moved => "moved",
-            StayClass::LookedUp => "looked-up",
+            StayClass::LookedUpAgain => "looked-up-again",
             StayClass::AccessedAgain => "accessed-again",
             StayClass::AccessedOnce => "accessed-once",
         }
@@ -89,8 +89,12 @@ pub struct Stays {
 #[derive(Default)]
 struct Stay {
     since_ms: u32,
-    accesses: u32,
-    lookups: u32,
+    /// when the first access came: the visit that used the page first
+    /// (a read for a lookup, a range's move with its lookup touch) makes
+    /// its accesses in the same millisecond
+    first_access_ms: Option<u32>,
+    lookups_after: u32,
+    accesses_after: u32,
     flag_pending: bool,
     moved: bool,
 }
@@ -101,9 +105,9 @@ impl Stay {
             StayClass::FlaggedUnmoved
         } else if self.moved {
             StayClass::Moved
-        } else if self.lookups > 0 {
-            StayClass::LookedUp
-        } else if self.accesses >= 2 {
+        } else if self.lookups_after > 0 {
+            StayClass::LookedUpAgain
+        } else if self.accesses_after > 0 {
             StayClass::AccessedAgain
         } else {
             StayClass::AccessedOnce
@@ -161,8 +165,12 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
             ServerOp::Access => {
                 let lookup = looked_up.remove(&e.page);
                 if let Some(s) = held.get_mut(&e.page) {
-                    s.accesses += 1;
-                    s.lookups += u32::from(lookup);
+                    match s.first_access_ms {
+                        None => s.first_access_ms = Some(e.t_ms),
+                        Some(first) if first == e.t_ms => {}
+                        Some(_) if lookup => s.lookups_after += 1,
+                        Some(_) => s.accesses_after += 1,
+                    }
                 }
             }
             ServerOp::Flag => {
@@ -323,30 +331,41 @@ mod tests {
         assert_eq!(row(&s, StayClass::Moved).rereads, 1);
         assert_eq!(row(&s, StayClass::AccessedAgain).rereads, 1);
         assert_eq!(row(&s, StayClass::AccessedOnce).rereads, 1);
-        assert_eq!(row(&s, StayClass::LookedUp).evictions, 0);
-        assert_eq!(row(&s, StayClass::LookedUp).median_gap_ms, None);
+        assert_eq!(row(&s, StayClass::LookedUpAgain).evictions, 0);
+        assert_eq!(row(&s, StayClass::LookedUpAgain).median_gap_ms, None);
     }
 
     #[test]
     fn only_the_counted_records_are_counted_and_a_page_is_charged_once() {
         use ServerOp::*;
         let t = trace(&[
+            // page 1: read by a lookup, looked up again later
             (0, Read, 1),
             (0, Lookup, 1),
             (0, Access, 1),
-            (1, Evict, 1),
-            (2, Get, 1),
-            (3, Get, 1),
+            (1, Lookup, 1),
+            (1, Access, 1),
+            (2, Evict, 1),
+            // page 2: a range's move touches it twice in one visit
+            (2, Read, 2),
+            (3, Access, 2),
+            (3, Lookup, 2),
+            (3, Access, 2),
+            (4, Evict, 2),
+            (5, Get, 1),
+            (6, Get, 1),
+            (7, Get, 2),
         ]);
-        // the eviction is outside the counted records, the misses inside
-        let s = stays(&t, 4..6);
-        let looked = row(&s, StayClass::LookedUp);
-        assert_eq!(looked.evictions, 0);
+        // the evictions are outside the counted records, the misses inside
+        let s = stays(&t, 11..14);
+        let again = row(&s, StayClass::LookedUpAgain);
+        assert_eq!(again.evictions, 0);
         assert_eq!(
-            looked.rereads, 1,
+            again.rereads, 1,
             "the second miss of the same stay is not charged again"
         );
-        assert_eq!((s.gets, s.misses, s.first_reads), (2, 2, 1));
-        assert!(stays_text(&s).contains("looked-up"));
+        assert_eq!(row(&s, StayClass::AccessedOnce).rereads, 1, "one visit");
+        assert_eq!((s.gets, s.misses, s.first_reads), (3, 3, 1));
+        assert!(stays_text(&s).contains("looked-up-again"));
     }
 }

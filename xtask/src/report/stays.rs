@@ -139,8 +139,10 @@ pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
              from its read to its eviction, is put in the first class that applies: \
              `flagged-unmoved` (flagged for a move, evicted before a sweep or the boundary moved \
              it; only a lazy server flags), `moved` (moved to the LRU head at least once), \
-             `looked-up` (reached by a lookup, never moved), `accessed-again` (accessed twice or \
-             more, never moved), `accessed-once` (once or never). Each miss of the measured run \
+             `looked-up-again` (looked up again after the visit that first used it, never \
+             moved), `accessed-again` (used again after that visit, never by a lookup, never \
+             moved), `accessed-once` (used by that one visit or never); a visit's accesses come \
+             in one millisecond. Each miss of the measured run \
              is charged to the class of its page's last stay, or to `never held`; per 1000 page \
              requests, summed over the runs. A class that grows from one server to another holds \
              that server's extra misses."
