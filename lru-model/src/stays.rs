@@ -84,6 +84,26 @@ pub struct Stays {
     pub first_reads: u64,
     /// one row per class, in [`StayClass::ALL`]'s order
     pub classes: Vec<ClassRow>,
+    /// the counted records' requests and misses by [`INTERVAL_MS`] from the
+    /// first counted record's time: whether the hit ratio had settled
+    pub by_interval: Vec<IntervalHits>,
+    /// moves to the LRU head in the counted records (made young, a sweep
+    /// move, a boundary move), and the distinct pages they moved
+    pub moves: u64,
+    /// distinct pages moved in the counted records
+    pub pages_moved: u64,
+}
+
+/// The length of an interval of [`Stays::by_interval`].
+pub const INTERVAL_MS: u32 = 2000;
+
+/// Requests and misses of one interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IntervalHits {
+    /// page requests
+    pub gets: u64,
+    /// of them, for a page the server did not hold
+    pub misses: u64,
 }
 
 #[derive(Default)]
@@ -131,14 +151,26 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
     let mut stay_ms: HashMap<StayClass, Vec<u32>> = HashMap::new();
     let mut gap_ms: HashMap<StayClass, Vec<u32>> = HashMap::new();
     let (mut gets, mut misses, mut first_reads) = (0, 0, 0);
+    let mut by_interval: Vec<IntervalHits> = Vec::new();
+    let mut first_ms: Option<u32> = None;
+    let (mut moves, mut moved) = (0, HashSet::new());
     for e in &trace.events {
         let counting = counted.contains(&e.seq);
         match e.op {
             ServerOp::Get => {
+                let miss = !held.contains_key(&e.page);
                 if counting {
                     gets += 1;
+                    // threads claim records slightly out of time order
+                    let since = e.t_ms.saturating_sub(*first_ms.get_or_insert(e.t_ms));
+                    let i = (since / INTERVAL_MS) as usize;
+                    if by_interval.len() <= i {
+                        by_interval.resize(i + 1, IntervalHits { gets: 0, misses: 0 });
+                    }
+                    by_interval[i].gets += 1;
+                    by_interval[i].misses += u64::from(miss);
                 }
-                if counting && !held.contains_key(&e.page) {
+                if counting && miss {
                     misses += 1;
                     match gone.get(&e.page) {
                         Some(&(class, at)) => gap_ms
@@ -179,6 +211,10 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
                 }
             }
             ServerOp::Young | ServerOp::BoundaryMove => {
+                if counting {
+                    moves += 1;
+                    moved.insert(e.page);
+                }
                 if let Some(s) = held.get_mut(&e.page) {
                     s.moved = true;
                     s.flag_pending = false;
@@ -218,10 +254,14 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
         misses,
         first_reads,
         classes,
+        by_interval,
+        moves,
+        pages_moved: moved.len() as u64,
     }
 }
 
-/// The table of [`stays`], one line a class, per 1000 page requests.
+/// The table of [`stays`], one line a class, per 1000 page requests,
+/// after the moves and the hit ratio by interval.
 pub fn stays_text(s: &Stays) -> String {
     let per_k = |n: u64| {
         if s.gets == 0 {
@@ -233,17 +273,26 @@ pub fn stays_text(s: &Stays) -> String {
     let ms = |v: Option<u32>| v.map_or("-".to_string(), |v| v.to_string());
     let mut out = format!(
         "{} requests, {} misses ({} per 1000), {} of pages never held before\n\
-         {:<16} {:>10} {:>10} {:>12} {:>12} {:>14}\n",
+         {} moves to the LRU head, of {} pages\n\
+         hit ratio by {} s:",
         s.gets,
         s.misses,
         per_k(s.misses),
         s.first_reads,
-        "last stay",
-        "evicted",
-        "re-read",
-        "re-read/1000",
-        "median gap",
-        "median stay"
+        s.moves,
+        s.pages_moved,
+        INTERVAL_MS / 1000
+    );
+    for i in &s.by_interval {
+        if i.gets > 0 {
+            out += &format!(" {:.2}", 100.0 * (1.0 - i.misses as f64 / i.gets as f64));
+        } else {
+            out += " -";
+        }
+    }
+    out += &format!(
+        "\n{:<16} {:>10} {:>10} {:>12} {:>12} {:>14}\n",
+        "last stay", "evicted", "re-read", "re-read/1000", "median gap", "median stay"
     );
     for r in &s.classes {
         out += &format!(
@@ -333,6 +382,9 @@ mod tests {
         assert_eq!(row(&s, StayClass::AccessedOnce).rereads, 1);
         assert_eq!(row(&s, StayClass::LookedUpAgain).evictions, 0);
         assert_eq!(row(&s, StayClass::LookedUpAgain).median_gap_ms, None);
+        assert_eq!((s.moves, s.pages_moved), (1, 1));
+        // all in the first 2 s: 7 requests, 6 misses
+        assert_eq!(s.by_interval, vec![IntervalHits { gets: 7, misses: 6 }]);
     }
 
     #[test]
@@ -367,5 +419,31 @@ mod tests {
         assert_eq!(row(&s, StayClass::AccessedOnce).rereads, 1, "one visit");
         assert_eq!((s.gets, s.misses, s.first_reads), (3, 3, 1));
         assert!(stays_text(&s).contains("looked-up-again"));
+    }
+
+    #[test]
+    fn the_hit_ratio_is_counted_by_interval_from_the_first_counted_record() {
+        use ServerOp::*;
+        let t = trace(&[
+            (100, Get, 1),
+            (100, Read, 1),
+            (1500, Get, 1),
+            (4600, Get, 2),
+            (4600, Get, 1),
+        ]);
+        let s = stays(&t, 0..u64::MAX);
+        assert_eq!(
+            s.by_interval,
+            vec![
+                IntervalHits { gets: 2, misses: 1 },
+                IntervalHits { gets: 0, misses: 0 },
+                IntervalHits { gets: 2, misses: 1 },
+            ]
+        );
+        assert!(
+            stays_text(&s).contains("hit ratio by 2 s: 50.00 - 50.00"),
+            "{}",
+            stays_text(&s)
+        );
     }
 }

@@ -120,6 +120,15 @@ fn a_traced_server_s_page_stream_is_replayed_and_the_model_gives_its_hit_ratio()
         "base made no page young: {stays:?}"
     );
     assert!(charged > 0, "no page was read again: {stays:?}");
+    // the intervals hold every request and miss of the window, and base's
+    // moves are counted
+    let by_2s: (u64, u64) = stays
+        .by_2s
+        .iter()
+        .fold((0, 0), |(r, m), c| (r + c.requests, m + c.misses));
+    assert_eq!(by_2s, (stays.requests, stays.misses));
+    assert!(stays.by_2s.len() >= 4, "{:?}", stays.by_2s);
+    assert!(stays.moves >= stays.pages_moved && stays.pages_moved > 0);
     let eager = &replayed.replays[0];
     let gap = eager.model_hit_ratio_pct.unwrap() - eager.server_hit_ratio_pct.unwrap();
     assert!(

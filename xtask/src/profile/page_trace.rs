@@ -5,7 +5,7 @@
 //! pool size and settings, counted over the measured run's records (the
 //! matrix and `cargo xtask model replay-server` both replay through here).
 
-use crate::record::{ModelReplay, MyCnf, StayRow, TraceReplay, TraceStays};
+use crate::record::{IntervalCounts, ModelReplay, MyCnf, StayRow, TraceReplay, TraceStays};
 use anyhow::{anyhow, Context, Result};
 use lru_model::server_trace::{self, ServerReplay, ServerTrace, CLAIMED_BYTES};
 use lru_model::{Config, PolicyKind};
@@ -127,6 +127,9 @@ pub fn replay(
     })
 }
 
+// the record names its intervals by their length
+const _: () = assert!(lru_model::stays::INTERVAL_MS == 2000);
+
 /// What the server did to the pages it lost in the records `window`.
 fn stays(trace: &ServerTrace, window: (u64, u64)) -> TraceStays {
     let s = lru_model::stays::stays(trace, window.0..window.1);
@@ -145,6 +148,16 @@ fn stays(trace: &ServerTrace, window: (u64, u64)) -> TraceStays {
                 median_stay_ms: r.median_stay_ms,
             })
             .collect(),
+        by_2s: s
+            .by_interval
+            .iter()
+            .map(|i| IntervalCounts {
+                requests: i.gets,
+                misses: i.misses,
+            })
+            .collect(),
+        moves: s.moves,
+        pages_moved: s.pages_moved,
     }
 }
 

@@ -27,7 +27,7 @@ pub use cnf::{MyCnf, Scaled};
 pub use cost::{CostCounter, CostPass, EventWindow, FunctionCost, OtherThreads};
 pub use folded::{frame_is, is_unnamed, FoldedLineError, FoldedStacks, FrameChange};
 pub use measured::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
-pub use page_trace::{ModelReplay, PageTrace, StayRow, TraceReplay, TraceStays};
+pub use page_trace::{IntervalCounts, ModelReplay, PageTrace, StayRow, TraceReplay, TraceStays};
 pub use profile::{OnCpuProfile, ProfilePass, Profiler, WaitProfile};
 pub use run::{Cell, CellKey, Failure, RunResult, SCHEMA_VERSION};
 pub use tree::{Tree, TreeKind};

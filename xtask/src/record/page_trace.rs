@@ -65,9 +65,23 @@ pub struct TraceStays {
     pub first_reads: u64,
     /// one row per class of stay
     pub classes: Vec<StayRow>,
+    /// requests and misses by 2 s of the measured run, from its first
+    /// request: whether the hit ratio had settled
+    pub by_2s: Vec<IntervalCounts>,
+    /// moves to the LRU head (made young, a sweep move, a boundary move) in
+    /// the measured run, and the distinct pages they moved
+    pub moves: u64,
+    pub pages_moved: u64,
 }
 
-/// One class of stay: `flagged-unmoved`, `moved`, `looked-up`,
+/// Page requests and misses of one interval of a trace.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+pub struct IntervalCounts {
+    pub requests: u64,
+    pub misses: u64,
+}
+
+/// One class of stay: `flagged-unmoved`, `moved`, `looked-up-again`,
 /// `accessed-again` or `accessed-once` (docs/model.md).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct StayRow {

@@ -23,9 +23,15 @@ pub struct StaysRow {
     pub misses_per_k: f64,
     /// misses of pages never held before, per 1000 requests
     pub first_reads_per_k: f64,
-    /// per class, in the records' order: (class, re-reads per 1000
-    /// requests, evictions per 1000 requests)
+    /// per class, in the records' order
     pub classes: Vec<ClassShare>,
+    /// moves to the LRU head per 1000 requests
+    pub moves_per_k: f64,
+    /// distinct pages moved, the median over the runs
+    pub pages_moved: u64,
+    /// the hit ratio on the trace by 2 s of the measured runs, pooled over
+    /// the runs; None for an interval without a request
+    pub hit_ratio_by_2s: Vec<Option<f64>>,
 }
 
 /// One class of stay in a [`StaysRow`].
@@ -79,6 +85,18 @@ fn row_of(cell: &Cell, runs: &[&TraceStays]) -> Option<StaysRow> {
             evictions_per_k: per_k(sum_of(&first.class, |r| r.evictions)),
         })
         .collect();
+    let intervals = runs.iter().map(|s| s.by_2s.len()).max().unwrap_or(0);
+    let hit_ratio_by_2s = (0..intervals)
+        .map(|i| {
+            let (requests, misses) = runs
+                .iter()
+                .filter_map(|s| s.by_2s.get(i))
+                .fold((0, 0), |(r, m), c| (r + c.requests, m + c.misses));
+            (requests > 0).then(|| 100.0 * (1.0 - misses as f64 / requests as f64))
+        })
+        .collect();
+    let mut pages_moved: Vec<u64> = runs.iter().map(|s| s.pages_moved).collect();
+    pages_moved.sort_unstable();
     Some(StaysRow {
         cell: cell.clone(),
         runs: runs.len(),
@@ -86,6 +104,9 @@ fn row_of(cell: &Cell, runs: &[&TraceStays]) -> Option<StaysRow> {
         misses_per_k: per_k(runs.iter().map(|s| s.misses).sum()),
         first_reads_per_k: per_k(runs.iter().map(|s| s.first_reads).sum()),
         classes,
+        moves_per_k: per_k(runs.iter().map(|s| s.moves).sum()),
+        pages_moved: pages_moved[(pages_moved.len() - 1) / 2],
+        hit_ratio_by_2s,
     })
 }
 
@@ -155,12 +176,62 @@ pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
                 .into(),
         ),
         table(|c| c.evictions_per_k, false),
+        Block::Para(
+            "Moves to the LRU head (made young, a sweep's move, a move at the old sublist's \
+             boundary) per 1000 page requests, the distinct pages moved (median over the runs), \
+             and the hit ratio on the trace by 2 s of the measured run, pooled over the runs: a \
+             ratio still climbing at the end says the pool had not settled."
+                .into(),
+        ),
+        settling(rows),
     ]
+}
+
+/// The moves and the hit ratio by 2 s, one row per traced cell.
+fn settling(rows: &[StaysRow]) -> Block {
+    let intervals = rows
+        .iter()
+        .map(|r| r.hit_ratio_by_2s.len())
+        .max()
+        .unwrap_or(0);
+    let mut header: Vec<String> = [
+        "tree",
+        "workload",
+        "threads",
+        "variant",
+        "moves",
+        "pages moved",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend((0..intervals).map(|i| format!("{}-{} s", 2 * i, 2 * i + 2)));
+    Block::AlignedTable {
+        right_aligned: (4..header.len()).collect(),
+        header,
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![
+                    r.cell.tree.clone(),
+                    r.cell.workload.clone(),
+                    r.cell.threads.to_string(),
+                    r.cell.variant.clone(),
+                    num(Some(r.moves_per_k), 3),
+                    r.pages_moved.to_string(),
+                ];
+                row.extend(
+                    (0..intervals).map(|i| num(r.hit_ratio_by_2s.get(i).copied().flatten(), 2)),
+                );
+                row
+            })
+            .collect(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::IntervalCounts;
 
     #[test]
     fn no_trace_no_section() {
@@ -180,6 +251,19 @@ mod tests {
                 median_gap_ms: None,
                 median_stay_ms: None,
             }],
+            // the first 2 s hold every request, the next none
+            by_2s: vec![
+                IntervalCounts {
+                    requests,
+                    misses: rereads + 1,
+                },
+                IntervalCounts {
+                    requests: 0,
+                    misses: 0,
+                },
+            ],
+            moves: rereads,
+            pages_moved: rereads / 4,
         };
         let cell = Cell {
             tree: "t".into(),
@@ -194,6 +278,9 @@ mod tests {
         assert_eq!((row.misses_per_k, row.first_reads_per_k), (3.5, 0.5));
         assert_eq!(row.classes[0].rereads_per_k, 3.0);
         assert_eq!(row.classes[0].evictions_per_k, 6.0);
+        // 12 moves in 4000 requests; pages moved 1 and 2: the lower middle
+        assert_eq!((row.moves_per_k, row.pages_moved), (3.0, 1));
+        assert_eq!(row.hit_ratio_by_2s, vec![Some(99.65), None]);
         assert_eq!(row_of(&cell, &[&stays(0, 0)]), None);
         let b = blocks(&[row]);
         let Block::AlignedTable { rows, header, .. } = &b[2] else {
@@ -205,5 +292,10 @@ mod tests {
             panic!("{b:?}")
         };
         assert_eq!(rows[0][7], "6.000");
+        let Block::AlignedTable { rows, header, .. } = &b[6] else {
+            panic!("{b:?}")
+        };
+        assert_eq!(header[6..], ["0-2 s", "2-4 s"]);
+        assert_eq!(rows[0][4..], ["3.000", "1", "99.65", "n/a"]);
     }
 }
