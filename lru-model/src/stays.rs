@@ -88,7 +88,7 @@ pub struct Stays {
     /// first counted record's time: whether the hit ratio had settled
     pub by_interval: Vec<IntervalHits>,
     /// moves to the LRU head in the counted records (made young, a sweep
-    /// move, a boundary move), and the distinct pages they moved
+    /// move, a boundary move)
     pub moves: u64,
     /// distinct pages moved in the counted records
     pub pages_moved: u64,
@@ -181,7 +181,7 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
                     }
                 }
                 // charged once: the next miss of the page needs a new stay
-                if !held.contains_key(&e.page) {
+                if miss {
                     gone.remove(&e.page);
                 }
             }
