@@ -1123,3 +1123,77 @@ fn the_sentences_on_the_remedys_fast_end_quote_its_summary() {
         assert!(notes.contains(&q), "NOTES.md does not say `{q}`");
     }
 }
+
+/// The NOTES of reports/trace-lookup-boundary-10.11.18 quote its summary:
+/// the counters' hit ratios of the traced and untraced base, and the
+/// traced server's, eager's and lazy's on the trace's requests.
+#[test]
+fn the_notes_of_the_lookup_boundary_trace_quote_its_summary() {
+    let s = summary("trace-lookup-boundary-10.11.18");
+    let notes = one_line(
+        &std::fs::read_to_string(root().join("reports/trace-lookup-boundary-10.11.18/NOTES.md"))
+            .unwrap(),
+    );
+    let hit = |v: &str| {
+        find(&s, "pareto-unlimited", v)["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let replay = &s["model_replay"][0];
+    assert_eq!(replay["variant"], "traced-lookup-boundary");
+    let pct = |k: &str| replay[k].as_f64().unwrap();
+    let (server, eager, lazy) = (
+        pct("trace_hit_ratio_pct"),
+        pct("eager_hit_ratio_pct"),
+        pct("lazy_hit_ratio_pct"),
+    );
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    for q in [
+        format!(
+            "{:.2}% against base's {:.2}% by the counters",
+            hit("traced-lookup-boundary"),
+            hit("base")
+        ),
+        format!("| the traced server itself | {server:.2} | |"),
+        format!("| eager (base) | {eager:.2} | |"),
+        format!(
+            "| lazy (upstream's fix) | {lazy:.2} | {:+.2} |",
+            lazy - eager
+        ),
+    ] {
+        assert!(notes.contains(&q), "NOTES.md does not say `{q}`");
+    }
+}
+
+/// The NOTES of reports/mechanism-lookup-boundary quote its summary: base's
+/// buf_pool.mutex acquisitions per query on both series, and the remedy's
+/// 0.0000.
+#[test]
+fn the_notes_of_the_lookup_boundary_mechanism_run_quote_its_summary() {
+    let s = summary("mechanism-lookup-boundary");
+    let notes = one_line(
+        &std::fs::read_to_string(root().join("reports/mechanism-lookup-boundary/NOTES.md"))
+            .unwrap(),
+    );
+    let mutex = |tree: &str, v: &str| {
+        find_in(&s, tree, "points-covered-pk", v)["median"]["buf_pool_mutex_per_query"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    assert_eq!(s["counted_runs"].as_u64(), Some(4));
+    let said = format!(
+        "base takes `buf_pool.mutex` {:.2} times per 100-id IN-list query on 10.11.18 and {:.2} on 11.8.6, and `fixed-lookup-boundary`",
+        mutex("10.11.18", "base"),
+        mutex("11.8.6", "base")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    for tree in ["10.11.18", "11.8.6"] {
+        let remedy = mutex(tree, "fixed-lookup-boundary");
+        assert!(
+            format!("{remedy:.4}") == "0.0000",
+            "{tree}: the remedy takes the mutex {remedy} times a query"
+        );
+    }
+    assert!(notes.contains("0.0000 on both: the question passes"));
+}
