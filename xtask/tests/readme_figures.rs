@@ -1130,10 +1130,7 @@ fn the_sentences_on_the_remedys_fast_end_quote_its_summary() {
 #[test]
 fn the_notes_of_the_lookup_boundary_trace_quote_its_summary() {
     let s = summary("trace-lookup-boundary-10.11.18");
-    let notes = one_line(
-        &std::fs::read_to_string(root().join("reports/trace-lookup-boundary-10.11.18/NOTES.md"))
-            .unwrap(),
-    );
+    let notes = notes_of("trace-lookup-boundary-10.11.18");
     let hit = |v: &str| {
         find(&s, "pareto-unlimited", v)["median"]["hit_ratio_pct"]
             .as_f64()
@@ -1171,29 +1168,67 @@ fn the_notes_of_the_lookup_boundary_trace_quote_its_summary() {
 #[test]
 fn the_notes_of_the_lookup_boundary_mechanism_run_quote_its_summary() {
     let s = summary("mechanism-lookup-boundary");
-    let notes = one_line(
-        &std::fs::read_to_string(root().join("reports/mechanism-lookup-boundary/NOTES.md"))
-            .unwrap(),
-    );
-    let mutex = |tree: &str, v: &str| {
-        find_in(&s, tree, "points-covered-pk", v)["median"]["buf_pool_mutex_per_query"]
-            .as_f64()
-            .unwrap()
-    };
+    let notes = notes_of("mechanism-lookup-boundary");
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     assert_eq!(s["counted_runs"].as_u64(), Some(4));
     let said = format!(
         "base takes `buf_pool.mutex` {:.2} times per 100-id IN-list query on 10.11.18 and {:.2} on 11.8.6, and `fixed-lookup-boundary`",
-        mutex("10.11.18", "base"),
-        mutex("11.8.6", "base")
+        mutex_per_query(&s, "10.11.18", "base"),
+        mutex_per_query(&s, "11.8.6", "base")
     );
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
     for tree in ["10.11.18", "11.8.6"] {
-        let remedy = mutex(tree, "fixed-lookup-boundary");
-        assert!(
-            format!("{remedy:.4}") == "0.0000",
+        let remedy = mutex_per_query(&s, tree, "fixed-lookup-boundary");
+        assert_eq!(
+            format!("{remedy:.4}"),
+            "0.0000",
             "{tree}: the remedy takes the mutex {remedy} times a query"
         );
     }
     assert!(notes.contains("0.0000 on both: the question passes"));
+}
+
+fn notes_of(report: &str) -> String {
+    one_line(
+        &std::fs::read_to_string(root().join("reports").join(report).join("NOTES.md")).unwrap(),
+    )
+}
+
+/// buf_pool.mutex acquisitions per query of a mechanism report's cell.
+fn mutex_per_query(s: &Value, tree: &str, variant: &str) -> f64 {
+    find_in(s, tree, "points-covered-pk", variant)["median"]["buf_pool_mutex_per_query"]
+        .as_f64()
+        .unwrap()
+}
+
+/// The NOTES of the first two remedies' mechanism runs quote their
+/// summaries: base's buf_pool.mutex acquisitions per query, the remedy's
+/// none, on both series, from quiet runs.
+#[test]
+fn the_notes_of_the_earlier_remedies_mechanism_runs_quote_their_summaries() {
+    let s = summary("mechanism-lookup");
+    let notes = notes_of("mechanism-lookup");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    // one figure stands for both series
+    let base: Vec<String> = ["10.11.18", "11.8.6"]
+        .map(|t| format!("{:.2}", mutex_per_query(&s, t, "base")))
+        .to_vec();
+    assert_eq!(base[0], base[1], "the NOTES give one figure for both");
+    let said = format!(
+        "`fixed-lookup` takes `buf_pool.mutex` {:.4} times a query on both series, where base takes it {} times",
+        mutex_per_query(&s, "10.11.18", "fixed-lookup").max(mutex_per_query(&s, "11.8.6", "fixed-lookup")),
+        base[0]
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+
+    let s = summary("mechanism-remedy");
+    let notes = notes_of("mechanism-remedy");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let said = format!(
+        "{:.2} acquisitions a query in the diagnostic pass, where base takes it {:.2} (10.11.18) and {:.2} (11.8.6) times",
+        mutex_per_query(&s, "10.11.18", "fixed-fine-young").max(mutex_per_query(&s, "11.8.6", "fixed-fine-young")),
+        mutex_per_query(&s, "10.11.18", "base"),
+        mutex_per_query(&s, "11.8.6", "base")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
 }
