@@ -1232,3 +1232,52 @@ fn the_notes_of_the_earlier_remedies_mechanism_runs_quote_their_summaries() {
     );
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
 }
+
+/// The NOTES of reports/hit-ratio-disk-10.11.18 quote its summary: each
+/// table row's hit ratio, pages read per query, turnover and p95, and the
+/// gaps to base its prose gives.
+#[test]
+fn the_notes_of_the_disk_run_quote_its_summary() {
+    let s = summary("hit-ratio-disk-10.11.18");
+    let notes = notes_of("hit-ratio-disk-10.11.18");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let m = |w: &str, v: &str, k: &str| find(&s, w, v)["median"][k].as_f64().unwrap();
+    for (workload, rate) in [("pareto-rate-500", 500), ("pareto-rate-250", 250)] {
+        for variant in ["base", "fixed", "fixed-fine-young"] {
+            let row = format!(
+                "| {rate} | {variant} | {:.2} | {:.3} |",
+                m(workload, variant, "hit_ratio_pct"),
+                m(workload, variant, "pages_read_per_query")
+            );
+            assert!(notes.contains(&row), "NOTES.md does not say `{row}`");
+            let p95 = format!("| {:.2} |", m(workload, variant, "p95_ms"));
+            assert!(notes.contains(&p95), "NOTES.md does not say `{p95}`");
+        }
+    }
+    let gap = |w: &str, v: &str| m(w, v, "hit_ratio_pct") - m(w, "base", "hit_ratio_pct");
+    let said = format!(
+        "({:.2} points at 2 s, {:.2} at 7 s",
+        gap("pareto-rate-500", "fixed"),
+        gap("pareto-rate-250", "fixed")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let said = format!(
+        "at 7 s ({:.2}, tmpfs -0.36), within the margin at 2 s ({:+.2})",
+        gap("pareto-rate-250", "fixed-fine-young"),
+        gap("pareto-rate-500", "fixed-fine-young")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    // the turnover report's NOTES quote the same run
+    let said = format!(
+        "(fixed {:.2} and {:.2} points, the remedy {:+.2} and {:.2})",
+        gap("pareto-rate-500", "fixed"),
+        gap("pareto-rate-250", "fixed"),
+        gap("pareto-rate-500", "fixed-fine-young"),
+        gap("pareto-rate-250", "fixed-fine-young")
+    );
+    let turnover = notes_of("hit-ratio-turnover");
+    assert!(
+        turnover.contains(&said),
+        "hit-ratio-turnover's NOTES.md does not say `{said}`"
+    );
+}
