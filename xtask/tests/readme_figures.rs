@@ -1281,3 +1281,53 @@ fn the_notes_of_the_disk_run_quote_its_summary() {
         "hit-ratio-turnover's NOTES.md does not say `{said}`"
     );
 }
+
+/// The NOTES of reports/scan-resistance-remedy-10.11.18 quote its
+/// summary: the hot set base and fixed-fine-young kept at both depths, and
+/// the model's figures for the remedy.
+#[test]
+fn the_notes_of_the_young_touch_scan_run_quote_its_summary() {
+    let s = summary("scan-resistance-remedy-10.11.18");
+    let notes = notes_of("scan-resistance-remedy-10.11.18");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let kept = |v: &str| hot_kept(&s, v);
+    for said in [
+        format!(
+            "| 1024 | {:.1}% of the hot set kept | {:.1}% |",
+            kept("base"),
+            kept("fixed-fine-young")
+        ),
+        format!(
+            "| 128 | {:.1}% | {:.1}% |",
+            kept("base-d128"),
+            kept("fixed-fine-young-d128")
+        ),
+        format!(
+            "{:.1}% against {:.1}%, {:.1}% against {:.1}%",
+            kept("fixed-fine-young"),
+            kept("base"),
+            kept("fixed-fine-young-d128"),
+            kept("base-d128")
+        ),
+    ] {
+        assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    }
+    let model = |v: &str| {
+        s["scan_resistance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == v)
+            .unwrap()["model_kept_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let said = format!(
+        "depth 1024 ({:.1}% kept, base {:.1}%) and misses it at 128 ({:.0}%, measured {:.1}%)",
+        model("fixed-fine-young"),
+        model("base"),
+        model("fixed-fine-young-d128"),
+        kept("fixed-fine-young-d128")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+}
