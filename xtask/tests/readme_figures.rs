@@ -1331,3 +1331,29 @@ fn the_notes_of_the_young_touch_scan_run_quote_its_summary() {
     );
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
 }
+
+/// The NOTES of reports/hit-ratio-turnover-10.11.18 quote its summary:
+/// every row of its table (turnovers, hit ratios and gaps to base).
+#[test]
+fn the_notes_of_the_first_turnover_run_quote_its_summary() {
+    let s = summary("hit-ratio-turnover-10.11.18");
+    let notes = notes_of("hit-ratio-turnover-10.11.18");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let m = |w: &str, v: &str, k: &str| find(&s, w, v)["median"][k].as_f64().unwrap();
+    let labels = ["unlimited (about 3,800)", "500", "250", "120"];
+    for (w, label) in TURNOVER_RATES.iter().zip(labels) {
+        let turnover = ["base", "fixed", "fixed-fine-clock"]
+            .map(|v| format!("{:.2}", m(w, v, "pool_turnover_s")))
+            .join(" / ");
+        let hit = |v: &str| m(w, v, "hit_ratio_pct");
+        let row = format!(
+            "| {label} | {turnover} | {:.2} | {:.2} ({:+.2}) | {:.2} ({:+.2}) |",
+            hit("base"),
+            hit("fixed"),
+            hit("fixed") - hit("base"),
+            hit("fixed-fine-clock"),
+            hit("fixed-fine-clock") - hit("base"),
+        );
+        assert!(notes.contains(&row), "NOTES.md does not say `{row}`");
+    }
+}
