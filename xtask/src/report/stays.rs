@@ -131,13 +131,8 @@ pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
         rows: rows
             .iter()
             .map(|r| {
-                let mut row = vec![
-                    r.cell.tree.clone(),
-                    r.cell.workload.clone(),
-                    r.cell.threads.to_string(),
-                    r.cell.variant.clone(),
-                    r.runs.to_string(),
-                ];
+                let mut row = cell_columns(&r.cell);
+                row.push(r.runs.to_string());
                 if first_two {
                     row.push(num(Some(r.misses_per_k), 3));
                     row.push(num(Some(r.first_reads_per_k), 3));
@@ -187,6 +182,16 @@ pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
     ]
 }
 
+/// A table row's first columns: the cell.
+fn cell_columns(c: &Cell) -> Vec<String> {
+    vec![
+        c.tree.clone(),
+        c.workload.clone(),
+        c.threads.to_string(),
+        c.variant.clone(),
+    ]
+}
+
 /// The moves and the hit ratio by 2 s, one row per traced cell.
 fn settling(rows: &[StaysRow]) -> Block {
     let intervals = rows
@@ -211,14 +216,9 @@ fn settling(rows: &[StaysRow]) -> Block {
         rows: rows
             .iter()
             .map(|r| {
-                let mut row = vec![
-                    r.cell.tree.clone(),
-                    r.cell.workload.clone(),
-                    r.cell.threads.to_string(),
-                    r.cell.variant.clone(),
-                    num(Some(r.moves_per_k), 3),
-                    r.pages_moved.to_string(),
-                ];
+                let mut row = cell_columns(&r.cell);
+                row.push(num(Some(r.moves_per_k), 3));
+                row.push(r.pages_moved.to_string());
                 row.extend(
                     (0..intervals).map(|i| num(r.hit_ratio_by_2s.get(i).copied().flatten(), 2)),
                 );
