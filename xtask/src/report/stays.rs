@@ -86,12 +86,24 @@ fn row_of(cell: &Cell, runs: &[&TraceStays]) -> Option<StaysRow> {
         })
         .collect();
     let intervals = runs.iter().map(|s| s.by_2s.len()).max().unwrap_or(0);
-    let hit_ratio_by_2s = (0..intervals)
+    let mut pooled: Vec<(u64, u64)> = (0..intervals)
         .map(|i| {
-            let (requests, misses) = runs
-                .iter()
+            runs.iter()
                 .filter_map(|s| s.by_2s.get(i))
-                .fold((0, 0), |(r, m), c| (r + c.requests, m + c.misses));
+                .fold((0, 0), |(r, m), c| (r + c.requests, m + c.misses))
+        })
+        .collect();
+    // the measured run ends a little past its last whole interval: a last
+    // interval with under a tenth of the requests of the one before is
+    // that remainder, too small a sample to print beside the others
+    if let [.., (before, _), (last, _)] = pooled[..] {
+        if last * 10 < before {
+            pooled.pop();
+        }
+    }
+    let hit_ratio_by_2s = pooled
+        .iter()
+        .map(|&(requests, misses)| {
             (requests > 0).then(|| 100.0 * (1.0 - misses as f64 / requests as f64))
         })
         .collect();
@@ -174,8 +186,10 @@ pub fn blocks(rows: &[StaysRow]) -> Vec<Block> {
         Block::Para(
             "Moves to the LRU head (made young, a sweep's move, a move at the old sublist's \
              boundary) per 1000 page requests, the distinct pages moved (median over the runs), \
-             and the hit ratio on the trace by 2 s of the measured run, pooled over the runs: a \
-             ratio still climbing at the end says the pool had not settled."
+             and the hit ratio on the trace by 2 s of the measured run, pooled over the runs (a \
+             last interval with under a tenth of the requests of the one before, the run's \
+             remainder, is left out): a ratio still climbing at the end says the pool had not \
+             settled."
                 .into(),
         ),
         settling(rows),
@@ -251,7 +265,8 @@ mod tests {
                 median_gap_ms: None,
                 median_stay_ms: None,
             }],
-            // the first 2 s hold every request, the next none
+            // a full interval, an empty one, a half without misses, and
+            // the run's remainder of one request
             by_2s: vec![
                 IntervalCounts {
                     requests,
@@ -260,6 +275,14 @@ mod tests {
                 IntervalCounts {
                     requests: 0,
                     misses: 0,
+                },
+                IntervalCounts {
+                    requests: requests / 2,
+                    misses: 0,
+                },
+                IntervalCounts {
+                    requests: 1,
+                    misses: 1,
                 },
             ],
             moves: rereads,
@@ -280,7 +303,8 @@ mod tests {
         assert_eq!(row.classes[0].evictions_per_k, 6.0);
         // 12 moves in 4000 requests; pages moved 1 and 2: the lower middle
         assert_eq!((row.moves_per_k, row.pages_moved), (3.0, 1));
-        assert_eq!(row.hit_ratio_by_2s, vec![Some(99.65), None]);
+        // the empty interval says so; the remainder is left out
+        assert_eq!(row.hit_ratio_by_2s, vec![Some(99.65), None, Some(100.0)]);
         assert_eq!(row_of(&cell, &[&stays(0, 0)]), None);
         let b = blocks(&[row]);
         let Block::AlignedTable { rows, header, .. } = &b[2] else {
@@ -295,7 +319,7 @@ mod tests {
         let Block::AlignedTable { rows, header, .. } = &b[6] else {
             panic!("{b:?}")
         };
-        assert_eq!(header[6..], ["0-2 s", "2-4 s"]);
-        assert_eq!(rows[0][4..], ["3.000", "1", "99.65", "n/a"]);
+        assert_eq!(header[6..], ["0-2 s", "2-4 s", "4-6 s"]);
+        assert_eq!(rows[0][4..], ["3.000", "1", "99.65", "n/a", "100.00"]);
     }
 }
