@@ -1357,3 +1357,164 @@ fn the_notes_of_the_first_turnover_run_quote_its_summary() {
         assert!(notes.contains(&row), "NOTES.md does not say `{row}`");
     }
 }
+
+/// The NOTES of reports/trace-fixed-lookup-boundary-10.11.18 quote its
+/// summary: the counters' hit ratios, the misses per 1000 requests by
+/// class of stay, the moves and the hit ratio by 2 s of both traced
+/// servers, and the matrix's own replays.
+#[test]
+fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
+    let s = summary("trace-fixed-lookup-boundary-10.11.18");
+    let notes = notes_of("trace-fixed-lookup-boundary-10.11.18");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let hit = |v: &str| {
+        find(&s, "pareto-fast", v)["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let stays = |v: &str| {
+        s["stays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == v)
+            .unwrap_or_else(|| panic!("no stays of {v}"))
+            .clone()
+    };
+    let class = |r: &Value, c: &str| {
+        r["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["class"] == c)
+            .unwrap()["rereads_per_k"]
+            .as_f64()
+            .unwrap()
+    };
+    let (base, remedy) = (
+        stays("traced-lookup-boundary"),
+        stays("traced-fixed-lookup-boundary"),
+    );
+    let misses = |r: &Value| r["misses_per_k"].as_f64().unwrap();
+    let extra = |c: &str| class(&remedy, c) - class(&base, c);
+    let by_2s = |r: &Value| {
+        let v = r["hit_ratio_by_2s"].as_array().unwrap();
+        (v[0].as_f64().unwrap(), v.last().unwrap().as_f64().unwrap())
+    };
+    let ((b0, b1), (r0, r1)) = (by_2s(&base), by_2s(&remedy));
+    let replay = |v: &str, k: &str| {
+        s["model_replay"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == v)
+            .unwrap()[k]
+            .as_f64()
+            .unwrap()
+    };
+    for said in [
+        format!(
+            "{:.2}% against {:.2}%",
+            hit("fixed-lookup-boundary"),
+            hit("base")
+        ),
+        format!(
+            "(traced base {:.2}%, traced remedy {:.2}%",
+            hit("traced-lookup-boundary"),
+            hit("traced-fixed-lookup-boundary")
+        ),
+        format!(
+            "the remedy missed {:.2} times per 1000 page requests, base {:.2}: {:.2} more ({:.1}%)",
+            misses(&remedy),
+            misses(&base),
+            misses(&remedy) - misses(&base),
+            100.0 * (misses(&remedy) / misses(&base) - 1.0)
+        ),
+        format!("Of those, {:.2} are pages", extra("accessed-once")),
+        format!("and {:.2} pages looked up again", extra("looked-up-again")),
+        format!(
+            "`accessed-again` {:+.2}, `moved` {:+.2}",
+            extra("accessed-again"),
+            extra("moved")
+        ),
+        format!(
+            "({:.3} against {:.3} misses per 1000)",
+            class(&remedy, "moved"),
+            class(&base, "moved")
+        ),
+        format!(
+            "base made {:.2} moves to the LRU head per 1000 requests",
+            base["moves_per_k"].as_f64().unwrap()
+        ),
+        format!(
+            "the remedy {:.2} (boundary",
+            remedy["moves_per_k"].as_f64().unwrap()
+        ),
+        format!("base from {b0:.2}% to {b1:.2}%, the remedy from {r0:.2}% to {r1:.2}%"),
+        format!(
+            "| base's (`traced-lookup-boundary`) | {:.2} | {:.2} |",
+            replay("traced-lookup-boundary", "trace_hit_ratio_pct"),
+            replay("traced-lookup-boundary", "eager_hit_ratio_pct")
+        ),
+        format!(
+            "| the remedy's (`traced-fixed-lookup-boundary`) | {:.2} | {:.2} |",
+            replay("traced-fixed-lookup-boundary", "trace_hit_ratio_pct"),
+            replay("traced-fixed-lookup-boundary", "eager_hit_ratio_pct")
+        ),
+    ] {
+        assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    }
+    assert!(notes.contains("**No flagged block was evicted**"));
+    for r in [&base, &remedy] {
+        let flagged = r["classes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["class"] == "flagged-unmoved")
+            .unwrap();
+        assert_eq!(flagged["evictions_per_k"].as_f64(), Some(0.0));
+    }
+}
+
+/// The NOTES of reports/hit-ratio-convergence-lookup-boundary quote its
+/// summary: every window's hit ratios, gap, pages read and turnovers, and
+/// the question fails in each.
+#[test]
+fn the_notes_of_the_convergence_run_quote_its_summary() {
+    let s = summary("hit-ratio-convergence-lookup-boundary");
+    let notes = notes_of("hit-ratio-convergence-lookup-boundary");
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    assert_eq!(s["counted_runs"].as_u64(), Some(18));
+    assert_eq!(verdicts_of(&s), ["fail"]);
+    let m = |w: &str, v: &str, k: &str| find(&s, w, v)["median"][k].as_f64().unwrap();
+    for (w, label) in [
+        ("pareto-15s-35s", "15-35 s"),
+        ("pareto-35s-95s", "35-95 s"),
+        ("pareto-95s-215s", "95-215 s"),
+    ] {
+        let r = "fixed-lookup-boundary";
+        let (hb, hr) = (m(w, "base", "hit_ratio_pct"), m(w, r, "hit_ratio_pct"));
+        let (pb, pr) = (
+            m(w, "base", "pages_read_per_query"),
+            m(w, r, "pages_read_per_query"),
+        );
+        let row = format!(
+            "| {label} | {hb:.2} | {hr:.2} | {:+.2} | {pb:.3} | {pr:.3} ({:+.1}%) | {:.2} / {:.2} |",
+            hr - hb,
+            100.0 * (pr / pb - 1.0),
+            m(w, "base", "pool_turnover_s"),
+            m(w, r, "pool_turnover_s")
+        );
+        assert!(notes.contains(&row), "NOTES.md does not say `{row}`");
+        // the NOTES say the question fails after the first window
+        if w != "pareto-15s-35s" {
+            assert!(hr - hb < -0.2, "{w}: the remedy is within the margin");
+        }
+    }
+    let said = format!(
+        "(base from {:.2}% to {:.2}%)",
+        m("pareto-15s-35s", "base", "hit_ratio_pct"),
+        m("pareto-95s-215s", "base", "hit_ratio_pct")
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+}
