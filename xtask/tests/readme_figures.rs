@@ -1465,6 +1465,13 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
         assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
     }
     assert!(notes.contains("**No flagged block was evicted**"));
+    let docs = one_line(&readme());
+    let said = format!(
+        "({:.2} against {:.2} per 1000 page requests on the traces)",
+        misses(&remedy),
+        misses(&base)
+    );
+    assert!(docs.contains(&said), "docs do not say `{said}`");
     for r in [&base, &remedy] {
         let flagged = r["classes"]
             .as_array()
@@ -1517,4 +1524,21 @@ fn the_notes_of_the_convergence_run_quote_its_summary() {
         m("pareto-95s-215s", "base", "hit_ratio_pct")
     );
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let gap =
+        |w: &str| m(w, "fixed-lookup-boundary", "hit_ratio_pct") - m(w, "base", "hit_ratio_pct");
+    let said = format!(
+        "{:.2}, {:.2} and {:.2} points at 15-35, 35-95 and 95-215 s after the load",
+        gap("pareto-15s-35s"),
+        gap("pareto-35s-95s"),
+        gap("pareto-95s-215s")
+    );
+    let docs = one_line(&readme());
+    assert!(docs.contains(&said), "docs do not say `{said}`");
+    let patch_notes = one_line(
+        &std::fs::read_to_string(root().join("patches/10.11/fixed-lookup-boundary.md")).unwrap(),
+    );
+    assert!(
+        patch_notes.contains(&said),
+        "fixed-lookup-boundary.md does not say `{said}`"
+    );
 }
