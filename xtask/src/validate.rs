@@ -222,6 +222,7 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Resu
     let base_a = Analysis::new(base.manifest.clone(), &base.results);
     let cand_a = Analysis::new(cand.manifest.clone(), &cand.results);
     let mut rows = Vec::new();
+    let boundary = analysis::boundary_factor(metric, -threshold);
     for c in &cand_a.cells {
         let Some(b) = base_a.cells.iter().find(|b| {
             b.cell.workload == c.cell.workload
@@ -239,7 +240,6 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Resu
             // some workloads only): not a cell of this comparison
             continue;
         }
-        let boundary = analysis::boundary_factor(metric, -threshold);
         // pairs only within one results directory, where the matrix
         // interleaved the two by repetition
         let pairs = (same_results(base, cand) && one_host(b, c))

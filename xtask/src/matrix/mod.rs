@@ -294,6 +294,13 @@ impl Matrix {
         self.cost_variants.is_empty() || self.cost_variants.iter().any(|v| v == label)
     }
 
+    /// Whether a cost server follows the server of repetition `rep` of the
+    /// variant labelled `label`: in the first `cost_passes` repetitions,
+    /// for the variants the matrix costs.
+    pub fn cost_server_after(&self, rep: u32, label: &str) -> bool {
+        rep <= self.cost_passes && self.costs(label)
+    }
+
     /// The part of the matrix shard `s` runs: its workloads, each with the
     /// thread counts of its groups in this shard.
     pub fn shard(&self, s: Shard) -> Result<Matrix> {

@@ -119,6 +119,20 @@ pub fn server_groups(
     out
 }
 
+/// How many cost servers the runs of `plan` start: one after each server
+/// that `Matrix::cost_server_after` names, `label_of` giving a unit's
+/// label.
+pub fn cost_servers(matrix: &Matrix, plan: &Plan, label_of: impl Fn(usize) -> String) -> usize {
+    (1..=plan.repetitions)
+        .map(|rep| {
+            server_groups(matrix, &plan.rotation(rep), &plan.cells)
+                .iter()
+                .filter(|(u, _)| matrix.cost_server_after(rep, &label_of(*u)))
+                .count()
+        })
+        .sum()
+}
+
 /// A tree's label before it is fetched: its name, else the version its
 /// spec names, else the spec.
 pub fn tree_label(entry: &super::TreeEntry) -> String {
@@ -257,14 +271,10 @@ pub fn describe(matrix: &Matrix) -> String {
         if plan.total_cells() == 1 { "" } else { "s" }
     );
     if matrix.cost_passes > 0 {
-        let costed = server_groups(matrix, &plan.rotation(1), &plan.cells)
-            .iter()
-            .filter(|(u, _)| {
-                let u = &plan.units[*u];
-                matrix.costs(&run_label(&u.variant, u.again))
-            })
-            .count();
-        let servers = costed * matrix.cost_passes as usize;
+        let servers = cost_servers(matrix, &plan, |u| {
+            let u = &plan.units[u];
+            run_label(&u.variant, u.again)
+        });
         let _ = writeln!(
             s,
             "cost passes: in repetitions 1 to {}, after each timed server of {} a server under \
@@ -400,6 +410,40 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("line 2") && err.contains("tmpfs"), "{err}");
+    }
+
+    #[test]
+    fn a_cost_server_follows_each_costed_server_of_the_first_passes() {
+        let tree = TreeEntry {
+            spec: "path:/x".into(),
+            name: Some("t".into()),
+            variants: vec!["base".into(), "fixed".into()],
+        };
+        let mut m = Matrix::new(
+            "x",
+            vec![tree],
+            vec![
+                Workload::new("points-covered-pk"),
+                Workload::new("read-only"),
+            ],
+        );
+        m.repetitions = 3;
+        m.cost_passes = 2;
+        let label = |plan: &Plan| {
+            let units = plan.units.clone();
+            move |u: usize| run_label(&units[u].variant, units[u].again)
+        };
+        let plan = Plan::of(&m);
+        // 2 variants in each of the first 2 repetitions
+        assert_eq!(cost_servers(&m, &plan, label(&plan)), 4);
+        assert!(m.cost_server_after(2, "base") && !m.cost_server_after(3, "base"));
+        m.cost_variants = vec!["fixed".into()];
+        assert_eq!(cost_servers(&m, &plan, label(&plan)), 2);
+        // a server per workload: one cost server after each
+        m.fresh_server = true;
+        let plan = Plan::of(&m);
+        assert_eq!(cost_servers(&m, &plan, label(&plan)), 4);
+        assert!(describe(&m).contains("(4 in all)"), "{}", describe(&m));
     }
 
     #[test]

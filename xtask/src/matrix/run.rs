@@ -208,16 +208,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     check_option_names(matrix, &prepared, &opts.allowed_settings)?;
 
     let runs_start = Instant::now();
-    // a cost server follows each server of the first `cost_passes`
-    // repetitions whose variant the matrix costs
-    let cost_servers: usize = (1..=plan.repetitions.min(matrix.cost_passes))
-        .map(|rep| {
-            super::plan::server_groups(matrix, &plan.rotation(rep), &plan.cells)
-                .into_iter()
-                .filter(|(u, _)| matrix.costs(&prepared[*u].label))
-                .count()
-        })
-        .sum();
+    let cost_servers = super::plan::cost_servers(matrix, &plan, |u| prepared[u].label.clone());
     let mut progress = Progress::new(plan.total_cells(), cost_servers);
     let mut failed = 0;
     for rep in 1..=plan.repetitions {

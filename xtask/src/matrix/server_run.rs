@@ -41,9 +41,8 @@ pub(super) fn run_server(
         cnf
     });
     let todo = cells_to_run(ctx, p, rep, &settings, cnf.as_ref(), cells, progress)?;
-    // the cost pass of the first `cost_passes` repetitions, on a server of
-    // its own under callgrind
-    let costs = rep <= matrix.cost_passes && matrix.costs(&p.label);
+    // the cost pass, on a server of its own under callgrind
+    let costs = matrix.cost_server_after(rep, &p.label);
     if todo.is_empty() {
         if costs {
             progress.cost_skipped();

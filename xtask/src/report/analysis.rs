@@ -861,8 +861,6 @@ impl RunsEstimate {
     }
 }
 
-/// Pairs where the runs were interleaved (two or more ratios), else runs
-/// a side: the estimate for the interval the tool would use.
 /// The factor of a metric at an allowed change written as a drop
 /// (`allowed_pct` -5 for QPS, -1 for a cost: a no-slower question's
 /// threshold): 0.95 for QPS, where higher is better; 1.01 for
@@ -875,6 +873,8 @@ pub fn boundary_factor(metric: Metric, allowed_pct: f64) -> f64 {
     }
 }
 
+/// Pairs where the runs were interleaved (two or more ratios), else runs
+/// a side: the estimate for the interval the tool would use.
 pub fn estimate_runs(
     base: &CellRuns,
     cand: &CellRuns,
