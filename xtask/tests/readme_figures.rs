@@ -966,14 +966,20 @@ fn the_readme_sentence_on_the_lookup_remedy_quotes_its_summaries() {
 /// The hot set a variant keeps under the looping scan (`kept_pct` of a
 /// scan-resistance summary).
 fn hot_kept(scan: &Value, variant: &str) -> f64 {
-    scan["scan_resistance"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["variant"] == variant)
-        .unwrap_or_else(|| panic!("no {variant}"))["kept_pct"]
+    section_row(scan, "scan_resistance", variant)["kept_pct"]
         .as_f64()
         .unwrap()
+}
+
+/// The row of `variant` in a summary's per-variant section
+/// (`scan_resistance`, `model_replay`, `stays`).
+fn section_row<'a>(s: &'a Value, section: &str, variant: &str) -> &'a Value {
+    s[section]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {section}"))
+        .iter()
+        .find(|r| r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no {variant} in {section}"))
 }
 
 /// The README's sentence on the remedy's third form: how many of the four
@@ -1313,12 +1319,7 @@ fn the_notes_of_the_young_touch_scan_run_quote_its_summary() {
         assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
     }
     let model = |v: &str| {
-        s["scan_resistance"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["variant"] == v)
-            .unwrap()["model_kept_pct"]
+        section_row(&s, "scan_resistance", v)["model_kept_pct"]
             .as_f64()
             .unwrap()
     };
@@ -1372,15 +1373,7 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
             .as_f64()
             .unwrap()
     };
-    let stays = |v: &str| {
-        s["stays"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["variant"] == v)
-            .unwrap_or_else(|| panic!("no stays of {v}"))
-            .clone()
-    };
+    let stays = |v: &str| section_row(&s, "stays", v);
     let class = |r: &Value, c: &str| {
         r["classes"]
             .as_array()
@@ -1396,22 +1389,13 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
         stays("traced-fixed-lookup-boundary"),
     );
     let misses = |r: &Value| r["misses_per_k"].as_f64().unwrap();
-    let extra = |c: &str| class(&remedy, c) - class(&base, c);
+    let extra = |c: &str| class(remedy, c) - class(base, c);
     let by_2s = |r: &Value| {
         let v = r["hit_ratio_by_2s"].as_array().unwrap();
         (v[0].as_f64().unwrap(), v.last().unwrap().as_f64().unwrap())
     };
-    let ((b0, b1), (r0, r1)) = (by_2s(&base), by_2s(&remedy));
-    let replay = |v: &str, k: &str| {
-        s["model_replay"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|r| r["variant"] == v)
-            .unwrap()[k]
-            .as_f64()
-            .unwrap()
-    };
+    let ((b0, b1), (r0, r1)) = (by_2s(base), by_2s(remedy));
+    let replay = |v: &str, k: &str| section_row(&s, "model_replay", v)[k].as_f64().unwrap();
     for said in [
         format!(
             "{:.2}% against {:.2}%",
@@ -1425,10 +1409,10 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
         ),
         format!(
             "the remedy missed {:.2} times per 1000 page requests, base {:.2}: {:.2} more ({:.1}%)",
-            misses(&remedy),
-            misses(&base),
-            misses(&remedy) - misses(&base),
-            100.0 * (misses(&remedy) / misses(&base) - 1.0)
+            misses(remedy),
+            misses(base),
+            misses(remedy) - misses(base),
+            100.0 * (misses(remedy) / misses(base) - 1.0)
         ),
         format!("Of those, {:.2} are pages", extra("accessed-once")),
         format!("and {:.2} pages looked up again", extra("looked-up-again")),
@@ -1439,8 +1423,8 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
         ),
         format!(
             "({:.3} against {:.3} misses per 1000)",
-            class(&remedy, "moved"),
-            class(&base, "moved")
+            class(remedy, "moved"),
+            class(base, "moved")
         ),
         format!(
             "base made {:.2} moves to the LRU head per 1000 requests",
@@ -1468,8 +1452,8 @@ fn the_notes_of_the_remedys_own_trace_quote_its_summary() {
     let docs = one_line(&readme());
     let said = format!(
         "({:.2} against {:.2} per 1000 page requests on the traces)",
-        misses(&remedy),
-        misses(&base)
+        misses(remedy),
+        misses(base)
     );
     assert!(docs.contains(&said), "docs do not say `{said}`");
     for r in [&base, &remedy] {
