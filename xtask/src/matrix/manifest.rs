@@ -52,8 +52,7 @@ pub(super) fn manifest(
 /// of this directory: its results stay in the directory, and so must the
 /// report's warning of them when a resumed run does not repeat the flag.
 fn allowed_settings(opts: &RunOptions) -> anyhow::Result<Vec<String>> {
-    let earlier: Option<Manifest> =
-        crate::util::read_json_if_present(&opts.out.join(crate::results::manifest::FILE))?;
+    let earlier = Manifest::read(&opts.out)?;
     let mut all: Vec<String> = earlier
         .map(|m| m.allowed_settings)
         .unwrap_or_default()

@@ -8,7 +8,7 @@ use super::question::Question;
 use crate::dims::baseline_first;
 use crate::record::RunResult;
 use crate::util::write_json;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -109,12 +109,13 @@ impl Manifest {
 
     /// `matrix.json` of `dir`, else derived from its results.
     pub fn read_or_derive(dir: &Path, results: &[RunResult]) -> Result<Manifest> {
-        let path = dir.join(FILE);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a results manifest", path.display())),
-            Err(_) => Ok(Manifest::derive(results)),
-        }
+        Ok(Manifest::read(dir)?.unwrap_or_else(|| Manifest::derive(results)))
+    }
+
+    /// `dir`'s `matrix.json`, if it has one; one that cannot be read or
+    /// parsed is an error naming it.
+    pub fn read(dir: &Path) -> Result<Option<Manifest>> {
+        crate::util::read_json_if_present(&dir.join(FILE))
     }
 
     pub fn write(&self, dir: &Path) -> Result<()> {
