@@ -354,21 +354,26 @@ mod tests {
     use crate::matrix::TreeEntry;
     use crate::record::Workload;
 
-    #[test]
-    fn a_fresh_server_runs_one_workload_with_every_variant_back_to_back() {
+    /// Debian's 10.11.18, base and fixed, two workloads.
+    fn base_and_fixed() -> Matrix {
         let tree = TreeEntry {
             spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
             name: None,
             variants: vec!["base".into(), "fixed".into()],
         };
-        let mut m = Matrix::new(
+        Matrix::new(
             "x",
             vec![tree],
             vec![
                 Workload::new("points-covered-pk"),
                 Workload::new("read-only"),
             ],
-        );
+        )
+    }
+
+    #[test]
+    fn a_fresh_server_runs_one_workload_with_every_variant_back_to_back() {
+        let mut m = base_and_fixed();
         let cells = [(0, 1), (1, 1), (0, 2)];
         // shared: each unit runs every cell on one server
         assert_eq!(
@@ -414,19 +419,7 @@ mod tests {
 
     #[test]
     fn a_cost_server_follows_each_costed_server_of_the_first_passes() {
-        let tree = TreeEntry {
-            spec: "path:/x".into(),
-            name: Some("t".into()),
-            variants: vec!["base".into(), "fixed".into()],
-        };
-        let mut m = Matrix::new(
-            "x",
-            vec![tree],
-            vec![
-                Workload::new("points-covered-pk"),
-                Workload::new("read-only"),
-            ],
-        );
+        let mut m = base_and_fixed();
         m.repetitions = 3;
         m.cost_passes = 2;
         let label = |plan: &Plan| {
