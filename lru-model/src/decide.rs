@@ -232,15 +232,29 @@ pub enum YoungTouch {
     /// pages of a scan that the boundary hands to the new sublist stay
     /// unflagged.
     Lookup,
+    /// The lookup rule, and an access of any kind flags a block outside the
+    /// old sublist at once if a sweep or the boundary has moved it since it
+    /// was read: such a block has proven itself hot, while a scanned page
+    /// that the boundary hands to the new sublist was never moved. The
+    /// policy folds "moved" into [`Touch::lookup`], so the decision here is
+    /// [`YoungTouch::Lookup`]'s.
+    LookupOrMoved,
+    /// The lookup rule, and any other access flags a block outside the old
+    /// sublist once the clock has left the tick of its stamp, as under
+    /// [`YoungTouch::NextTick`]: a scan passes over its page within a tick,
+    /// a warm page reached by a range or a cursor restore comes back later.
+    LookupOrNextTick,
 }
 
 impl YoungTouch {
     /// Every rule, the fix's first.
-    pub const ALL: [YoungTouch; 4] = [
+    pub const ALL: [YoungTouch; 6] = [
         YoungTouch::AgeChecked,
         YoungTouch::OldOnly,
         YoungTouch::NextTick,
         YoungTouch::Lookup,
+        YoungTouch::LookupOrMoved,
+        YoungTouch::LookupOrNextTick,
     ];
 
     /// The name on the command line and in records (as serialized).
@@ -250,6 +264,8 @@ impl YoungTouch {
             YoungTouch::OldOnly => "old-only",
             YoungTouch::NextTick => "next-tick",
             YoungTouch::Lookup => "lookup",
+            YoungTouch::LookupOrMoved => "lookup-or-moved",
+            YoungTouch::LookupOrNextTick => "lookup-or-next-tick",
         }
     }
 }
@@ -288,7 +304,7 @@ pub fn rule_named<T: Copy>(
 pub fn touch_threshold(rule: YoungTouch, old: bool, lookup: bool, threshold: u16) -> u16 {
     match rule {
         YoungTouch::OldOnly if !old => 0,
-        YoungTouch::Lookup if !old && lookup => 0,
+        YoungTouch::Lookup | YoungTouch::LookupOrMoved if !old && lookup => 0,
         _ => threshold,
     }
 }
@@ -321,6 +337,9 @@ pub fn touch_no_stamp_under(rule: YoungTouch, t: Touch) -> bool {
     match rule {
         YoungTouch::NextTick if !t.old && t.threshold != 0 => {
             t.promote || (t.access_time != 0 && t.access_clock != t.access_time)
+        }
+        YoungTouch::LookupOrNextTick if !t.old && t.threshold != 0 => {
+            t.promote || t.lookup || (t.access_time != 0 && t.access_clock != t.access_time)
         }
         _ => touch_no_stamp(
             t.promote,
@@ -450,7 +469,11 @@ mod tests {
         }
         assert_eq!(
             "lru".parse::<YoungTouch>(),
-            Err("unknown rule \"lru\": expected age-checked, old-only, next-tick or lookup".into())
+            Err(
+                "unknown rule \"lru\": expected age-checked, old-only, next-tick, lookup, \
+                 lookup-or-moved or lookup-or-next-tick"
+                    .into()
+            )
         );
         assert_eq!(
             "x".parse::<Boundary>(),
@@ -656,6 +679,19 @@ mod tests {
             7,
             touch_threshold(YoungTouch::OldOnly, false, false, 3)
         ));
+    }
+
+    #[test]
+    fn lookup_or_next_tick_flags_a_young_block_on_a_lookup_or_a_tick_after_its_stamp() {
+        use YoungTouch::LookupOrNextTick as R;
+        // young, stamped in this tick: a lookup flags, a scan's access does not
+        assert!(touch_no_stamp_under(R, t(false, true, false, 7, 7, 3)));
+        assert!(!touch_no_stamp_under(R, t(false, false, false, 7, 7, 3)));
+        // young, a tick later: any access flags
+        assert!(touch_no_stamp_under(R, t(false, false, false, 7, 8, 3)));
+        // old: the threshold, lookup or not
+        assert!(!touch_no_stamp_under(R, t(true, true, false, 7, 10, 3)));
+        assert!(touch_no_stamp_under(R, t(true, false, false, 7, 11, 3)));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use crate::decide::{self, EagerInput, YoungRule};
+use crate::decide::{self, EagerInput, YoungRule, YoungTouch};
 
 /// The form of `buf_page_peek_if_young()` the classic and eager policies run:
 /// 10.11.18's, which they model (the ffi check pins each tree's own form).
@@ -188,6 +188,7 @@ impl Policy for Lazy {
             let move_stamp = pool.cfg.move_stamp;
             let frame = &mut pool.frames[f as usize];
             frame.promote = false;
+            frame.moved = true;
             frame.access_s = move_stamp.after_move(frame.access_s, clock);
             pool.move_to_head(f);
         }
@@ -206,6 +207,7 @@ fn touch(pool: &mut PoolState, f: u32, lookup: bool) -> bool {
     let clock = pool.access_clock;
     let young_touch = pool.cfg.young_touch;
     let frame = &mut pool.frames[f as usize];
+    let lookup = lookup || (young_touch == YoungTouch::LookupOrMoved && frame.moved);
     let t = decide::Touch {
         old: frame.old,
         lookup,

@@ -297,6 +297,9 @@ pub(crate) struct Frame {
     pub(crate) old: bool,
     /// the PROMOTE bit of `zip.state` (post-fix)
     pub(crate) promote: bool,
+    /// a sweep or the boundary moved the block to the head since it was
+    /// read ([`YoungTouch::LookupOrMoved`])
+    pub(crate) moved: bool,
     in_lru: bool,
     /// classic only: freed in the tablespace, still in the LRU until evicted
     freed: bool,
@@ -312,6 +315,7 @@ impl Frame {
         access_s: 0,
         old: false,
         promote: false,
+        moved: false,
         in_lru: false,
         freed: false,
     };
@@ -527,6 +531,7 @@ impl PoolState {
         let now = self.access_clock;
         let frame = &mut self.frames[f as usize];
         frame.promote = false;
+        frame.moved = true;
         frame.access_s = kept_stamp(frame.access_s, now);
         self.counters.boundary_moves += 1;
     }

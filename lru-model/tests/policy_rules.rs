@@ -727,3 +727,44 @@ fn a_move_restamps_upstream_and_keeps_the_stamp_under_the_remedy_unless_the_cloc
     // and never to 0, which means "never accessed"
     assert_eq!(kept_stamp(65_535, 32_767), 1);
 }
+
+#[test]
+fn lookup_or_moved_flags_a_moved_young_block_on_any_access_and_one_never_moved_only_on_a_lookup() {
+    // The 1000-page pool of first_access_at_once() under the lookup-or-moved
+    // rule and the boundary rule: the scan-like first accesses, young
+    // blocks among them, flag nothing, since no block was ever moved.
+    let mut p = first_access_at_once_with(YoungTouch::LookupOrMoved, Boundary::MoveFlagged);
+    assert_eq!(p.promote_pending(), 0, "no lookup yet, no block moved yet");
+    // lookups flag every young block; a page-cleaner batch then moves the
+    // boundary toward the head over some of them, which moves them
+    let young: Vec<u64> = (0..1000)
+        .filter(|&pg| p.is_old(pg) == Some(false))
+        .collect();
+    for &pg in &young {
+        p.lookup(pg).unwrap();
+    }
+    assert_eq!(p.promote_pending(), young.len() as u64);
+    p.cleaner_batch();
+    p.check_invariants().unwrap();
+    let moves = p.counters().boundary_moves;
+    assert!(moves > 0, "{:?}", p.counters());
+    // the moved blocks are young and unflagged again; a scan-like access
+    // flags each of them, since a move has proven them hot
+    let moved: Vec<u64> = young
+        .iter()
+        .copied()
+        .filter(|&pg| p.page_state(pg).is_some_and(|s| !s.old && !s.promote))
+        .collect();
+    assert!(
+        !moved.is_empty() && moved.len() as u64 <= moves,
+        "{} young unflagged blocks after {moves} moves",
+        moved.len()
+    );
+    for &pg in &moved {
+        p.access(pg).unwrap();
+        assert!(
+            p.page_state(pg).unwrap().promote,
+            "moved page {pg} not flagged"
+        );
+    }
+}

@@ -63,7 +63,10 @@ pub struct PoolArgs {
     /// or `next-tick` (blocks of the old sublist; any other block until the
     /// clock has left the tick of its stamp) or `lookup` (blocks of the old
     /// sublist, and any block for an access that is not a lookup: the rule
-    /// of patches/10.11/fixed-lookup.md).
+    /// of patches/10.11/fixed-lookup.md) or `lookup-or-moved` (as `lookup`,
+    /// but any access flags a young block that a sweep or the boundary has
+    /// moved since its read) or `lookup-or-next-tick` (as `lookup`, but any
+    /// access flags a young block once the clock has left its stamp's tick).
     #[arg(long, value_parser = parse_young_touch)]
     pub young_touch: Option<YoungTouch>,
     /// lazy: what the old sublist's boundary does with a flagged block it
