@@ -134,8 +134,10 @@ pub struct LazyRules {
     /// header has none
     pub clock_tick_ms: u32,
     /// which blocks `touch_no_stamp()` flags without the age check: none
-    /// (the fix), those that are not old (`OldOnly`), or those that are not
-    /// old when a lookup asks for them (`Lookup`)
+    /// (the fix), those that are not old (`OldOnly`), those that are not
+    /// old when a lookup asks for them (`Lookup`), or those that are not old
+    /// when a lookup asks for them or has reached them since their read
+    /// (`LookedUp`)
     pub young_touch: lru_model::decide::YoungTouch,
 }
 
@@ -164,6 +166,10 @@ impl LazyRules {
             YoungTouch::OldOnly
         } else if body.contains("&&(!lookup||page_zip_des_t::old(s))") {
             YoungTouch::Lookup
+        } else if body.contains("&&(!in_use||page_zip_des_t::old(s))") {
+            // the looked-up rule: a lookup sets looked_up, which lets any
+            // later access flag the block while it is young
+            YoungTouch::LookedUp
         } else {
             YoungTouch::AgeChecked
         };
@@ -534,6 +540,33 @@ mod tests {
         assert_eq!(Generation::detect(v10_11), Some(Generation::V10_11));
         assert_eq!(Generation::detect(post), Some(Generation::PostFix));
         assert_eq!(Generation::detect("struct buf_page_t {};"), None);
+    }
+
+    #[test]
+    fn reads_each_young_rule_from_the_condition_of_touch_no_stamp() {
+        use lru_model::decide::YoungTouch;
+        let header = |condition: &str| {
+            format!(
+                "static constexpr uint32_t CLOCK_TICK_MS= 100;\n\
+                 inline void buf_page_t::touch_no_stamp(bool lookup) noexcept\n{{\n\
+                 /* a comment: && page_zip_des_t::old(s) */\n\
+                 if (threshold && {condition})\n  {{ return; }}\n}}\n"
+            )
+        };
+        for (condition, rule) in [
+            ("page_zip_des_t::old(s)", YoungTouch::OldOnly),
+            ("(!lookup || page_zip_des_t::old(s))", YoungTouch::Lookup),
+            ("(!in_use || page_zip_des_t::old(s))", YoungTouch::LookedUp),
+            ("!old_enough", YoungTouch::AgeChecked),
+        ] {
+            let rules = LazyRules::detect(&header(condition)).unwrap();
+            assert_eq!(
+                (rules.young_touch, rules.clock_tick_ms),
+                (rule, 100),
+                "{condition}"
+            );
+        }
+        assert!(LazyRules::detect("struct buf_page_t {};").is_err());
     }
 
     #[test]

@@ -450,7 +450,9 @@ fn touch_no_stamp_matches_the_model() {
         t.check(i, real, model, class);
     }
     let needed = match rule {
-        decide::YoungTouch::OldOnly | decide::YoungTouch::Lookup => 5,
+        decide::YoungTouch::OldOnly | decide::YoungTouch::Lookup | decide::YoungTouch::LookedUp => {
+            5
+        }
         _ => 4,
     };
     t.finish(&tree, needed);

@@ -244,17 +244,25 @@ pub enum YoungTouch {
     /// [`YoungTouch::NextTick`]: a scan passes over its page within a tick,
     /// a warm page reached by a range or a cursor restore comes back later.
     LookupOrNextTick,
+    /// The lookup rule, and any access flags a block outside the old
+    /// sublist if a lookup has touched it since it was read (in either
+    /// sublist): the page a lookup read into the old sublist and the
+    /// boundary then handed to the new one is flagged by the restores of
+    /// the lookup's own cursor, where a scan's page, never looked up, is
+    /// not. The policy folds "looked up" into [`Touch::lookup`].
+    LookedUp,
 }
 
 impl YoungTouch {
     /// Every rule, the fix's first.
-    pub const ALL: [YoungTouch; 6] = [
+    pub const ALL: [YoungTouch; 7] = [
         YoungTouch::AgeChecked,
         YoungTouch::OldOnly,
         YoungTouch::NextTick,
         YoungTouch::Lookup,
         YoungTouch::LookupOrMoved,
         YoungTouch::LookupOrNextTick,
+        YoungTouch::LookedUp,
     ];
 
     /// The name on the command line and in records (as serialized).
@@ -266,6 +274,7 @@ impl YoungTouch {
             YoungTouch::Lookup => "lookup",
             YoungTouch::LookupOrMoved => "lookup-or-moved",
             YoungTouch::LookupOrNextTick => "lookup-or-next-tick",
+            YoungTouch::LookedUp => "looked-up",
         }
     }
 }
@@ -304,7 +313,9 @@ pub fn rule_named<T: Copy>(
 pub fn touch_threshold(rule: YoungTouch, old: bool, lookup: bool, threshold: u16) -> u16 {
     match rule {
         YoungTouch::OldOnly if !old => 0,
-        YoungTouch::Lookup | YoungTouch::LookupOrMoved if !old && lookup => 0,
+        YoungTouch::Lookup | YoungTouch::LookupOrMoved | YoungTouch::LookedUp if !old && lookup => {
+            0
+        }
         _ => threshold,
     }
 }
@@ -471,7 +482,7 @@ mod tests {
             "lru".parse::<YoungTouch>(),
             Err(
                 "unknown rule \"lru\": expected age-checked, old-only, next-tick, lookup, \
-                 lookup-or-moved or lookup-or-next-tick"
+                 lookup-or-moved, lookup-or-next-tick or looked-up"
                     .into()
             )
         );

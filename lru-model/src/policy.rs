@@ -207,7 +207,13 @@ fn touch(pool: &mut PoolState, f: u32, lookup: bool) -> bool {
     let clock = pool.access_clock;
     let young_touch = pool.cfg.young_touch;
     let frame = &mut pool.frames[f as usize];
-    let lookup = lookup || (young_touch == YoungTouch::LookupOrMoved && frame.moved);
+    frame.looked_up |= lookup;
+    let lookup = lookup
+        || match young_touch {
+            YoungTouch::LookupOrMoved => frame.moved,
+            YoungTouch::LookedUp => frame.looked_up,
+            _ => false,
+        };
     let t = decide::Touch {
         old: frame.old,
         lookup,

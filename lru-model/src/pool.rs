@@ -300,6 +300,9 @@ pub(crate) struct Frame {
     /// a sweep or the boundary moved the block to the head since it was
     /// read ([`YoungTouch::LookupOrMoved`])
     pub(crate) moved: bool,
+    /// a lookup touched the block since it was read
+    /// ([`YoungTouch::LookedUp`])
+    pub(crate) looked_up: bool,
     in_lru: bool,
     /// classic only: freed in the tablespace, still in the LRU until evicted
     freed: bool,
@@ -316,6 +319,7 @@ impl Frame {
         old: false,
         promote: false,
         moved: false,
+        looked_up: false,
         in_lru: false,
         freed: false,
     };

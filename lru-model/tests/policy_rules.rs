@@ -768,3 +768,44 @@ fn lookup_or_moved_flags_a_moved_young_block_on_any_access_and_one_never_moved_o
         );
     }
 }
+
+#[test]
+fn looked_up_flags_a_young_block_on_any_access_once_a_lookup_reached_it_even_while_it_was_old() {
+    // The 1000-page pool of first_access_at_once() under the looked-up
+    // rule: the scan-like first accesses, young blocks among them, flag
+    // nothing. A page-cleaner batch frees 100 frames; 100 new pages are
+    // each read and looked up at once, while old and freshly stamped, which
+    // flags none of them; the later reads move the boundary toward the
+    // tail over the earlier ones, which become young.
+    let mut p = first_access_at_once_with(YoungTouch::LookedUp, Boundary::MoveFlagged);
+    assert_eq!(p.promote_pending(), 0);
+    p.cleaner_batch();
+    for page in 1000..1100 {
+        p.read(page).unwrap();
+        p.lookup(page).unwrap();
+    }
+    p.check_invariants().unwrap();
+    assert_eq!(p.promote_pending(), 0, "a lookup of an old block waits");
+    let young_unflagged =
+        |p: &BufferPool<Lazy>, pg: u64| p.page_state(pg).is_some_and(|s| !s.old && !s.promote);
+    // a scan-like access flags each looked-up page that is young now
+    let looked_up: Vec<u64> = (1000..1100).filter(|&pg| young_unflagged(&p, pg)).collect();
+    assert!(!looked_up.is_empty(), "no looked-up page became young");
+    for &pg in &looked_up {
+        p.access(pg).unwrap();
+        assert!(
+            p.page_state(pg).unwrap().promote,
+            "looked-up page {pg} not flagged"
+        );
+    }
+    // and leaves a young page that no lookup reached as it was
+    let never: Vec<u64> = (0..1000).filter(|&pg| young_unflagged(&p, pg)).collect();
+    assert!(!never.is_empty());
+    for &pg in &never {
+        p.access(pg).unwrap();
+        assert!(
+            !p.page_state(pg).unwrap().promote,
+            "page {pg} flagged without a lookup"
+        );
+    }
+}

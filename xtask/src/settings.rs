@@ -260,40 +260,6 @@ pub fn unknown<'a>(
         .collect()
 }
 
-/// The 1-based line of `key` in the definition of `[variant.<variant>]`
-/// in a matrix file's text (its own table, its `settings` table or an
-/// inline `settings = { ... }`); None when it cannot be told.
-pub fn line_of(text: &str, variant: &str, key: &str) -> Option<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    let header = |l: &str| {
-        let l = l.trim();
-        let inner = l.trim_start_matches('[').trim_end_matches(']').trim();
-        l.starts_with('[')
-            && (inner == format!("variant.{variant}")
-                || inner == format!("variant.\"{variant}\"")
-                || inner == format!("variant.{variant}.settings")
-                || inner == format!("variant.\"{variant}\".settings"))
-    };
-    let has_key = |l: &str| {
-        let bytes = l.as_bytes();
-        l.match_indices(key).any(|(i, _)| {
-            let before = if i == 0 { b' ' } else { bytes[i - 1] };
-            let after = l[i + key.len()..].trim_start();
-            matches!(before, b' ' | b'\t' | b'{' | b',' | b'"')
-                && (after.starts_with('=') || after.starts_with("\" ") || after.starts_with("\"="))
-        })
-    };
-    let start = lines.iter().position(|l| header(l))?;
-    lines[start..]
-        .iter()
-        .enumerate()
-        .skip(1)
-        .take_while(|(_, l)| !l.trim_start().starts_with('[') || header(l))
-        .find(|(_, l)| has_key(l))
-        .map(|(i, _)| start + i + 1)
-        .or_else(|| has_key(lines[start]).then_some(start + 1))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -399,14 +365,5 @@ mod tests {
         for n in SAFE_TEXT_OPTIONS {
             assert_eq!(normalise(n), *n);
         }
-    }
-
-    #[test]
-    fn the_line_of_a_key_is_found_in_its_variant() {
-        let text = "name = \"x\"\n[variant.a]\nsettings = { port = 1 }\n\n[variant.b]\ndescription = \"port\"\n[variant.b.settings]\nsocket = \"/tmp/s\"\nport = 3\n";
-        assert_eq!(line_of(text, "a", "port"), Some(3));
-        assert_eq!(line_of(text, "b", "socket"), Some(8));
-        assert_eq!(line_of(text, "b", "port"), Some(9));
-        assert_eq!(line_of(text, "c", "port"), None);
     }
 }

@@ -43,6 +43,15 @@ pub enum ModelPolicy {
     /// stream's to carry.
     #[serde(rename = "lazy-10.11-port-lookup-boundary")]
     LazyPortLookupBoundary,
+    /// the probe `fixed-young-boundary`: `LazyPortLookupBoundary` with
+    /// `LazyPortFineYoung`'s young rule (patches/10.11/fixed-young-boundary.md).
+    #[serde(rename = "lazy-10.11-port-young-boundary")]
+    LazyPortYoungBoundary,
+    /// our remedy `fixed-looked-up`: `LazyPortLookupBoundary` where any
+    /// access flags a young block that a lookup has reached since its read
+    /// (patches/10.11/fixed-looked-up.md).
+    #[serde(rename = "lazy-10.11-port-looked-up")]
+    LazyPortLookedUp,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
@@ -62,7 +71,7 @@ pub struct ModelRules {
 impl ModelPolicy {
     /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
-        use YoungTouch::{AgeChecked, Lookup, OldOnly};
+        use YoungTouch::{AgeChecked, LookedUp, Lookup, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {
             ModelPolicy::Classic => (
                 PolicyKind::Classic,
@@ -94,7 +103,7 @@ impl ModelPolicy {
                 FINE_CLOCK_TICK_MS,
                 AgeChecked,
             ),
-            ModelPolicy::LazyPortFineYoung => (
+            ModelPolicy::LazyPortFineYoung | ModelPolicy::LazyPortYoungBoundary => (
                 PolicyKind::Lazy,
                 ShortLru::FlagEveryAccess,
                 FINE_CLOCK_TICK_MS,
@@ -106,9 +115,17 @@ impl ModelPolicy {
                 FINE_CLOCK_TICK_MS,
                 Lookup,
             ),
+            ModelPolicy::LazyPortLookedUp => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                FINE_CLOCK_TICK_MS,
+                LookedUp,
+            ),
         };
         let (boundary, move_stamp) = match self {
-            ModelPolicy::LazyPortLookupBoundary => (Boundary::MoveFlagged, MoveStamp::Keep),
+            ModelPolicy::LazyPortLookupBoundary
+            | ModelPolicy::LazyPortYoungBoundary
+            | ModelPolicy::LazyPortLookedUp => (Boundary::MoveFlagged, MoveStamp::Keep),
             _ => (Boundary::Upstream, MoveStamp::Restamp),
         };
         ModelRules {
@@ -140,6 +157,11 @@ mod tests {
                 ModelPolicy::LazyPortLookupBoundary,
                 "lazy-10.11-port-lookup-boundary",
             ),
+            (
+                ModelPolicy::LazyPortYoungBoundary,
+                "lazy-10.11-port-young-boundary",
+            ),
+            (ModelPolicy::LazyPortLookedUp, "lazy-10.11-port-looked-up"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
@@ -172,5 +194,16 @@ mod tests {
             (YoungTouch::Lookup, Boundary::MoveFlagged, MoveStamp::Keep)
         );
         assert_eq!(lookup.move_stamp, MoveStamp::Restamp);
+        for (p, young_touch) in [
+            (ModelPolicy::LazyPortYoungBoundary, YoungTouch::OldOnly),
+            (ModelPolicy::LazyPortLookedUp, YoungTouch::LookedUp),
+        ] {
+            let r = p.model();
+            assert_eq!(
+                (r.young_touch, r.boundary, r.move_stamp, r.clock_tick_ms),
+                (young_touch, Boundary::MoveFlagged, MoveStamp::Keep, 100),
+                "{p:?}"
+            );
+        }
     }
 }

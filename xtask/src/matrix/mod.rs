@@ -11,6 +11,7 @@ mod cost_run;
 mod manifest;
 pub mod names;
 pub mod plan;
+mod positions;
 pub mod preflight;
 mod prepare;
 pub mod progress;
@@ -19,6 +20,7 @@ pub mod run;
 mod server_run;
 mod trace_replay;
 
+pub use positions::Positions;
 pub use resume::undecided_cells;
 
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
@@ -95,9 +97,13 @@ pub struct Matrix {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cost_variants: Vec<String>,
     /// The file it was read from, so that a check after the builds can
-    /// still name the line (None for a matrix made in code)
+    /// still name it (None for a matrix made in code)
     #[serde(skip)]
     pub source: Option<std::path::PathBuf>,
+    /// Where its parts are written in that file (none for a matrix made
+    /// in code)
+    #[serde(skip)]
+    pub positions: Positions,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -111,10 +117,7 @@ impl Matrix {
         let Some(path) = &self.source else {
             return String::new();
         };
-        let line = fs::read_to_string(path)
-            .ok()
-            .and_then(|text| crate::settings::line_of(&text, variant, key));
-        match line {
+        match self.positions.setting(variant, key) {
             Some(l) => format!("{}:{l}: ", path.display()),
             None => format!("{}: ", path.display()),
         }
@@ -162,6 +165,7 @@ impl Matrix {
             cost_passes: 0,
             cost_variants: Vec::new(),
             source: None,
+            positions: Positions::default(),
         }
     }
 }
@@ -174,26 +178,24 @@ pub fn load(path: &Path) -> Result<Matrix> {
     let mut matrix: Matrix =
         toml::from_str(&text).map_err(|e| anyhow!("{}: {e}", path.display()))?;
     matrix.source = Some(path.to_path_buf());
-    names::check(&matrix, &text, path)?;
+    matrix.positions = Positions::read(&text);
+    let at = |line: Option<usize>| match line {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
+    };
+    names::check(&matrix, path)?;
     // settings go into my.cnf: checked here, with their line, before
     // anything is fetched or built
     for (name, def) in &matrix.variants {
         for (key, value) in &def.settings {
             if let Err(e) = crate::settings::check(key, value) {
-                let at = match crate::settings::line_of(&text, name, key) {
-                    Some(line) => format!("{}:{line}", path.display()),
-                    None => path.display().to_string(),
-                };
+                let at = at(matrix.positions.setting(name, key));
                 bail!("{at}: [variant.{name}] settings key `{key}`: {e}");
             }
         }
     }
     if matrix.repetitions > MAX_REPETITIONS {
-        let at = text
-            .lines()
-            .position(|l| l.trim_start().starts_with("repetitions"))
-            .map(|i| format!("{}:{}", path.display(), i + 1))
-            .unwrap_or_else(|| path.display().to_string());
+        let at = at(matrix.positions.repetitions());
         bail!(
             "{at}: repetitions = {}: at most {MAX_REPETITIONS}",
             matrix.repetitions
@@ -202,10 +204,7 @@ pub fn load(path: &Path) -> Result<Matrix> {
     if let Err(e) = check(&matrix) {
         // a workload field that cannot run carries its field: name its line
         if let Some(f) = e.downcast_ref::<crate::workload::FieldError>() {
-            let at = match workload_line_of(&text, &f.workload, f.field) {
-                Some(line) => format!("{}:{line}", path.display()),
-                None => path.display().to_string(),
-            };
+            let at = at(matrix.positions.workload_field(&f.workload, f.field));
             bail!("{at}: [[workload]] {f}");
         }
         return Err(e.context(path.display().to_string()));
@@ -215,36 +214,6 @@ pub fn load(path: &Path) -> Result<Matrix> {
 
 /// The most repetitions a matrix may ask for.
 pub const MAX_REPETITIONS: u32 = 1_000;
-
-/// The 1-based line of `field` in the `[[workload]]` entry named
-/// `workload`, or of its name when the field is not written (a default).
-fn workload_line_of(text: &str, workload: &str, field: &str) -> Option<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    let is_key = |l: &str, key: &str| {
-        l.trim_start()
-            .strip_prefix(key)
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-    };
-    let mut i = 0;
-    while i < lines.len() {
-        if lines[i].trim() == "[[workload]]" {
-            let end = (i + 1..lines.len())
-                .find(|&j| lines[j].trim_start().starts_with('['))
-                .unwrap_or(lines.len());
-            let names_it = (i + 1..end).find(|&j| {
-                is_key(lines[j], "name") && lines[j].contains(&format!("\"{workload}\""))
-            });
-            if let Some(name_line) = names_it {
-                let at = (i + 1..end).find(|&j| is_key(lines[j], field));
-                return Some(at.unwrap_or(name_line) + 1);
-            }
-            i = end;
-        } else {
-            i += 1;
-        }
-    }
-    None
-}
 
 /// One part of a matrix for one host (`--shard K/N`). A shard holds whole
 /// comparison groups: a (workload, thread count) with every tree and

@@ -25,20 +25,9 @@ pub fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-'))
 }
 
-/// The 1-based line of the first place `name` is written in `text` as a
-/// TOML string or a table key, if any.
-fn line_of(text: &str, name: &str) -> Option<usize> {
-    let quoted = format!("\"{name}\"");
-    let single = format!("'{name}'");
-    let table = format!("variant.{name}]");
-    text.lines()
-        .position(|l| l.contains(&quoted) || l.contains(&single) || l.contains(&table))
-        .map(|i| i + 1)
-}
-
 /// Refuses the first name that breaks the rule, naming the file, its line
 /// and what the name is.
-pub fn check(matrix: &Matrix, text: &str, path: &Path) -> Result<()> {
+pub fn check(matrix: &Matrix, path: &Path) -> Result<()> {
     let mut named: Vec<(&str, String)> = vec![("matrix name", matrix.name.clone())];
     for t in &matrix.trees {
         if let Some(n) = &t.name {
@@ -56,7 +45,7 @@ pub fn check(matrix: &Matrix, text: &str, path: &Path) -> Result<()> {
     }
     for (what, name) in &named {
         if !is_identifier(name) {
-            let at = match line_of(text, name) {
+            let at = match matrix.positions.name(name) {
                 Some(line) => format!("{}:{line}", path.display()),
                 None => path.display().to_string(),
             };

@@ -49,6 +49,15 @@ pub fn model_policy(
         {
             Some(ModelPolicy::LazyPortLookupBoundary)
         }
+        Some(f)
+            if f.file_name()
+                .is_some_and(|n| n == "fixed-young-boundary.patch") =>
+        {
+            Some(ModelPolicy::LazyPortYoungBoundary)
+        }
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed-looked-up.patch") => {
+            Some(ModelPolicy::LazyPortLookedUp)
+        }
         Some(_) => None,
     }
 }
@@ -103,7 +112,9 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
             | ModelPolicy::LazyPortFineClock
             | ModelPolicy::LazyPortFineYoung
             | ModelPolicy::LazyPortLookup
-            | ModelPolicy::LazyPortLookupBoundary,
+            | ModelPolicy::LazyPortLookupBoundary
+            | ModelPolicy::LazyPortYoungBoundary
+            | ModelPolicy::LazyPortLookedUp,
         ) => YoungCounts::SweepMoves,
         _ => YoungCounts::Promotions,
     })
