@@ -1526,3 +1526,46 @@ fn the_notes_of_the_convergence_run_quote_its_summary() {
         "fixed-lookup-boundary.md does not say `{said}`"
     );
 }
+
+/// The NOTES of reports/hit-ratio-fast-end-young-rule quote its summary:
+/// each variant's median hit ratio and pages read a query, its gap to
+/// base, and the three questions pass.
+#[test]
+fn the_young_rule_probe_notes_quote_their_summary() {
+    let s = summary("hit-ratio-fast-end-young-rule");
+    let notes = one_line(&notes_of("hit-ratio-fast-end-young-rule"));
+    let median = |v: &str, m: &str| {
+        find(&s, "pareto-unlimited", v)["median"][m]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    let base = median("base", "hit_ratio_pct");
+    let (cell, tail) = (
+        format!("| base | {base:.2}% |"),
+        format!("| | {:.3} |", median("base", "pages_read_per_query")),
+    );
+    assert!(
+        notes.contains(&cell) && notes.contains(&tail),
+        "NOTES do not say `{cell}` … `{tail}`"
+    );
+    for v in [
+        "fixed-fine-young",
+        "fixed-lookup-boundary",
+        "fixed-young-boundary (the probe)",
+    ] {
+        let name = v.split(' ').next().unwrap();
+        let hit = median(name, "hit_ratio_pct");
+        let cell = format!("| {v} | {hit:.2}% |",);
+        let tail = format!(
+            "| {:+.2} | {:.3} |",
+            hit - base,
+            median(name, "pages_read_per_query")
+        );
+        assert!(
+            notes.contains(&cell) && notes.contains(&tail),
+            "NOTES do not say `{cell}` … `{tail}`"
+        );
+    }
+}

@@ -265,6 +265,7 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "hit-ratio-fast-end-lookup-boundary",
         "trace-fixed-lookup-boundary-10.11.18",
         "hit-ratio-convergence-lookup-boundary",
+        "hit-ratio-fast-end-young-rule",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")
