@@ -1557,7 +1557,7 @@ fn the_young_rule_probe_notes_quote_their_summary() {
     ] {
         let name = v.split(' ').next().unwrap();
         let hit = median(name, "hit_ratio_pct");
-        let cell = format!("| {v} | {hit:.2}% |",);
+        let cell = format!("| {v} | {hit:.2}% |");
         let tail = format!(
             "| {:+.2} | {:.3} |",
             hit - base,
@@ -1568,4 +1568,15 @@ fn the_young_rule_probe_notes_quote_their_summary() {
             "NOTES do not say `{cell}` … `{tail}`"
         );
     }
+    // docs/evidence.md quotes the three gaps
+    let docs = one_line(&readme());
+    let gap = |v: &str| median(v, "hit_ratio_pct") - base;
+    let said = format!(
+        "keeps base's hit ratio, {:+.2} points, as `fixed-fine-young` does, {:+.2}, where \
+         `fixed-lookup-boundary` is {:+.2}",
+        gap("fixed-young-boundary"),
+        gap("fixed-fine-young"),
+        gap("fixed-lookup-boundary")
+    );
+    assert!(docs.contains(&said), "docs do not say `{said}`");
 }
