@@ -421,3 +421,156 @@ fn the_import_graph_has_no_circle() {
         ["children", "lock", "util", "children"]
     );
 }
+
+/// The sibling modules inside the top-level module `module` that a line
+/// of code at `at` (a file below it) names: `super::x` from a file of
+/// the module's own level, `super::super::x` one level deeper, and
+/// `crate::<module>::x`. Only names that are sub-modules count (`subs`);
+/// an item of the module's own file is the parent's, not a sibling's.
+fn sibling_targets(
+    code: &str,
+    at: &[String],
+    module: &str,
+    subs: &BTreeSet<String>,
+) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    let bytes = code.as_bytes();
+    let crate_path = format!("crate::{module}::");
+    while i < code.len() {
+        let rest = &code[i..];
+        let boundary = i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        let mut after = None;
+        if boundary && rest.starts_with(&crate_path) {
+            after = Some(&rest[crate_path.len()..]);
+        } else if boundary && rest.starts_with("super::") {
+            let mut depth = at.len();
+            let mut r = rest;
+            while let Some(x) = r.strip_prefix("super::") {
+                depth = depth.saturating_sub(1);
+                r = x;
+            }
+            if depth == 1 {
+                after = Some(r);
+            }
+            i += rest.len() - r.len();
+        }
+        if let Some(a) = after {
+            found.extend(first_segments(a).into_iter().filter(|s| subs.contains(s)));
+            i += 1;
+            continue;
+        }
+        i += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    found
+}
+
+/// The arrows between the sub-modules of the top-level module `module`.
+fn sibling_arrows(src: &Path, module: &str) -> Vec<Arrow> {
+    let dir = src.join(module);
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let subs: BTreeSet<String> = files
+        .iter()
+        .map(|f| module_path(src, f))
+        .filter(|p| p.len() >= 2)
+        .map(|p| p[1].clone())
+        .collect();
+    let mut out = BTreeSet::new();
+    for file in files {
+        let at = module_path(src, &file);
+        if at.len() < 2 {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        let mut here = at.clone();
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            let t = code.trim_start();
+            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
+                here.push("(inline)".into());
+            }
+            for to in sibling_targets(&code, &here, module, &subs) {
+                if to != at[1] {
+                    out.insert(Arrow {
+                        from: at[1].clone(),
+                        to,
+                        file: file.clone(),
+                        line: n + 1,
+                    });
+                }
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// No circle between the sub-modules of any top-level module either: a
+/// module's stage files read its plain types and never the file that
+/// runs them, which imports them.
+#[test]
+fn no_module_has_a_circle_among_its_sub_modules() {
+    let src = src();
+    let mut modules: Vec<String> = fs::read_dir(&src)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    modules.sort();
+    assert!(modules.iter().any(|m| m == "matrix"), "{modules:?}");
+    let mut circles = Vec::new();
+    for m in &modules {
+        let arrows = sibling_arrows(&src, m);
+        if let Some(c) = circle(&arrows) {
+            let first = arrows
+                .iter()
+                .find(|a| a.from == c[0] && a.to == c[1])
+                .map(|a| format!("{}:{}", a.file.display(), a.line))
+                .unwrap_or_default();
+            circles.push(format!("{m}: {} (first arrow at {first})", c.join(" -> ")));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "circles among sub-modules:\n{}",
+        circles.join("\n")
+    );
+    // the reader sees each form of a sibling import, and only siblings
+    let subs: BTreeSet<String> = ["run", "cell"].iter().map(|s| s.to_string()).collect();
+    let at = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        sibling_targets(
+            "use super::run::{Prepared, Shared};",
+            &at(&["matrix", "cell"]),
+            "matrix",
+            &subs
+        ),
+        ["run"]
+    );
+    assert_eq!(
+        sibling_targets(
+            "use crate::matrix::{cell::x, Matrix};",
+            &at(&["matrix", "run"]),
+            "matrix",
+            &subs
+        ),
+        ["cell"]
+    );
+    assert_eq!(
+        sibling_targets(
+            "use super::super::cell::x;",
+            &at(&["matrix", "run", "deep"]),
+            "matrix",
+            &subs
+        ),
+        ["cell"]
+    );
+    assert!(sibling_targets(
+        "use super::Matrix;",
+        &at(&["matrix", "cell"]),
+        "matrix",
+        &subs
+    )
+    .is_empty());
+}

@@ -3,7 +3,7 @@
 //! cells after it.
 
 use super::prepare::model_policy;
-use super::run::{Prepared, Shared};
+use super::prepared::{Prepared, Shared};
 use crate::children;
 use crate::dims::Step;
 use crate::provenance;

@@ -14,6 +14,7 @@ pub mod plan;
 mod positions;
 pub mod preflight;
 mod prepare;
+mod prepared;
 pub mod progress;
 mod resume;
 pub mod run;
@@ -24,7 +25,8 @@ pub use positions::Positions;
 pub use resume::undecided_cells;
 
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
-pub use run::{run, RunOptions};
+pub use prepared::RunOptions;
+pub use run::run;
 
 use crate::dims::Datadir;
 use crate::record::Workload;

@@ -4,7 +4,7 @@
 //! against the built servers.
 
 use super::plan::{run_label, tree_label, Plan};
-use super::run::Prepared;
+use super::prepared::Prepared;
 use super::Matrix;
 use crate::build;
 use crate::children;

@@ -8,6 +8,7 @@ pub mod bisect;
 pub mod charts;
 pub mod cost;
 pub mod doc;
+mod look;
 pub mod model_replay;
 pub mod relative;
 mod reproduction;
