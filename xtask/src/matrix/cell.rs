@@ -30,8 +30,8 @@ pub(super) fn blank_record(
         matrix: ctx.matrix.name.clone(),
         key: key.clone(),
         failure: None,
-        tree_info: p.tree.clone(),
-        build: p.build.clone(),
+        tree_info: p.tree().cloned(),
+        build: p.build().cloned(),
         variant_settings: settings.clone(),
         my_cnf: None,
         my_cnf_text: None,
@@ -78,8 +78,8 @@ pub(super) fn run_cell(
     });
     match workload::execute_cell(workload, threads, server, &cell_logs, profile.as_ref()) {
         Ok(mut o) => {
-            if let (Some(sl), Some(t), Some(res)) = (&mut o.scan_loop, &p.tree, &p.resolved) {
-                sl.model_policy = model_policy(t, &res.change);
+            if let (Some(sl), Ok(ready)) = (&mut o.scan_loop, &p.state) {
+                sl.model_policy = model_policy(&ready.tree, &ready.resolved.change);
             }
             r.outcome = Some(o)
         }

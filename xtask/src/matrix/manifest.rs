@@ -9,9 +9,9 @@ use std::fs;
 
 /// What the report needs to know of the matrix, with the labels the runs
 /// carry, in the matrix's order (baselines first).
-pub(super) fn manifest(
+pub(super) fn manifest<S>(
     matrix: &Matrix,
-    prepared: &[Prepared],
+    prepared: &[Prepared<S>],
     opts: &RunOptions,
 ) -> anyhow::Result<Manifest> {
     let mut trees: Vec<String> = Vec::new();

@@ -4,7 +4,7 @@
 //! against the built servers.
 
 use super::plan::{run_label, tree_label, Plan};
-use super::prepared::Prepared;
+use super::prepared::{Failed, Prepared, Ready, ToBuild};
 use super::Matrix;
 use crate::build;
 use crate::children;
@@ -23,14 +23,14 @@ pub(super) fn prepare(
     matrix: &Matrix,
     plan: &Plan,
     timings: &mut Vec<(String, f64)>,
-) -> Result<Vec<Prepared>> {
+) -> Result<Vec<Prepared<ToBuild>>> {
     let mut trees: Vec<Result<Tree, String>> = Vec::new();
     for entry in &matrix.trees {
         let stage = Stage::start(format!("tree {}", entry.spec));
         trees.push(tree::resolve(&entry.spec).map_err(|e| format!("{e:#}")));
         timings.push((format!("tree {}", entry.spec), stage.done()));
     }
-    let mut prepared: Vec<Prepared> = Vec::new();
+    let mut prepared: Vec<Prepared<ToBuild>> = Vec::new();
     for unit in &plan.units {
         let entry = &matrix.trees[unit.tree];
         let tree = &trees[unit.tree];
@@ -39,41 +39,46 @@ pub(super) fn prepare(
             .clone()
             .or_else(|| tree.as_ref().ok().map(|t| t.version.clone()))
             .unwrap_or_else(|| tree_label(entry));
-        let mut p = Prepared {
-            tree_label: tree_label.clone(),
-            tree: tree.as_ref().ok().cloned(),
-            variant: unit.variant.clone(),
-            label: run_label(&unit.variant, unit.again),
+        let failed = |tree: Option<&Tree>, message: String| Failed {
+            tree: tree.cloned(),
             resolved: None,
-            build: None,
-            binaries: None,
-            failure: None,
+            failure: Failure::new(Step::Tree, message),
         };
-        match tree {
-            Err(e) => p.failure = Some(Failure::new(Step::Tree, e.clone())),
+        let mut label = run_label(&unit.variant, unit.again);
+        let mut state = match tree {
+            Err(e) => Err(failed(None, e.clone())),
             Ok(t) => match variant::resolve(&matrix.variants, t, &unit.variant) {
                 Ok(r) => {
-                    p.label = run_label(&r.label, unit.again);
-                    p.resolved = Some(r);
+                    label = run_label(&r.label, unit.again);
+                    Ok(ToBuild {
+                        tree: t.clone(),
+                        resolved: r,
+                    })
                 }
-                Err(e) => p.failure = Some(Failure::new(Step::Tree, format!("{e:#}"))),
+                Err(e) => Err(failed(Some(t), format!("{e:#}"))),
             },
-        }
+        };
         if prepared
             .iter()
-            .any(|q| q.tree_label == p.tree_label && q.label == p.label)
+            .any(|q| q.tree_label == tree_label && q.label == label)
         {
-            p.failure = Some(Failure::new(
-                Step::Tree,
+            state = Err(failed(
+                tree.as_ref().ok(),
                 format!(
                     "variant `{}` of tree `{tree_label}` is the same as another variant listed \
-                     for it (`{}`); list it once",
-                    unit.variant, p.label
+                     for it (`{label}`); list it once",
+                    unit.variant
                 ),
             ));
         }
-        if let Some(f) = &p.failure {
-            eprintln!("error: {tree_label} {}: {}", unit.variant, f.message);
+        let p = Prepared {
+            tree_label,
+            variant: unit.variant.clone(),
+            label,
+            state,
+        };
+        if let Some(f) = p.failure() {
+            eprintln!("error: {} {}: {}", p.tree_label, unit.variant, f.message);
         }
         prepared.push(p);
     }
@@ -83,14 +88,12 @@ pub(super) fn prepare(
     // mistake in the matrix: refuse the whole matrix before building.
     let refused: Vec<String> = prepared
         .iter()
-        .filter(|p| p.tree.is_some() && p.failure.is_some())
-        .map(|p| {
-            format!(
+        .filter_map(|p| match &p.state {
+            Err(f) if f.tree.is_some() => Some(format!(
                 "  {} {}: {}",
-                p.tree_label,
-                p.label,
-                p.failure.as_ref().map(|f| f.message.as_str()).unwrap_or("")
-            )
+                p.tree_label, p.label, f.failure.message
+            )),
+            _ => None,
         })
         .collect();
     if !refused.is_empty() {
@@ -104,10 +107,14 @@ pub(super) fn prepare(
 
 /// How many distinct builds the prepared variants need that the cache
 /// does not hold (packaged trees and failed variants need none).
-pub(super) fn builds_to_make(prepared: &[Prepared]) -> Result<usize> {
+pub(super) fn builds_to_make(prepared: &[Prepared<ToBuild>]) -> Result<usize> {
     let mut missing = std::collections::BTreeSet::new();
     for p in prepared {
-        let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
+        let Ok(ToBuild {
+            tree: t,
+            resolved: r,
+        }) = &p.state
+        else {
             continue;
         };
         if matches!(t.kind(), TreeKind::Packaged { .. }) {
@@ -126,55 +133,70 @@ pub(super) fn builds_to_make(prepared: &[Prepared]) -> Result<usize> {
 /// is recorded on the variant and the others go on.
 pub(super) fn build_all(
     plan: &Plan,
-    prepared: &mut [Prepared],
+    prepared: Vec<Prepared<ToBuild>>,
     timings: &mut Vec<(String, f64)>,
-) -> Result<()> {
+) -> Result<Vec<Prepared>> {
     // unpatched first, so that patched variants find the cache warm
     let mut order: Vec<usize> = (0..prepared.len())
         .filter(|&i| !plan.units[i].again)
         .collect();
     order.sort_by_key(|&i| {
         prepared[i]
-            .resolved
+            .state
             .as_ref()
-            .is_some_and(|r| !matches!(r.change, SourceChange::None))
+            .is_ok_and(|u| !matches!(u.resolved.change, SourceChange::None))
     });
+    let mut built: Vec<Option<Result<Ready, Failed>>> = vec![None; prepared.len()];
     for i in order {
         children::check()?;
-        let p = &mut prepared[i];
-        let (Some(t), Some(r), None) = (&p.tree, &p.resolved, &p.failure) else {
-            continue;
+        let p = &prepared[i];
+        let ToBuild {
+            tree: t,
+            resolved: r,
+        } = match &p.state {
+            Ok(u) => u,
+            Err(f) => {
+                built[i] = Some(Err(f.clone()));
+                continue;
+            }
+        };
+        let failed = |e: &anyhow::Error| Failed {
+            tree: Some(t.clone()),
+            resolved: Some(r.clone()),
+            failure: Failure::new(Step::Build, format!("{e:#}")),
+        };
+        let ready = |build: Option<crate::record::Build>, binaries| Ready {
+            tree: t.clone(),
+            resolved: r.clone(),
+            build,
+            binaries,
         };
         if let TreeKind::Packaged { mariadbd } = t.kind() {
-            match ServerBinaries::from_package(mariadbd) {
-                Ok(b) => p.binaries = Some(b),
-                Err(e) => p.failure = Some(Failure::new(Step::Build, format!("{e:#}"))),
-            }
+            built[i] = Some(match ServerBinaries::from_package(mariadbd) {
+                Ok(b) => Ok(ready(None, b)),
+                Err(e) => Err(failed(&e)),
+            });
             continue;
         }
         let label = format!("build {} {}", p.tree_label, p.label);
         let stage = Stage::start(&label);
-        let built = build::build(t, &p.label, &r.change, r.build_type)
+        let made = build::build(t, &p.label, &r.change, r.build_type)
             .and_then(|b| Ok((ServerBinaries::from_build(&b)?, b)));
-        match built {
-            Ok((binaries, b)) => {
-                p.build = Some(b);
-                p.binaries = Some(binaries);
-            }
+        built[i] = Some(match made {
+            Ok((binaries, b)) => Ok(ready(Some(b), binaries)),
             Err(e) => {
                 if let Some(i) = children::interruption_in(&e) {
                     return Err(e.context(i));
                 }
                 eprintln!("error: {label}: {e:#}");
-                p.failure = Some(Failure::new(Step::Build, format!("{e:#}")));
+                Err(failed(&e))
             }
-        }
+        });
         timings.push((label, stage.done()));
     }
     // the control's second run: the same build as its first
-    for i in 0..prepared.len() {
-        let u = &plan.units[i];
-        if !u.again || prepared[i].failure.is_some() {
+    for (i, u) in plan.units.iter().enumerate() {
+        if !u.again {
             continue;
         }
         let first = plan
@@ -182,17 +204,22 @@ pub(super) fn build_all(
             .iter()
             .position(|o| !o.again && o.tree == u.tree && o.variant == u.variant)
             .expect("a control's second run follows its first");
-        let (build, binaries, failure) = (
-            prepared[first].build.clone(),
-            prepared[first].binaries.clone(),
-            prepared[first].failure.clone(),
-        );
-        let p = &mut prepared[i];
-        p.build = build;
-        p.binaries = binaries;
-        p.failure = failure;
+        built[i] = Some(match (&prepared[i].state, &built[first]) {
+            (Err(f), _) => Err(f.clone()),
+            (Ok(own), Some(Ok(ready))) => Ok(Ready {
+                tree: own.tree.clone(),
+                resolved: own.resolved.clone(),
+                ..ready.clone()
+            }),
+            (Ok(_), Some(Err(f))) => Err(f.clone()),
+            (Ok(_), None) => unreachable!("every first run is built before its second"),
+        });
     }
-    Ok(())
+    Ok(prepared
+        .into_iter()
+        .zip(built)
+        .map(|(p, b)| p.then(b.expect("every unit was built, found or failed")))
+        .collect())
 }
 
 /// Refuses the matrix, before any server runs, when a variant sets an
@@ -209,7 +236,12 @@ pub(super) fn check_option_names(
     let mut refused = Vec::new();
     let mut known_of = std::collections::BTreeMap::new();
     for p in prepared {
-        let (Some(b), Some(r)) = (&p.binaries, &p.resolved) else {
+        let Ok(Ready {
+            binaries: b,
+            resolved: r,
+            ..
+        }) = &p.state
+        else {
             continue;
         };
         if r.settings.is_empty() {
@@ -267,4 +299,139 @@ pub(super) fn model_policy(t: &Tree, change: &SourceChange) -> Option<ModelPolic
         _ => None,
     };
     crate::results::sweeps::model_policy(t, patch, matches!(change, SourceChange::CherryPick(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dims::Series;
+    use crate::matrix::plan::Unit;
+    use crate::variant::Resolved;
+    use std::path::Path;
+
+    /// A packaged tree whose server lives under `prefix`: nothing to
+    /// build, so `build_all` runs here without a compiler.
+    fn packaged(prefix: &Path) -> Tree {
+        Tree {
+            spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display()),
+            id: "0".into(),
+            src: prefix.to_path_buf(),
+            version: "10.11.18".into(),
+            series: Series::V10_11,
+            has_upstream_fix: false,
+            package: Some(prefix.join("sbin/mariadbd")),
+        }
+    }
+
+    fn unit(tree: usize, variant: &str, again: bool) -> Unit {
+        Unit {
+            tree,
+            variant: variant.into(),
+            again,
+        }
+    }
+
+    fn prepared(
+        tree_label: &str,
+        label: &str,
+        state: Result<ToBuild, Failed>,
+    ) -> Prepared<ToBuild> {
+        Prepared {
+            tree_label: tree_label.into(),
+            variant: label.trim_end_matches("-again").into(),
+            label: label.into(),
+            state,
+        }
+    }
+
+    fn to_build(tree: Tree, settings: &[(&str, &str)]) -> ToBuild {
+        ToBuild {
+            tree,
+            resolved: Resolved {
+                label: "base".into(),
+                change: SourceChange::None,
+                settings: settings
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+                build_type: Default::default(),
+            },
+        }
+    }
+
+    /// Every unit comes out in its place, ready or failed with the step
+    /// that stopped it; the control's second run takes its first run's
+    /// binaries (or failure) and keeps its own settings; a unit that
+    /// failed before the builds keeps its own failure.
+    #[test]
+    fn build_all_gives_every_unit_a_server_or_the_failure_that_stops_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("good");
+        std::fs::create_dir_all(good.join("bin")).unwrap();
+        std::fs::write(good.join("bin/mariadb-install-db"), "").unwrap();
+        let bad = dir.path().join("bad");
+        let plan = Plan {
+            units: vec![
+                unit(0, "base", false),
+                unit(0, "base", true),
+                unit(1, "base", false),
+                unit(1, "base", true),
+                unit(2, "base", false),
+            ],
+            cells: Vec::new(),
+            repetitions: 1,
+        };
+        let fetch_failed = Failed {
+            tree: None,
+            resolved: None,
+            failure: Failure::new(Step::Tree, "no such version"),
+        };
+        let units = vec![
+            prepared("good", "base", Ok(to_build(packaged(&good), &[]))),
+            prepared(
+                "good",
+                "base-again",
+                Ok(to_build(packaged(&good), &[("k", "again")])),
+            ),
+            prepared("bad", "base", Ok(to_build(packaged(&bad), &[]))),
+            prepared("bad", "base-again", Ok(to_build(packaged(&bad), &[]))),
+            prepared("gone", "base", Err(fetch_failed)),
+        ];
+        let mut timings = Vec::new();
+        let out = build_all(&plan, units, &mut timings).unwrap();
+        let names: Vec<String> = out
+            .iter()
+            .map(|p| format!("{} {}", p.tree_label, p.label))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "good base",
+                "good base-again",
+                "bad base",
+                "bad base-again",
+                "gone base"
+            ]
+        );
+        let ready = |i: usize| out[i].state.as_ref().ok().expect("ready");
+        assert_eq!(ready(0).binaries.mariadbd, good.join("sbin/mariadbd"));
+        assert_eq!(ready(1).binaries.mariadbd, ready(0).binaries.mariadbd);
+        assert_eq!(ready(1).resolved.settings["k"], "again");
+        for i in [2, 3] {
+            let f = out[i].failure().expect("failed");
+            assert_eq!(f.step, Step::Build, "{}", names[i]);
+            assert!(
+                f.message.contains("no mariadb-install-db under"),
+                "{}",
+                f.message
+            );
+            assert!(out[i].tree().is_some(), "a build failure keeps its tree");
+        }
+        let f = out[4].failure().expect("failed");
+        assert_eq!(
+            (f.step, f.message.as_str()),
+            (Step::Tree, "no such version")
+        );
+        assert!(out[4].tree().is_none());
+    }
 }

@@ -50,20 +50,80 @@ impl RunOptions {
     }
 }
 
-/// A unit of the plan made concrete: its tree, resolved variant and
-/// build, or the failure that stops its cells.
-pub(super) struct Prepared {
+/// A unit of the plan made concrete: its names, and how far it got. `S`
+/// is what a unit that got on holds: `ToBuild` between `prepare` and
+/// `build_all`, `Ready` after, so a unit that reaches a server is either
+/// ready to run or failed, and nothing else can be written.
+pub(super) struct Prepared<S = Ready> {
     pub(super) tree_label: String,
-    pub(super) tree: Option<Tree>,
     /// the variant as the matrix names it (`base` on a tree with the fix
     /// runs as `fixed`, but its settings are written under `base`)
     pub(super) variant: String,
     /// the label its results carry (`fixed`, `base-again`, ...)
     pub(super) label: String,
-    pub(super) resolved: Option<Resolved>,
+    pub(super) state: Result<S, Failed>,
+}
+
+/// A unit whose tree is here and whose variant means something on it.
+#[derive(Clone)]
+pub(super) struct ToBuild {
+    pub(super) tree: Tree,
+    pub(super) resolved: Resolved,
+}
+
+/// A unit ready to run: its server binaries, and the build that made
+/// them (none for a packaged server).
+#[derive(Clone)]
+pub(super) struct Ready {
+    pub(super) tree: Tree,
+    pub(super) resolved: Resolved,
     pub(super) build: Option<Build>,
-    pub(super) binaries: Option<ServerBinaries>,
-    pub(super) failure: Option<Failure>,
+    pub(super) binaries: ServerBinaries,
+}
+
+/// A unit that cannot run: the failure that stops its cells, with what
+/// was reached before it (its records still name the tree and settings).
+#[derive(Clone)]
+pub(super) struct Failed {
+    pub(super) tree: Option<Tree>,
+    pub(super) resolved: Option<Resolved>,
+    pub(super) failure: Failure,
+}
+
+impl<S> Prepared<S> {
+    pub(super) fn failure(&self) -> Option<&Failure> {
+        self.state.as_ref().err().map(|f| &f.failure)
+    }
+
+    /// The same unit, one step further (or failed).
+    pub(super) fn then<T>(self, state: Result<T, Failed>) -> Prepared<T> {
+        Prepared {
+            tree_label: self.tree_label,
+            variant: self.variant,
+            label: self.label,
+            state,
+        }
+    }
+}
+
+impl Prepared<Ready> {
+    pub(super) fn tree(&self) -> Option<&Tree> {
+        match &self.state {
+            Ok(r) => Some(&r.tree),
+            Err(f) => f.tree.as_ref(),
+        }
+    }
+
+    pub(super) fn resolved(&self) -> Option<&Resolved> {
+        match &self.state {
+            Ok(r) => Some(&r.resolved),
+            Err(f) => f.resolved.as_ref(),
+        }
+    }
+
+    pub(super) fn build(&self) -> Option<&Build> {
+        self.state.as_ref().ok().and_then(|r| r.build.as_ref())
+    }
 }
 
 /// What every result of this invocation shares.

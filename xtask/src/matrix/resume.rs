@@ -37,16 +37,16 @@ pub(super) fn cells_to_run(
             rep,
         );
         let inputs = Inputs {
-            tree_id: p.tree.as_ref().map(|t| t.id.as_str()),
+            tree_id: p.tree().map(|t| t.id.as_str()),
             workload: &ctx.matrix.workloads[w],
-            build_key: p.build.as_ref().map(|b| b.key_hash.as_str()),
+            build_key: p.build().map(|b| b.key_hash.as_str()),
             settings,
             my_cnf: my_cnf.map(|c| c.settings.as_slice()),
         };
         // a variant whose tree or build failed now has no provenance to
         // compare: its cells run and record the failure, as they always did
         let previous = match store::previous(&ctx.opts.out, &key) {
-            Some(prev) if !ctx.opts.force && p.failure.is_none() => inputs.compare(&prev),
+            Some(prev) if !ctx.opts.force && p.state.is_ok() => inputs.compare(&prev),
             _ => Previous::Run,
         };
         match previous {

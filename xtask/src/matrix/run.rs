@@ -115,12 +115,12 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     };
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
-    let mut prepared = prepare(matrix, &plan, &mut timings)?;
-    super::preflight::cache_space(builds_to_make(&prepared)?)?;
+    let resolved = prepare(matrix, &plan, &mut timings)?;
+    super::preflight::cache_space(builds_to_make(&resolved)?)?;
     // the whole matrix's: merged shards share it
-    let manifest = manifest(full, &prepared, opts)?;
+    let manifest = manifest(full, &resolved, opts)?;
     manifest.write(&opts.out)?;
-    build_all(&plan, &mut prepared, &mut timings)?;
+    let prepared = build_all(&plan, resolved, &mut timings)?;
     check_option_names(matrix, &prepared, &opts.allowed_settings)?;
 
     let runs_start = Instant::now();

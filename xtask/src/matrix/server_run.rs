@@ -8,7 +8,7 @@ use super::progress::Progress;
 use super::resume::cells_to_run;
 use crate::children;
 use crate::dims::Step;
-use crate::record::{CellKey, Failure, MyCnf, RunResult};
+use crate::record::{CellKey, Failure, MyCnf, RunResult, Tree};
 use crate::server::{self, Server};
 use crate::workload;
 use anyhow::Result;
@@ -24,23 +24,28 @@ pub(super) fn run_server(
     progress: &mut Progress,
 ) -> Result<usize> {
     let matrix = ctx.matrix;
-    let settings = p
-        .resolved
-        .as_ref()
-        .map(|r| r.settings.clone())
-        .unwrap_or_default();
+    let settings = p.resolved().map(|r| r.settings.clone()).unwrap_or_default();
     let runs = server::RunRoot::of(matrix.datadir);
     // the my.cnf this server gets: Mark's settings scaled to this host and
     // to where its datadir is, then the variant's (the resume check
     // compares it)
-    let cnf = p.tree.as_ref().map(|tree| {
+    let my_cnf = |tree: &Tree| {
         let mut cnf = MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs());
         for (k, v) in &settings {
             cnf.set(k, v);
         }
         cnf
-    });
-    let todo = cells_to_run(ctx, p, rep, &settings, cnf.as_ref(), cells, progress)?;
+    };
+    let planned_cnf = p.tree().map(my_cnf);
+    let todo = cells_to_run(
+        ctx,
+        p,
+        rep,
+        &settings,
+        planned_cnf.as_ref(),
+        cells,
+        progress,
+    )?;
     // the cost pass, on a server of its own under callgrind
     let costs = matrix.cost_server_after(rep, &p.label);
     if todo.is_empty() {
@@ -64,12 +69,9 @@ pub(super) fn run_server(
         }
         Ok(todo.len())
     };
-    let (Some(cnf), Some(binaries), None) = (cnf, &p.binaries, &p.failure) else {
-        let failure = p
-            .failure
-            .clone()
-            .unwrap_or_else(|| Failure::new(Step::Build, "not built"));
-        return fail_all(failure, progress);
+    let (binaries, cnf) = match &p.state {
+        Ok(ready) => (&ready.binaries, my_cnf(&ready.tree)),
+        Err(failed) => return fail_all(failed.failure.clone(), progress),
     };
 
     progress.restart_clock();
@@ -160,7 +162,7 @@ pub(super) fn run_server(
         r.clean_shutdown = clean;
         ctx.save(r)?;
     }
-    match p.tree.as_ref().map(|t| t.series) {
+    match p.tree().map(|t| t.series) {
         Some(series) if costs && lost.is_none() => {
             let started = std::time::Instant::now();
             let cost_cnf = super::cost_run::cost_cnf(&cnf, series);
