@@ -8,6 +8,7 @@
 
 mod cost_pass;
 mod idle;
+mod pass;
 mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
@@ -16,20 +17,22 @@ pub use cost_pass::{run as execute_cost_cell, COST_SEED};
 pub use profile_pass::ProfileTarget;
 
 pub use idle::IdleSample;
+use pass::{
+    begin_cell, cell_log, deadline, hold_purge, lua_dir, measured_pass, phase, prepare_deadline,
+    record_command, sysbench_args, Length,
+};
 
+use crate::dims::Step;
 use crate::dims::WorkloadKind;
-use crate::dims::{AtStep, Step};
 use crate::metrics;
 use crate::profile::page_trace;
 use crate::record::IdleWait;
 use crate::record::{Diagnostic, NotMeasured, Outcome, PageTrace, Phase, Threads, Workload};
-use crate::record::{Measured, OtherCpu, Snapshot};
 use crate::server::Server;
-use crate::util::{human_duration, repo_root, slug};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 impl WorkloadKind {
     /// Our Lua script for the test, a file name under workloads/lua/.
@@ -317,161 +320,6 @@ pub fn run_order(workloads: &[Workload]) -> Vec<(usize, u32)> {
         .collect()
 }
 
-fn lua_dir() -> PathBuf {
-    repo_root().join("workloads/lua")
-}
-
-/// How long a sysbench phase of `seconds` may take before it is stopped:
-/// its length plus a margin for start-up, connecting and a slow last
-/// event. A hung server makes sysbench wait forever; this ends it.
-fn deadline(seconds: u64) -> Duration {
-    Duration::from_secs(seconds + 30 + seconds / 4)
-}
-
-/// How long loading the tables may take: a generous floor of 2,000 rows
-/// a second (this 2-core host loads about 40,000) plus a margin.
-fn prepare_deadline(w: &Workload) -> Duration {
-    let rows = w.tables as u64 * w.table_size;
-    Duration::from_secs(120 + rows / 2_000)
-}
-
-/// How long a sysbench run lasts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Length {
-    /// this many seconds, random keys from a seed of the clock
-    Seconds(u64),
-    /// exactly this many events, random keys from `seed`: the same
-    /// statements in the same order on every run with one thread
-    Events { count: u64, seed: u64 },
-}
-
-/// The sysbench command line of a phase: `script` is one of ours (a path)
-/// or a bundled one (a name); `kind` adds the test's options. Of `length`,
-/// `prepare` takes only the seed of `Length::Events`.
-fn sysbench_args(
-    w: &Workload,
-    server: &Server,
-    script: &str,
-    kind: Option<WorkloadKind>,
-    threads: u32,
-    command: &str,
-    length: Length,
-) -> Vec<String> {
-    let mut args = vec![
-        script.to_string(),
-        "--db-driver=mysql".into(),
-        format!("--mysql-socket={}", server.dir.socket.display()),
-        "--mysql-user=root".into(),
-        // the password from a 0600 file, not the command line
-        format!("--config-file={}", server.dir.sysbench_options().display()),
-        "--mysql-db=sbtest".into(),
-        format!("--tables={}", w.tables),
-        format!("--table-size={}", w.table_size),
-        format!("--rand-type={}", w.rand_type.name()),
-        "--mysql-storage-engine=innodb".into(),
-    ];
-    if let Some(k) = kind {
-        args.extend(k.script_options(w));
-    }
-    args.push(format!("--threads={threads}"));
-    if let Length::Events { seed, .. } = length {
-        // prepare too: the rows' random columns come from it
-        args.push(format!("--rand-seed={seed}"));
-    }
-    if command != "prepare" {
-        if w.rate > 0 {
-            args.push(format!("--rate={}", w.rate));
-        }
-        match length {
-            Length::Seconds(seconds) => {
-                args.push(format!("--time={seconds}"));
-                args.push("--events=0".into());
-            }
-            Length::Events { count, .. } => {
-                args.push("--time=0".into());
-                args.push(format!("--events={count}"));
-            }
-        }
-        args.push("--report-interval=0".into());
-    }
-    args.push(command.to_string());
-    args
-}
-
-/// Runs `f` as the phase of `step`: logs its start and end, records its
-/// time under the step's name, and carries the step in its error.
-fn phase<T>(
-    phases: &mut Vec<Phase>,
-    w: &Workload,
-    step: Step,
-    f: impl FnOnce() -> Result<T>,
-) -> Result<T> {
-    named_phase(phases, w, step, step.word(), f)
-}
-
-/// `phase` with a name of its own (scan-loop's `analyze` is part of its
-/// prepare step).
-pub(crate) fn named_phase<T>(
-    phases: &mut Vec<Phase>,
-    w: &Workload,
-    step: Step,
-    name: &str,
-    f: impl FnOnce() -> Result<T>,
-) -> Result<T> {
-    let start = Instant::now();
-    eprintln!("    {name} ...");
-    let value = AtStep::injected(step, Some(&w.name))
-        .and_then(|()| f())
-        .context(AtStep(step))?;
-    let seconds = start.elapsed().as_secs_f64();
-    eprintln!("    {name} done ({})", human_duration(seconds));
-    phases.push(Phase {
-        name: name.to_string(),
-        seconds,
-    });
-    Ok(value)
-}
-
-/// Records a sysbench command line in the cell's outcome (the report's
-/// reproduction block lists them).
-fn record_command(out: &mut Outcome, args: &[String]) {
-    out.sysbench_commands
-        .push(format!("sysbench {}", args.join(" ")));
-}
-
-/// What one metered sysbench run measured: the counters' deltas over it,
-/// sysbench's own report, and its output.
-pub(crate) struct Pass {
-    pub measured: Measured,
-    pub output: String,
-    /// buf_pool.mutex acquisitions and wait picoseconds, when the
-    /// instrument was read
-    pub buf_pool_mutex: Option<(u64, u64)>,
-}
-
-/// One sysbench run between two snapshots of the server's counters: the
-/// measured run, the diagnostic pass and scan-loop's measured pass are
-/// each one of these.
-pub(crate) fn measured_pass(
-    conn: &mut mysql::Conn,
-    pid: u32,
-    args: &[String],
-    seconds: u64,
-    log: &Path,
-    with_mutex: bool,
-) -> Result<Pass> {
-    let before = Snapshot::take(conn, pid, with_mutex)?;
-    let run = sysbench::run(args, deadline(seconds), log)?;
-    let after = Snapshot::take(conn, pid, with_mutex)?;
-    let mut measured = Measured::from(metrics::parse_sysbench(&run.output)?, &before, &after);
-    measured.other_cpu = OtherCpu::between(&before, &after, run.cpu_seconds);
-    Ok(Pass {
-        measured,
-        output: run.output,
-        buf_pool_mutex: Snapshot::buf_pool_mutex_delta(&before, &after),
-    })
-}
-
 /// Sets innodb_max_dirty_pages_pct and its lwm to 1 while `f` runs, then
 /// restores them (also when `f` fails).
 fn with_dirty_pct_1<T>(
@@ -588,48 +436,6 @@ pub fn prepare_data(
         })?;
     }
     Ok(phases)
-}
-
-/// A connection whose open read view keeps purge from removing anything
-/// committed after it: purge is held while it lives (closing it ends the
-/// transaction).
-fn hold_purge(server: &Server) -> Result<mysql::Conn> {
-    let mut holder = server.connect()?;
-    holder
-        .query_drop("START TRANSACTION WITH CONSISTENT SNAPSHOT")
-        .context("holding purge with a read view")?;
-    Ok(holder)
-}
-
-/// The start of every cell: its log directory, a connection, an outcome
-/// for `kind` at `threads`, and the wait for an idle server when the
-/// workload asks for one (the cell's first phase).
-fn begin_cell(
-    w: &Workload,
-    kind: WorkloadKind,
-    threads: u32,
-    server: &Server,
-    logs: &Path,
-) -> Result<(mysql::Conn, Outcome, Vec<Phase>)> {
-    std::fs::create_dir_all(logs)?;
-    let mut conn = server.connect()?;
-    let mut out = Outcome {
-        kind: Some(kind),
-        threads: Some(threads),
-        ..Default::default()
-    };
-    let mut phases = Vec::new();
-    if w.idle_limit_seconds > 0 {
-        out.idle_wait = Some(phase(&mut phases, w, Step::IdleWait, || {
-            idle::wait_for_server(&mut conn, Duration::from_secs(w.idle_limit_seconds))
-        })?);
-    }
-    Ok((conn, out, phases))
-}
-
-/// The log file of one phase of a cell of `w` at `threads`.
-fn cell_log(logs: &Path, w: &Workload, threads: u32, phase: &str) -> PathBuf {
-    logs.join(format!("{}.t{threads}.{phase}.log", slug(&w.name)))
 }
 
 /// Runs one cell of `w` at `threads` on a server that `prepare_data` has
@@ -958,7 +764,7 @@ mod tests {
     #[test]
     fn the_checked_in_matrices_load_unchanged() {
         for file in ["matrix/smoke.toml", "matrix/series.toml"] {
-            let text = std::fs::read_to_string(repo_root().join(file)).unwrap();
+            let text = std::fs::read_to_string(crate::util::repo_root().join(file)).unwrap();
             let value: toml::Table = toml::from_str(&text).unwrap();
             for w in value["workload"].as_array().unwrap() {
                 let w: Workload = w.clone().try_into().unwrap();

@@ -422,17 +422,12 @@ fn the_import_graph_has_no_circle() {
     );
 }
 
-/// The sibling modules inside the top-level module `module` that a line
-/// of code at `at` (a file below it) names: `super::x` from a file of
-/// the module's own level, `super::super::x` one level deeper, and
-/// `crate::<module>::x`. Only names that are sub-modules count (`subs`);
-/// an item of the module's own file is the parent's, not a sibling's.
-fn sibling_targets(
-    code: &str,
-    at: &[String],
-    module: &str,
-    subs: &BTreeSet<String>,
-) -> Vec<String> {
+/// The names a line of code at `at` (a file below the top-level module
+/// `module`) takes from that module itself: `super::x` from a file of the
+/// module's own level, `super::super::x` one level deeper, and
+/// `crate::<module>::x`. Each is a sub-module (a sibling of the file) or
+/// an item of the module's own file (its parent's).
+fn names_from_module(code: &str, at: &[String], module: &str) -> Vec<String> {
     let mut found = Vec::new();
     let mut i = 0;
     let bytes = code.as_bytes();
@@ -456,7 +451,7 @@ fn sibling_targets(
             i += rest.len() - r.len();
         }
         if let Some(a) = after {
-            found.extend(first_segments(a).into_iter().filter(|s| subs.contains(s)));
+            found.extend(first_segments(a));
             i += 1;
             continue;
         }
@@ -465,8 +460,80 @@ fn sibling_targets(
     found
 }
 
-/// The arrows between the sub-modules of the top-level module `module`.
-fn sibling_arrows(src: &Path, module: &str) -> Vec<Arrow> {
+/// The sibling modules a line of code at `at` names (`names_from_module`,
+/// only those that are sub-modules: `subs`).
+fn sibling_targets(
+    code: &str,
+    at: &[String],
+    module: &str,
+    subs: &BTreeSet<String>,
+) -> Vec<String> {
+    names_from_module(code, at, module)
+        .into_iter()
+        .filter(|s| subs.contains(s))
+        .collect()
+}
+
+/// The functions of its parent's own file that a line of code at `at`
+/// calls: the names it takes from the module that are neither sub-modules
+/// nor types or constants (which start with a capital).
+fn parent_functions(
+    code: &str,
+    at: &[String],
+    module: &str,
+    subs: &BTreeSet<String>,
+) -> Vec<String> {
+    names_from_module(code, at, module)
+        .into_iter()
+        .filter(|s| !subs.contains(s) && s != "self" && s != "*")
+        .filter(|s| s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_'))
+        .collect()
+}
+
+/// The sub-modules that the top-level module's own file (`module.rs` or
+/// `module/mod.rs`) uses in its code: `mod` lines and `pub use` re-exports
+/// are declarations, not uses; its inline test module is left out.
+fn parent_uses(src: &Path, module: &str, subs: &BTreeSet<String>) -> BTreeSet<String> {
+    let file = [
+        src.join(format!("{module}.rs")),
+        src.join(module).join("mod.rs"),
+    ]
+    .into_iter()
+    .find(|f| f.is_file());
+    let Some(file) = file else {
+        return BTreeSet::new();
+    };
+    let mut used = BTreeSet::new();
+    for line in fs::read_to_string(file).unwrap().lines() {
+        let code = code_of(line);
+        let t = code.trim_start();
+        if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
+            break;
+        }
+        if t.starts_with("mod ") || t.starts_with("pub mod ") || t.starts_with("pub use ") {
+            continue;
+        }
+        for sub in subs {
+            let needle = format!("{sub}::");
+            let found = code.match_indices(&needle).any(|(i, _)| {
+                i == 0 || {
+                    let b = code.as_bytes()[i - 1];
+                    !(b.is_ascii_alphanumeric() || b == b'_')
+                }
+            });
+            if found {
+                used.insert(sub.clone());
+            }
+        }
+    }
+    used
+}
+
+/// The arrows between the sub-modules of the top-level module `module`,
+/// and the calls up into functions of the module's own file from the
+/// sub-modules that file uses (a circle between parent and child: an
+/// arrow to `(parent)`).
+fn sibling_arrows(src: &Path, module: &str) -> (Vec<Arrow>, Vec<Arrow>) {
     let dir = src.join(module);
     let mut files = Vec::new();
     rust_files(&dir, &mut files);
@@ -476,7 +543,9 @@ fn sibling_arrows(src: &Path, module: &str) -> Vec<Arrow> {
         .filter(|p| p.len() >= 2)
         .map(|p| p[1].clone())
         .collect();
+    let used_by_parent = parent_uses(src, module, &subs);
     let mut out = BTreeSet::new();
+    let mut up = BTreeSet::new();
     for file in files {
         let at = module_path(src, &file);
         if at.len() < 2 {
@@ -500,9 +569,21 @@ fn sibling_arrows(src: &Path, module: &str) -> Vec<Arrow> {
                     });
                 }
             }
+            let in_inline_module = here.len() > at.len();
+            for f in parent_functions(&code, &here, module, &subs) {
+                if in_inline_module || !used_by_parent.contains(&at[1]) {
+                    continue;
+                }
+                up.insert(Arrow {
+                    from: at[1].clone(),
+                    to: format!("(parent)::{f}"),
+                    file: file.clone(),
+                    line: n + 1,
+                });
+            }
         }
     }
-    out.into_iter().collect()
+    (out.into_iter().collect(), up.into_iter().collect())
 }
 
 /// No circle between the sub-modules of any top-level module either: a
@@ -520,8 +601,18 @@ fn no_module_has_a_circle_among_its_sub_modules() {
     modules.sort();
     assert!(modules.iter().any(|m| m == "matrix"), "{modules:?}");
     let mut circles = Vec::new();
+    let mut calls_up = Vec::new();
     for m in &modules {
-        let arrows = sibling_arrows(&src, m);
+        let (arrows, up) = sibling_arrows(&src, m);
+        calls_up.extend(up.iter().map(|a| {
+            format!(
+                "{m}/{} calls {} ({}:{})",
+                a.from,
+                a.to,
+                a.file.display(),
+                a.line
+            )
+        }));
         if let Some(c) = circle(&arrows) {
             let first = arrows
                 .iter()
@@ -535,6 +626,13 @@ fn no_module_has_a_circle_among_its_sub_modules() {
         circles.is_empty(),
         "circles among sub-modules:\n{}",
         circles.join("\n")
+    );
+    // a sub-module reads its parent's types and constants, never calls its
+    // functions: the parent calls down, and what both need is a sibling
+    assert!(
+        calls_up.is_empty(),
+        "sub-modules that call up into their parent's file:\n{}",
+        calls_up.join("\n")
     );
     // the reader sees each form of a sibling import, and only siblings
     let subs: BTreeSet<String> = ["run", "cell"].iter().map(|s| s.to_string()).collect();

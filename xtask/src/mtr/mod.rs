@@ -19,7 +19,6 @@ use crate::variant;
 use anyhow::{bail, Context, Result};
 use parse::{Status, TestResult, Totals};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -582,21 +581,6 @@ impl PortSlot {
             dir.display()
         )
     }
-}
-
-/// Counts of skip reasons, for reports.
-pub fn skip_reasons(tests: &[TestResult]) -> BTreeMap<String, usize> {
-    let mut reasons = BTreeMap::new();
-    for t in tests.iter().filter(|t| t.status == Status::Skipped) {
-        *reasons
-            .entry(
-                t.skip_reason
-                    .clone()
-                    .unwrap_or_else(|| "(no reason given)".into()),
-            )
-            .or_insert(0) += 1;
-    }
-    reasons
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! it.
 
 use super::parse::{Status, TestResult};
-use super::{skip_reasons, MtrRun};
+use super::MtrRun;
 use crate::record::BuildType;
 use crate::report::doc::{self, Block};
 use crate::util::{human_duration, write_atomic};
@@ -413,6 +413,21 @@ fn per_test(b: &mut Vec<Block>, runs: &[MtrRun], every_test: EveryTest) {
         )));
     }
     b.push(Block::Table { header, rows });
+}
+
+/// Counts of skip reasons, for reports.
+fn skip_reasons(tests: &[TestResult]) -> BTreeMap<String, usize> {
+    let mut reasons = BTreeMap::new();
+    for t in tests.iter().filter(|t| t.status == Status::Skipped) {
+        *reasons
+            .entry(
+                t.skip_reason
+                    .clone()
+                    .unwrap_or_else(|| "(no reason given)".into()),
+            )
+            .or_insert(0) += 1;
+    }
+    reasons
 }
 
 #[cfg(test)]

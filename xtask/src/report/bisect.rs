@@ -118,7 +118,7 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
                 ),
                 c.subject.clone().unwrap_or_else(|| c.spec.clone()),
                 s.values.len().to_string(),
-                super::num(s.median, 4),
+                super::words::num(s.median, 4),
                 match s.decision {
                     Decision::Good => "good",
                     Decision::Bad => "bad",

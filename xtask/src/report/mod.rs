@@ -17,6 +17,7 @@ pub mod stacks;
 pub mod stays;
 pub mod summary;
 pub mod verdict;
+mod words;
 
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
@@ -31,6 +32,8 @@ use std::path::Path;
 use verdict::Verdict;
 
 pub use summary::{summarize, Medians, SummaryRow};
+pub use words::num;
+use words::{p_words, plural};
 
 /// Rewrites every report file in `out` from the results under `out/runs`
 /// (this invocation's and earlier ones').
@@ -269,30 +272,6 @@ fn noise_floor_cell(c: &analysis::Comparison) -> String {
     c.noise_floor_pct
         .map(|n| format!("{n:.1}%"))
         .unwrap_or_else(|| "not measured".into())
-}
-
-/// A number for a table: n/a when not measured.
-pub fn num(v: Option<f64>, digits: usize) -> String {
-    v.map(|x| format!("{x:.digits$}"))
-        .unwrap_or_else(|| "n/a".into())
-}
-
-/// A p value with three decimals, or below 0.001 with two significant
-/// digits (0.00016), so that the smallest p 5 runs a side allow is not
-/// printed as 0.000.
-pub fn p_words(p: Option<f64>) -> String {
-    match p {
-        None => "n/a".into(),
-        Some(p) if p > 0.0 && p < 0.001 => {
-            let digits = (-p.log10()).ceil() as usize + 1;
-            format!("{p:.digits$}")
-        }
-        Some(p) => format!("{p:.3}"),
-    }
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// The report's content, once for every text format.

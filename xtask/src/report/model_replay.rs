@@ -8,7 +8,7 @@
 
 use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
-use super::num;
+use super::words::num;
 use crate::dims::Metric;
 use crate::record::{Cell, ModelReplay};
 use serde::{Deserialize, Serialize};

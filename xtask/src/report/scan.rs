@@ -8,7 +8,7 @@
 
 use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
-use super::num;
+use super::words::num;
 use crate::charts::{self, Line};
 use crate::dims::{Metric, ModelRules};
 use crate::record::Cell;

@@ -376,8 +376,8 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
                         (Some(e), Profiler::OnCpu) => format!("perf, {e}"),
                         _ => format!(
                             "gdb, stops {} ms (longest {})",
-                            crate::report::num(r.stop_ms_median, 0),
-                            crate::report::num(r.stop_ms_max, 0)
+                            super::words::num(r.stop_ms_median, 0),
+                            super::words::num(r.stop_ms_max, 0)
                         ),
                     },
                     r.samples.to_string(),

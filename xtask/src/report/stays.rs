@@ -6,7 +6,7 @@
 
 use super::analysis::{Analysis, CellRuns};
 use super::doc::Block;
-use super::num;
+use super::words::num;
 use crate::record::{Cell, StayRow, TraceStays};
 use serde::{Deserialize, Serialize};
 

@@ -11,7 +11,8 @@
 //! purge), which does not follow the queries' pace, is not divided by it.
 
 use super::idle::{catch_up_purge, status_value, PURGE_LIMIT};
-use super::{cell_log, deadline, lua_dir, sysbench, sysbench_args, Length};
+use super::pass::{cell_log, deadline, hold_purge, lua_dir, sysbench_args, Length};
+use super::sysbench;
 use crate::dims::WorkloadKind;
 use crate::profile::callgrind;
 use crate::record::{CostCounter, CostPass, EventWindow, FunctionCost, OtherThreads, Workload};
@@ -230,7 +231,7 @@ fn count_events(
     let purge_held = kind.is_write();
     let holder = if purge_held {
         catch_up_purge(conn, PURGE_LIMIT)?;
-        Some(super::hold_purge(server)?)
+        Some(hold_purge(server)?)
     } else {
         None
     };

@@ -13,8 +13,9 @@
 //! (`residency`): the throughput figures come from the `measured` pass
 //! after it, which samples nothing. Each sample's cost is recorded.
 
-use super::{deadline, idle, lua_dir, measured_pass, named_phase, phase, record_command, sysbench};
-use crate::dims::Step;
+use super::pass::{deadline, lua_dir, measured_pass, named_phase, phase, record_command};
+use super::{idle, sysbench};
+use crate::dims::{Step, WorkloadKind};
 use crate::record::{NotMeasured, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome, Workload};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
@@ -271,8 +272,8 @@ pub fn execute_cell(
     logs: &Path,
 ) -> Result<Outcome> {
     let (mut conn, mut out, mut phases) =
-        super::begin_cell(w, super::WorkloadKind::ScanLoop, threads, server, logs)?;
-    let log = |phase: &str| super::cell_log(logs, w, threads, phase);
+        super::pass::begin_cell(w, WorkloadKind::ScanLoop, threads, server, logs)?;
+    let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
     let pid = server.pid;
     let pool = settings(&mut conn)?;
     let spaces = Spaces::read(&mut conn)?;
