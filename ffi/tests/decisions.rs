@@ -39,19 +39,17 @@ fn cases() -> u64 {
     env_u64("FFI_CASES", DEFAULT_CASES)
 }
 
-/// splitmix64: small, seedable, reproducible across platforms.
-struct Rng(u64);
+/// The workspace's generator (the LRU model's SplitMix64), seeded from
+/// `FFI_SEED` and the case's salt, so a failing case can be run again.
+struct Rng(lru_model::rng::SplitMix64);
 
 impl Rng {
     fn new(salt: u64) -> Rng {
-        Rng(env_u64("FFI_SEED", DEFAULT_SEED) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        let seed = env_u64("FFI_SEED", DEFAULT_SEED) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        Rng(lru_model::rng::SplitMix64::new(seed))
     }
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n

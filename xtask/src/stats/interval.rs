@@ -188,10 +188,12 @@ pub fn bootstrap_ratio_ci(
     {
         return None;
     }
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut draw = |sample: &[f64], into: &mut Vec<f64>| {
         into.clear();
-        into.extend((0..sample.len()).map(|_| sample[rng.below(sample.len())]));
+        into.extend(
+            (0..sample.len()).map(|_| sample[rng.below_exact(sample.len() as u64) as usize]),
+        );
         into.sort_by(f64::total_cmp);
         median_of_sorted(into)
     };
@@ -416,32 +418,5 @@ pub(super) fn median_of_sorted(sorted: &[f64]) -> f64 {
         sorted[n / 2]
     } else {
         (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny generator with a fixed,
-/// documented output sequence, so a bootstrap seed means the same thing
-/// on every build and every version of every crate.
-pub(super) struct SplitMix64(pub(super) u64);
-
-impl SplitMix64 {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// uniform in 0..n (n > 0), by rejection so no index is favoured
-    pub(super) fn below(&mut self, n: usize) -> usize {
-        let n = n as u64;
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return (x % n) as usize;
-            }
-        }
     }
 }

@@ -194,12 +194,12 @@ pub fn paired_bootstrap_ci(
     if resamples == 0 || !(level > 0.0 && level < 1.0) {
         return None;
     }
-    let mut rng = SplitMix64(seed);
+    let mut rng = SplitMix64::new(seed);
     let (mut drawn, mut scratch) = (Vec::with_capacity(d.len()), Vec::new());
     let mut estimates: Vec<f64> = (0..resamples)
         .map(|_| {
             drawn.clear();
-            drawn.extend((0..d.len()).map(|_| d[rng.below(d.len())]));
+            drawn.extend((0..d.len()).map(|_| d[rng.below_exact(d.len() as u64) as usize]));
             pseudo_median(&drawn, &mut scratch)
         })
         .collect();

@@ -14,7 +14,7 @@ struct Normal(SplitMix64);
 
 impl Normal {
     fn draw(&mut self) -> f64 {
-        let u = |g: &mut SplitMix64| ((g.next() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
+        let u = |g: &mut SplitMix64| ((g.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64;
         let (a, b) = (u(&mut self.0), u(&mut self.0));
         (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
     }
@@ -53,7 +53,7 @@ fn clears(i: Option<Interval>, boundary: f64) -> bool {
 /// The share of `trials` draws of n repetitions that the unpaired rule
 /// decides.
 fn unpaired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
-    let mut g = Normal(SplitMix64(seed));
+    let mut g = Normal(SplitMix64::new(seed));
     let decided = (0..trials)
         .filter(|t| {
             let runs = s.draw(n, &mut g);
@@ -65,7 +65,7 @@ fn unpaired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
 }
 
 fn paired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
-    let mut g = Normal(SplitMix64(seed));
+    let mut g = Normal(SplitMix64::new(seed));
     let decided = (0..trials)
         .filter(|t| {
             let ratios: Vec<f64> = s.draw(n, &mut g).iter().map(|(b, c)| c / b).collect();
@@ -117,7 +117,7 @@ fn estimates_decide_as_often_as_they_say() {
     let mut seed = 1;
     for s in unpaired {
         let pilot: (Vec<f64>, Vec<f64>) = s
-            .draw(PILOT, &mut Normal(SplitMix64(seed)))
+            .draw(PILOT, &mut Normal(SplitMix64::new(seed)))
             .into_iter()
             .unzip();
         let n = runs_to_decide(&pilot.0, &pilot.1, s.boundary).unwrap();
@@ -155,7 +155,7 @@ fn estimates_decide_as_often_as_they_say() {
     ];
     for s in paired {
         let pilot: Vec<f64> = s
-            .draw(PILOT, &mut Normal(SplitMix64(seed)))
+            .draw(PILOT, &mut Normal(SplitMix64::new(seed)))
             .iter()
             .map(|(b, c)| c / b)
             .collect();
@@ -177,7 +177,7 @@ fn pairing_decides_with_fewer_runs_when_the_host_moves_both() {
         host_sd: 0.10,
         own_sd: 0.04,
     };
-    let runs = s.draw(PILOT, &mut Normal(SplitMix64(99)));
+    let runs = s.draw(PILOT, &mut Normal(SplitMix64::new(99)));
     let (b, c): (Vec<f64>, Vec<f64>) = runs.iter().copied().unzip();
     let ratios: Vec<f64> = runs.iter().map(|(b, c)| c / b).collect();
     let unpaired = runs_to_decide(&b, &c, 0.95).unwrap();
