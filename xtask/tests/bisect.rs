@@ -18,7 +18,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use xtask::record::{BisectOutcome, BisectRecord, Decision};
+use xtask::record::{BisectOutcome, BisectRecord, CandidateDecision};
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
 
@@ -190,7 +190,11 @@ fn bisect_finds_the_planted_commit_and_refuses_endpoints_that_agree() {
         let bad = commit == c2.to_string() || commit == c3.to_string();
         assert_eq!(
             s.decision,
-            if bad { Decision::Bad } else { Decision::Good },
+            if bad {
+                CandidateDecision::Bad
+            } else {
+                CandidateDecision::Good
+            },
             "{s:?}"
         );
         // the mechanism: base makes tens of pages young per query, clock none

@@ -10,7 +10,7 @@
 //! Chromium's Pinpoint compares: DIFFERENT from one and not from the other
 //! decides; anything else is UNKNOWN and earns more runs.
 
-use crate::record::{Decision, Rule};
+use crate::record::{CandidateDecision, Rule};
 use crate::stats::{change_pct, mann_whitney_exact, spread};
 
 /// The level below which an exact Mann-Whitney p says "different".
@@ -35,8 +35,8 @@ pub enum Endpoints {
 /// A candidate's answer: good, bad, or unknown with the reason (which
 /// more runs may change).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Answer {
-    Decided(Decision, String),
+pub enum CandidateAnswer {
+    Decided(CandidateDecision, String),
     Unknown(String),
 }
 
@@ -144,15 +144,15 @@ pub fn candidate(
     bad: &[f64],
     candidate: &[f64],
     threshold_pct: f64,
-) -> Answer {
+) -> CandidateAnswer {
     let Endpoints::Differ {
         cut, good_below, ..
     } = ends
     else {
-        return Answer::Unknown("the endpoints do not differ".into());
+        return CandidateAnswer::Unknown("the endpoints do not differ".into());
     };
     if candidate.is_empty() {
-        return Answer::Unknown("no successful run".into());
+        return CandidateAnswer::Unknown("no successful run".into());
     }
     let figures = range(candidate);
     match (rule, cut) {
@@ -160,17 +160,17 @@ pub fn candidate(
             let on_good_side = |v: f64| if *good_below { v < *cut } else { v > *cut };
             let good_runs = candidate.iter().filter(|v| on_good_side(**v)).count();
             if good_runs == candidate.len() {
-                Answer::Decided(
-                    Decision::Good,
+                CandidateAnswer::Decided(
+                    CandidateDecision::Good,
                     format!("{figures}: every run on the good side of {}", fmt(*cut)),
                 )
             } else if good_runs == 0 {
-                Answer::Decided(
-                    Decision::Bad,
+                CandidateAnswer::Decided(
+                    CandidateDecision::Bad,
                     format!("{figures}: every run on the bad side of {}", fmt(*cut)),
                 )
             } else {
-                Answer::Unknown(format!(
+                CandidateAnswer::Unknown(format!(
                     "{figures}: {good_runs} of {} runs on the good side of {}",
                     candidate.len(),
                     fmt(*cut)
@@ -196,7 +196,7 @@ pub fn candidate(
                 (t.p_two_sided < ALPHA && beyond, words)
             };
             if good.is_empty() || bad.is_empty() {
-                return Answer::Unknown(format!(
+                return CandidateAnswer::Unknown(format!(
                     "{figures}: an endpoint has no counted run beside it (good {}, bad {})",
                     range(good),
                     range(bad)
@@ -206,9 +206,14 @@ pub fn candidate(
             let (from_bad, bad_words) = differs(bad);
             let why = format!("{figures}: against good {good_words}, against bad {bad_words}");
             match (from_good, from_bad) {
-                (false, true) => Answer::Decided(Decision::Good, format!("{why}: SAME as good")),
-                (true, false) => Answer::Decided(Decision::Bad, format!("{why}: SAME as bad")),
-                _ => Answer::Unknown(format!("{why}: UNKNOWN")),
+                (false, true) => CandidateAnswer::Decided(
+                    CandidateDecision::Good,
+                    format!("{why}: SAME as good"),
+                ),
+                (true, false) => {
+                    CandidateAnswer::Decided(CandidateDecision::Bad, format!("{why}: SAME as bad"))
+                }
+                _ => CandidateAnswer::Unknown(format!("{why}: UNKNOWN")),
             }
         }
     }
@@ -233,14 +238,14 @@ mod tests {
         let answer = |c: &[f64]| candidate(Rule::Counter, &ends, &good, &bad, c, 5.0);
         assert!(matches!(
             answer(&[0.0, 0.001]),
-            Answer::Decided(Decision::Good, _)
+            CandidateAnswer::Decided(CandidateDecision::Good, _)
         ));
         assert!(matches!(
             answer(&[27.0, 30.0]),
-            Answer::Decided(Decision::Bad, _)
+            CandidateAnswer::Decided(CandidateDecision::Bad, _)
         ));
-        assert!(matches!(answer(&[1.0, 20.0]), Answer::Unknown(_)));
-        assert!(matches!(answer(&[]), Answer::Unknown(_)));
+        assert!(matches!(answer(&[1.0, 20.0]), CandidateAnswer::Unknown(_)));
+        assert!(matches!(answer(&[]), CandidateAnswer::Unknown(_)));
         // a fix bisected the other way round: the good side is below too
         let ends = endpoints(Rule::Counter, &bad, &good, 5.0);
         assert!(matches!(
@@ -291,18 +296,21 @@ mod tests {
         let answer = |c: &[f64]| candidate(Rule::Statistical, &ends, &good, &bad, c, 5.0);
         let like_good = answer(&[100.5, 99.5, 101.5, 98.5, 100.0]);
         assert!(
-            matches!(&like_good, Answer::Decided(Decision::Good, w) if w.contains("SAME as good")),
+            matches!(&like_good, CandidateAnswer::Decided(CandidateDecision::Good, w) if w.contains("SAME as good")),
             "{like_good:?}"
         );
         let like_bad = answer(&[80.5, 79.5, 81.5, 78.5, 80.0]);
         assert!(
-            matches!(like_bad, Answer::Decided(Decision::Bad, _)),
+            matches!(
+                like_bad,
+                CandidateAnswer::Decided(CandidateDecision::Bad, _)
+            ),
             "{like_bad:?}"
         );
         // half-way: different from both, so unknown
         let between = answer(&[90.0, 90.5, 89.5, 91.0, 89.0]);
         assert!(
-            matches!(&between, Answer::Unknown(w) if w.contains("UNKNOWN")),
+            matches!(&between, CandidateAnswer::Unknown(w) if w.contains("UNKNOWN")),
             "{between:?}"
         );
     }

@@ -20,12 +20,12 @@ use crate::dims::Metric;
 use crate::host::Host;
 use crate::matrix::{self, Matrix, RunOptions, TreeEntry};
 use crate::record::{
-    BisectOutcome, BisectRecord, BisectStep, Candidate, Decision, Rule, RunResult,
+    BisectOutcome, BisectRecord, BisectStep, Candidate, CandidateDecision, Rule, RunResult,
     BISECT_SCHEMA_VERSION,
 };
 use crate::util::{cache_root, write_json};
 use anyhow::{bail, Context, Result};
-use decide::{Answer, Endpoints};
+use decide::{CandidateAnswer, Endpoints};
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ pub const DEFAULT_METRIC: Metric = Metric::PagesMadeYoungPerQuery;
 
 /// What a bisection runs, read once from the matrix file and the options.
 #[derive(Debug)]
-struct Plan {
+struct Bisection {
     base: Matrix,
     variant: String,
     metric: Metric,
@@ -149,8 +149,8 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         Endpoints::Differ { why, .. } | Endpoints::Same { why } => why.clone(),
     };
     for (index, runs, decision) in [
-        (0, &good_runs, Decision::Good),
-        (last, &bad_runs, Decision::Bad),
+        (0, &good_runs, CandidateDecision::Good),
+        (last, &bad_runs, CandidateDecision::Bad),
     ] {
         let step = step_of(
             index,
@@ -241,9 +241,9 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         print_step(&record, record.steps.len() - 1);
         remove_made(&runs.made, opts.keep_builds);
         match decision {
-            Decision::Good => good = mid,
-            Decision::Bad => bad = mid,
-            Decision::Skipped => {
+            CandidateDecision::Good => good = mid,
+            CandidateDecision::Bad => bad = mid,
+            CandidateDecision::Skipped => {
                 skipped.insert(mid);
             }
         }
@@ -282,7 +282,7 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
 
 /// Reads the matrix file and the options into what the bisection runs,
 /// refusing what it cannot bisect before anything is fetched or built.
-fn plan(opts: &BisectOptions) -> Result<Plan> {
+fn plan(opts: &BisectOptions) -> Result<Bisection> {
     let base = matrix::load(&opts.matrix)?;
     let file = opts.matrix.display();
     if base.workloads.len() != 1 {
@@ -356,7 +356,7 @@ fn plan(opts: &BisectOptions) -> Result<Plan> {
         crate::util::repo_root().join("results").join(name)
     });
     matrix::run::check_out_dir_of(&out, &[RECORD_FILE, "steps"], "a bisection")?;
-    Ok(Plan {
+    Ok(Bisection {
         base,
         variant,
         metric,
@@ -410,12 +410,12 @@ fn next_candidate(good: usize, bad: usize, skipped: &BTreeSet<usize>) -> Option<
 /// Measures candidate `mid` and decides it, with more runs (up to
 /// `max_runs`) while the runs leave it unknown.
 fn decide_candidate(
-    plan: &Plan,
+    plan: &Bisection,
     ends: &Endpoints,
     mid: usize,
     label: &str,
     max_runs: u32,
-) -> Result<(Decision, String, Runs)> {
+) -> Result<(CandidateDecision, String, Runs)> {
     let last = plan.candidates.len() - 1;
     let mut reps = plan.base.repetitions;
     loop {
@@ -436,7 +436,7 @@ fn decide_candidate(
                 .failure
                 .clone()
                 .unwrap_or_else(|| "no successful run".into());
-            return Ok((Decision::Skipped, format!("skipped: {why}"), runs));
+            return Ok((CandidateDecision::Skipped, format!("skipped: {why}"), runs));
         }
         let (good_values, bad_values) = match (&good, &bad) {
             (Some(g), Some(b)) => (g.values.as_slice(), b.values.as_slice()),
@@ -450,15 +450,15 @@ fn decide_candidate(
             &runs.values,
             plan.base.threshold_pct,
         ) {
-            Answer::Decided(d, why) => return Ok((d, why, runs)),
-            Answer::Unknown(why) if reps >= max_runs => {
+            CandidateAnswer::Decided(d, why) => return Ok((d, why, runs)),
+            CandidateAnswer::Unknown(why) if reps >= max_runs => {
                 return Ok((
-                    Decision::Skipped,
+                    CandidateDecision::Skipped,
                     format!("skipped after {reps} runs: {why}"),
                     runs,
                 ))
             }
-            Answer::Unknown(why) => {
+            CandidateAnswer::Unknown(why) => {
                 reps = (reps + plan.base.repetitions.max(1)).min(max_runs);
                 eprintln!("    {label}: {why}; {reps} runs");
             }
@@ -469,7 +469,7 @@ fn decide_candidate(
 /// Runs candidates `which` (interleaved, `reps` repetitions) as one
 /// matrix in `steps/<step>/`, or reads the runs a step already made;
 /// returns each candidate's runs in the order of `which`.
-fn measure(plan: &Plan, step: &str, which: &[usize], reps: u32) -> Result<Vec<Runs>> {
+fn measure(plan: &Bisection, step: &str, which: &[usize], reps: u32) -> Result<Vec<Runs>> {
     let dir = plan.out.join("steps").join(step);
     let labels: Vec<String> = which.iter().map(|&i| plan.candidates[i].label(i)).collect();
     let mut m = plan.base.clone();
@@ -517,7 +517,7 @@ fn measure(plan: &Plan, step: &str, which: &[usize], reps: u32) -> Result<Vec<Ru
 }
 
 /// The runs of the candidate labelled `label` among a step's results.
-fn runs_of(plan: &Plan, results: &[RunResult], label: &str, made: &[PathBuf]) -> Runs {
+fn runs_of(plan: &Bisection, results: &[RunResult], label: &str, made: &[PathBuf]) -> Runs {
     let mine: Vec<&RunResult> = results.iter().filter(|r| r.key.tree == label).collect();
     let counted = |r: &&&RunResult| {
         r.ok()
@@ -592,7 +592,7 @@ fn step_of(
     candidate: usize,
     endpoint: bool,
     runs: &Runs,
-    decision: Decision,
+    decision: CandidateDecision,
     why: String,
     results: &str,
 ) -> BisectStep {
@@ -621,11 +621,11 @@ fn print_step(record: &BisectRecord, i: usize) {
     let s = &record.steps[i];
     let c = &record.candidates[s.candidate];
     let decision = match (s.endpoint, s.decision) {
-        (true, Decision::Good) => "good endpoint",
+        (true, CandidateDecision::Good) => "good endpoint",
         (true, _) => "bad endpoint",
-        (false, Decision::Good) => "good",
-        (false, Decision::Bad) => "bad",
-        (false, Decision::Skipped) => "skipped",
+        (false, CandidateDecision::Good) => "good",
+        (false, CandidateDecision::Bad) => "bad",
+        (false, CandidateDecision::Skipped) => "skipped",
     };
     eprintln!(
         "step {}: {} {} -> {decision} ({}; build {})",
@@ -644,7 +644,7 @@ fn print_step(record: &BisectRecord, i: usize) {
 /// Writes the record and its reports, and removes the endpoints' builds
 /// when the bisection made them.
 fn finish(
-    plan: &Plan,
+    plan: &Bisection,
     record: &mut BisectRecord,
     started: Instant,
     made: &[PathBuf],

@@ -5,7 +5,7 @@
 //! decided. Not kept: a cell whose outcome could be the machinery's
 //! (nothing compiled), and a refusal, which costs nothing to decide again.
 
-use super::Outcome;
+use super::PatchOutcome;
 use crate::util::{cache_root, sha256_hex, write_json};
 use serde::Serialize;
 use std::path::PathBuf;
@@ -45,23 +45,23 @@ pub fn path(
 }
 
 /// The kept outcome at `path`, if any.
-pub fn recall(path: &std::path::Path) -> Option<Outcome> {
+pub fn recall(path: &std::path::Path) -> Option<PatchOutcome> {
     crate::util::read_json_if_any(path)
 }
 
 /// Keeps `outcome` when it is the patch's and the compiler's answer, not
 /// a failure of the machinery around them.
-pub fn keep(path: &std::path::Path, outcome: &Outcome) -> anyhow::Result<()> {
+pub fn keep(path: &std::path::Path, outcome: &PatchOutcome) -> anyhow::Result<()> {
     if worth_keeping(outcome) {
         write_json(path, outcome)?;
     }
     Ok(())
 }
 
-fn worth_keeping(outcome: &Outcome) -> bool {
+fn worth_keeping(outcome: &PatchOutcome) -> bool {
     !matches!(
         outcome,
-        Outcome::NotCompiled { .. } | Outcome::Refused { .. }
+        PatchOutcome::NotCompiled { .. } | PatchOutcome::Refused { .. }
     )
 }
 
@@ -82,14 +82,14 @@ mod tests {
 
     #[test]
     fn a_machinery_failure_is_not_kept() {
-        assert!(!worth_keeping(&Outcome::NotCompiled {
+        assert!(!worth_keeping(&PatchOutcome::NotCompiled {
             error: "cannot configure".into()
         }));
-        assert!(worth_keeping(&Outcome::DoesNotApply {
+        assert!(worth_keeping(&PatchOutcome::DoesNotApply {
             error: "hunk 3".into()
         }));
-        assert!(worth_keeping(&Outcome::Compiled { units: vec![] }));
-        assert!(!worth_keeping(&Outcome::Refused {
+        assert!(worth_keeping(&PatchOutcome::Compiled { units: vec![] }));
+        assert!(!worth_keeping(&PatchOutcome::Refused {
             reason: "tree carries MDEV-33966".into()
         }));
     }

@@ -89,7 +89,7 @@ pub fn run(cmd: PatchCommand) -> Result<()> {
 /// What became of one patch on one tree.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "status", rename_all = "snake_case")]
-pub enum Outcome {
+pub enum PatchOutcome {
     /// Not tried: the tree carries the upstream fix the patch conflicts with.
     Refused { reason: String },
     /// A hunk (named in the error) does not apply.
@@ -112,26 +112,29 @@ pub enum Outcome {
     Compiled { units: Vec<PathBuf> },
 }
 
-impl Outcome {
+impl PatchOutcome {
     /// The patch is fine on the tree: compiled, or refused on purpose.
     pub fn ok(&self) -> bool {
-        matches!(self, Outcome::Compiled { .. } | Outcome::Refused { .. })
+        matches!(
+            self,
+            PatchOutcome::Compiled { .. } | PatchOutcome::Refused { .. }
+        )
     }
 
     /// One cell of the table: `compiled 5 units`, `does not apply`, ...
     pub fn summary(&self) -> String {
         match self {
-            Outcome::Refused { reason } => format!("refused: {reason}"),
-            Outcome::DoesNotApply { .. } => "does not apply".into(),
-            Outcome::NotCompiled { .. } => "applies, not compiled".into(),
-            Outcome::CompileFailed { units, failed, .. } => {
+            PatchOutcome::Refused { reason } => format!("refused: {reason}"),
+            PatchOutcome::DoesNotApply { .. } => "does not apply".into(),
+            PatchOutcome::NotCompiled { .. } => "applies, not compiled".into(),
+            PatchOutcome::CompileFailed { units, failed, .. } => {
                 format!(
                     "applies, {} of {} units fail to compile",
                     failed.len(),
                     units.len()
                 )
             }
-            Outcome::Compiled { units } => format!(
+            PatchOutcome::Compiled { units } => format!(
                 "applies, compiles ({} unit{})",
                 units.len(),
                 if units.len() == 1 { "" } else { "s" }
@@ -142,8 +145,10 @@ impl Outcome {
     /// The error behind a failure, for the lines under the table.
     pub fn detail(&self) -> Option<&str> {
         match self {
-            Outcome::DoesNotApply { error } | Outcome::NotCompiled { error } => Some(error),
-            Outcome::CompileFailed { first_error, .. } => Some(first_error),
+            PatchOutcome::DoesNotApply { error } | PatchOutcome::NotCompiled { error } => {
+                Some(error)
+            }
+            PatchOutcome::CompileFailed { first_error, .. } => Some(first_error),
             _ => None,
         }
     }
@@ -159,7 +164,7 @@ pub struct Check {
     pub patch_sha256: String,
     /// The patch is made for the tree's own series: failing fails the check.
     pub own_series: bool,
-    pub outcome: Outcome,
+    pub outcome: PatchOutcome,
     pub seconds: f64,
 }
 
@@ -328,14 +333,14 @@ fn check_one(
     p: &Patch,
     configured: &mut Configured,
     scratch: &mut Scratch,
-) -> Result<Outcome> {
+) -> Result<PatchOutcome> {
     if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
-        return Ok(Outcome::Refused {
+        return Ok(PatchOutcome::Refused {
             reason: "a packaged server has no source to patch".into(),
         });
     }
     if let Some(reason) = entry.refusal(t) {
-        return Ok(Outcome::Refused { reason });
+        return Ok(PatchOutcome::Refused { reason });
     }
     let stage = Stage::start(format!(
         "{} {} and apply {}",
@@ -351,7 +356,7 @@ fn check_one(
     let applied = patch::apply(repo, p);
     stage.done();
     if let Err(e) = applied {
-        return Ok(Outcome::DoesNotApply {
+        return Ok(PatchOutcome::DoesNotApply {
             error: format!("{e:#}"),
         });
     }
@@ -365,18 +370,18 @@ fn check_one(
     }
     let db = match configured {
         Configured::Ready(db) => &*db,
-        Configured::Failed(e) => return Ok(Outcome::NotCompiled { error: e.clone() }),
+        Configured::Failed(e) => return Ok(PatchOutcome::NotCompiled { error: e.clone() }),
         Configured::NotYet => unreachable!("configured just above"),
     };
     let units = match changed_units(&patch::changed_files(p)?, dir, db) {
         Ok(u) if u.is_empty() => {
-            return Ok(Outcome::NotCompiled {
+            return Ok(PatchOutcome::NotCompiled {
                 error: format!("{} changes no file", p.file.display()),
             })
         }
         Ok(u) => u,
         Err(e) => {
-            return Ok(Outcome::NotCompiled {
+            return Ok(PatchOutcome::NotCompiled {
                 error: format!("{}: {e:#}", p.file.display()),
             })
         }
@@ -396,14 +401,14 @@ fn check_one(
     if let Some((unit, error)) = failed.first() {
         let keep = kept_files_dir(t, entry);
         scratch.keep_files(&patch::touched_files(p)?, &keep)?;
-        return Ok(Outcome::CompileFailed {
+        return Ok(PatchOutcome::CompileFailed {
             first_error: format!("{}:\n{error}", unit.display()),
             failed: failed.iter().map(|(u, _)| u.clone()).collect(),
             units,
             patched_files: keep,
         });
     }
-    Ok(Outcome::Compiled { units })
+    Ok(PatchOutcome::Compiled { units })
 }
 
 /// The table printed at the end: one row per (tree, patch), then the
@@ -465,7 +470,7 @@ mod tests {
 
     #[test]
     fn own_series_failures_fail_and_foreign_ones_do_not() {
-        let cell = |own: bool, outcome: Outcome| Check {
+        let cell = |own: bool, outcome: PatchOutcome| Check {
             variant: "gate".into(),
             series: vec![Series::V10_5],
             file: "patches/10.5/gate.patch".into(),
@@ -474,7 +479,7 @@ mod tests {
             outcome,
             seconds: 0.0,
         };
-        let nope = || Outcome::DoesNotApply {
+        let nope = || PatchOutcome::DoesNotApply {
             error: "hunk".into(),
         };
         let mut report = Report {
@@ -489,11 +494,11 @@ mod tests {
                     cell(false, nope()),
                     cell(
                         true,
-                        Outcome::Refused {
+                        PatchOutcome::Refused {
                             reason: "tree carries MDEV-33966".into(),
                         },
                     ),
-                    cell(true, Outcome::Compiled { units: vec![] }),
+                    cell(true, PatchOutcome::Compiled { units: vec![] }),
                 ],
             }],
         };
@@ -573,7 +578,7 @@ mod tests {
         for c in &checks.checks {
             assert_eq!(
                 c.outcome,
-                Outcome::Refused {
+                PatchOutcome::Refused {
                     reason: "tree carries MDEV-33966".into()
                 },
                 "{}",
@@ -610,7 +615,7 @@ mod tests {
 
         let gate = table.find(sr("10.11"), "gate").unwrap();
         match run(gate) {
-            Outcome::Compiled { units } => {
+            PatchOutcome::Compiled { units } => {
                 for u in ["buf0buf.cc", "buf0lru.cc", "buf0flu.cc"] {
                     assert!(
                         units.contains(&PathBuf::from("storage/innobase/buf").join(u)),
@@ -622,7 +627,7 @@ mod tests {
         }
 
         match run(table.find(sr("10.5"), "clock").unwrap()) {
-            Outcome::DoesNotApply { error } => assert!(
+            PatchOutcome::DoesNotApply { error } => assert!(
                 error.contains("storage/innobase/buf/buf0lru.cc") && error.contains("hunk"),
                 "{error}"
             ),
@@ -649,7 +654,7 @@ mod tests {
             line: 0,
         };
         match run(&entry) {
-            Outcome::CompileFailed {
+            PatchOutcome::CompileFailed {
                 failed,
                 first_error,
                 patched_files,

@@ -23,7 +23,7 @@ pub struct BisectRecord {
     /// what is bisected, in order: the good endpoint first, the bad last
     pub candidates: Vec<Candidate>,
     pub steps: Vec<BisectStep>,
-    pub outcome: Option<Outcome>,
+    pub outcome: Option<BisectOutcome>,
     pub host: String,
     pub tool_revision: String,
     pub wall_seconds: f64,
@@ -66,7 +66,7 @@ impl Candidate {
 /// What a step decided of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Decision {
+pub enum CandidateDecision {
     Good,
     Bad,
     /// did not build, its server did not start, or its runs left it
@@ -84,7 +84,7 @@ pub struct BisectStep {
     /// the metric of each successful run, in run order
     pub values: Vec<f64>,
     pub median: Option<f64>,
-    pub decision: Decision,
+    pub decision: CandidateDecision,
     /// the numbers and the rule that decided, in words
     pub why: String,
     /// whether its build came from the cache (None: it did not build)
@@ -97,7 +97,7 @@ pub struct BisectStep {
 /// How a bisection ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Outcome {
+pub enum BisectOutcome {
     /// the first bad candidate, with the last good one before it
     Found { first_bad: usize, last_good: usize },
     /// the endpoints do not differ beyond the threshold and their spread

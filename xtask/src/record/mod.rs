@@ -19,7 +19,7 @@ mod tree;
 mod workload;
 
 pub use bisect::{
-    BisectRecord, BisectStep, Candidate, Decision, Outcome as BisectOutcome, Rule,
+    BisectOutcome, BisectRecord, BisectStep, Candidate, CandidateDecision, Rule,
     BISECT_SCHEMA_VERSION,
 };
 pub use build::{Build, BuildKey, BuildType, CcacheUse, CherryPick, Patch, WholeBuild};

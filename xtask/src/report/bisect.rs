@@ -4,7 +4,7 @@
 //! the rule that decided it.
 
 use super::doc::{self, Block};
-use crate::record::{BisectOutcome, BisectRecord, Decision, Rule};
+use crate::record::{BisectOutcome, BisectRecord, CandidateDecision, Rule};
 use crate::util::human_duration;
 
 /// `report.md` and `report.jira` of a bisection.
@@ -120,9 +120,9 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
                 s.values.len().to_string(),
                 super::words::num(s.median, 4),
                 match s.decision {
-                    Decision::Good => "good",
-                    Decision::Bad => "bad",
-                    Decision::Skipped => "skipped",
+                    CandidateDecision::Good => "good",
+                    CandidateDecision::Bad => "bad",
+                    CandidateDecision::Skipped => "skipped",
                 }
                 .to_string(),
                 match s.build_reused {

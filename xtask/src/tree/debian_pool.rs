@@ -300,7 +300,7 @@ pub fn utc_date(ts: u64) -> String {
 
 /// What gpgv's status lines say about one signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum SignatureVerdict {
     Good {
         fingerprint: String,
         uid: String,
@@ -319,7 +319,7 @@ pub enum Verdict {
 /// Reads gpgv's `--status-fd` lines. A key that has expired since the
 /// signature is fine (every old upload's key expires some day); one that
 /// had expired before it, or was revoked, is not.
-pub fn parse_gpg_status(status: &str) -> Verdict {
+pub fn parse_gpg_status(status: &str) -> SignatureVerdict {
     let mut expired = None;
     let mut valid = None;
     let mut uid = String::new();
@@ -333,26 +333,28 @@ pub fn parse_gpg_status(status: &str) -> Verdict {
                 let fpr = rest.last().copied().unwrap_or_default().to_string();
                 valid = ts.parse::<u64>().ok().map(|t| (fpr, t));
             }
-            Some(["BADSIG", ..]) => return Verdict::Bad("a bad signature".into()),
-            Some(["REVKEYSIG", ..]) => return Verdict::Bad("signed by a revoked key".into()),
-            Some(["NO_PUBKEY", ..]) => return Verdict::NoKey,
+            Some(["BADSIG", ..]) => return SignatureVerdict::Bad("a bad signature".into()),
+            Some(["REVKEYSIG", ..]) => {
+                return SignatureVerdict::Bad("signed by a revoked key".into())
+            }
+            Some(["NO_PUBKEY", ..]) => return SignatureVerdict::NoKey,
             _ => {}
         }
     }
     match (valid, expired) {
         (Some((fingerprint, signed_at)), Some(expired)) if expired <= signed_at => {
-            Verdict::ExpiredAtSigning {
+            SignatureVerdict::ExpiredAtSigning {
                 fingerprint,
                 signed_at,
                 expired,
             }
         }
-        (Some((fingerprint, signed_at)), _) => Verdict::Good {
+        (Some((fingerprint, signed_at)), _) => SignatureVerdict::Good {
             fingerprint,
             uid,
             signed_at,
         },
-        (None, _) => Verdict::Bad("no valid signature".into()),
+        (None, _) => SignatureVerdict::Bad("no valid signature".into()),
     }
 }
 
@@ -369,7 +371,7 @@ fn keyrings_in(dir: &Path) -> Vec<PathBuf> {
 /// upload keyrings of `dir`, then gpgv's status for who signed and
 /// whether the key was valid then (dscverify accepts a signature made by
 /// an expired key).
-fn verify_with(dsc: &Path, dir: &Path) -> Result<Verdict> {
+fn verify_with(dsc: &Path, dir: &Path) -> Result<SignatureVerdict> {
     let keyrings = keyrings_in(dir);
     if keyrings.is_empty() {
         bail!(
@@ -389,7 +391,7 @@ fn verify_with(dsc: &Path, dir: &Path) -> Result<Verdict> {
         .deadline(Duration::from_secs(60))
         .output()?;
     let verdict = parse_gpg_status(&String::from_utf8_lossy(&status.stdout));
-    if let Verdict::Good { .. } = verdict {
+    if let SignatureVerdict::Good { .. } = verdict {
         Command::new("dscverify")
             .args(["--no-conf", "--no-default-keyrings"])
             .args(kr_args)
@@ -409,7 +411,7 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
     let host = Path::new(HOST_KEYRINGS);
     let first = verify_with(dsc, host)?;
     let why_not_host = match first {
-        Verdict::Good {
+        SignatureVerdict::Good {
             fingerprint,
             uid,
             signed_at,
@@ -421,9 +423,9 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
                 keyring: format!("the host's keyrings in {}", host.display()),
             })
         }
-        Verdict::Bad(why) => bail!("{name}: {why}: refused"),
-        Verdict::NoKey => "has no key that made the signature".to_string(),
-        Verdict::ExpiredAtSigning {
+        SignatureVerdict::Bad(why) => bail!("{name}: {why}: refused"),
+        SignatureVerdict::NoKey => "has no key that made the signature".to_string(),
+        SignatureVerdict::ExpiredAtSigning {
             fingerprint,
             signed_at,
             expired,
@@ -438,7 +440,7 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
     let (dir, package) = trixie_keyring(cache)
         .with_context(|| format!("{name}: the host's debian-keyring {why_not_host}"))?;
     match verify_with(dsc, &dir)? {
-        Verdict::Good {
+        SignatureVerdict::Good {
             fingerprint,
             uid,
             signed_at,
@@ -599,7 +601,7 @@ Files:
         // bookworm's keyring: expired 2025-05-25, signed 2026-03-07
         assert_eq!(
             parse_gpg_status(&status(1748199608)),
-            Verdict::ExpiredAtSigning {
+            SignatureVerdict::ExpiredAtSigning {
                 fingerprint: "99B452B1".into(),
                 signed_at: 1772896847,
                 expired: 1748199608
@@ -608,7 +610,7 @@ Files:
         // trixie's: expires 2026-06-26, after the signature
         assert_eq!(
             parse_gpg_status(&status(1782500400)),
-            Verdict::Good {
+            SignatureVerdict::Good {
                 fingerprint: "99B452B1".into(),
                 uid: "Otto".into(),
                 signed_at: 1772896847
@@ -620,11 +622,11 @@ Files:
         assert_eq!(utc_date(951_782_400), "2000-02-29");
         assert_eq!(
             parse_gpg_status("[GNUPG:] ERRSIG 1 2\n[GNUPG:] NO_PUBKEY BED8449FCEE8DA88\n"),
-            Verdict::NoKey
+            SignatureVerdict::NoKey
         );
         assert!(matches!(
             parse_gpg_status("[GNUPG:] BADSIG BED8449FCEE8DA88 Otto\n"),
-            Verdict::Bad(_)
+            SignatureVerdict::Bad(_)
         ));
     }
 }
