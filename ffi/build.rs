@@ -30,7 +30,7 @@ use std::{env, fs};
 #[allow(dead_code)]
 mod probes;
 
-use probes::{Generation, Kind, Layout, LazyRules, Probe, YoungForm};
+use probes::{detect_layout, Generation, Kind, LazyRules, Probe, YoungForm};
 
 fn main() {
     println!("cargo::rerun-if-env-changed=INNODB_SRC");
@@ -76,7 +76,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
             header.display()
         )
     })?;
-    let layout = Layout::detect(generation, &text);
+    let layout = detect_layout(generation, &text);
     let inl = src.join("storage/innobase/include/buf0buf.inl");
     let inl_text = fs::read_to_string(&inl).unwrap_or_default();
     let young = YoungForm::detect(&format!("{inl_text}\n{text}"))

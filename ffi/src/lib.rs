@@ -25,12 +25,13 @@ tree and sets the environment.
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use lru_model::layout::{Quantity, Series};
+use lru_model::layout::Quantity;
 
 #[allow(dead_code)]
 mod probes;
 
-pub use probes::{Generation, Layout, LazyRules};
+pub use lru_model::layout::Layout;
+pub use probes::{detect_layout, Generation, LazyRules};
 
 /// The tree this build of the crate was compiled against.
 #[derive(Debug, Clone, Copy)]
@@ -53,20 +54,6 @@ pub struct TreeInfo {
     pub build: &'static str,
     /// The flags taken from the server's compile command for `buf0buf.cc`.
     pub flags: &'static [&'static str],
-}
-
-impl TreeInfo {
-    /// The model's series for this tree.
-    pub fn series(&self) -> Series {
-        match self.layout {
-            Layout::V10_5 => Series::V10_5,
-            Layout::V10_11 => Series::V10_11,
-            Layout::V10_11Fixed => Series::V10_11Fixed,
-            Layout::V11_8 => Series::V11_8,
-            Layout::V11_8Fixed => Series::V11_8Fixed,
-            Layout::PostFix => Series::PostFix,
-        }
-    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/tree.rs"));

@@ -3,7 +3,10 @@
 //! This file is shared by `build.rs` (which turns each list into C++ code for
 //! the g++ shim and into Rust code over the bindgen structs) and by the
 //! library. It only names members; it declares no values: the expected values
-//! are the model's field map (`lru_model::layout`).
+//! are the model's field map (`lru_model::layout`), whose `Layout` names
+//! the layouts both sides know.
+
+use lru_model::layout::Layout;
 
 /// The generation of a tree, detected from its `buf0buf.h`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -12,7 +15,7 @@ pub enum Generation {
     V10_5,
     /// 10.6..11.8-style (before the fix): `block_lock` in `buf_page_t`,
     /// out-of-line make-young; 11.8's descriptors differ in `buf_block_t`
-    /// only, which [`Layout`] tells apart.
+    /// only, which [`detect_layout`] tells apart.
     V10_11,
     /// Post-fix (MDEV-33966): `touch_no_stamp()` and `buf_pool.access_clock`.
     PostFix,
@@ -45,46 +48,22 @@ impl Generation {
 }
 
 /// Whose descriptor layout a tree has: the generation's own, except that a
-/// post-fix tree may be 10.11 with our port of the fix
-/// (patches/10.11/fixed.patch), which keeps 10.11's layout where upstream
-/// moved `modify_clock` into `buf_page_t`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Layout {
-    /// 10.5.23
-    V10_5,
-    /// 10.11.18
-    V10_11,
-    /// 10.11 with our lazy-promotion patch: `old`/`freed_page_clock` gone,
-    /// a 16-bit `access_time` where they were, `modify_clock` still in
-    /// `buf_block_t`, `page_zip_des_t::state`.
-    V10_11Fixed,
-    /// 11.8.6: 10.11's `buf_page_t`; `buf_block_t` has the rewritten
-    /// adaptive hash index fields (`ahi_left_bytes_fields`) and is 152 bytes.
-    V11_8,
-    /// 11.8.6 with our port (patches/11.8/fixed.patch): `buf_page_t` as in
-    /// [`Layout::V10_11Fixed`], `buf_block_t` as in [`Layout::V11_8`].
-    V11_8Fixed,
-    /// upstream's post-fix tree (MariaDB/server 180a9db4): `modify_clock_low`
-    /// and `modify_clock_high` in `buf_page_t`.
-    PostFix,
-}
-
-impl Layout {
-    /// The layout of a tree of `generation` whose `buf0buf.h` reads `buf0buf_h`.
-    /// Upstream's post-fix descriptor is recognised by `modify_clock_low`;
-    /// any other post-fix tree is taken to be ours (the layout check then
-    /// says whether that holds). 11.8's `buf_block_t` is recognised by its
-    /// `ahi_left_bytes_fields`, which replaced `n_bytes`/`n_fields`.
-    pub fn detect(generation: Generation, buf0buf_h: &str) -> Layout {
-        let ahi_of_11 = buf0buf_h.contains("ahi_left_bytes_fields");
-        match generation {
-            Generation::V10_5 => Layout::V10_5,
-            Generation::V10_11 if ahi_of_11 => Layout::V11_8,
-            Generation::V10_11 => Layout::V10_11,
-            Generation::PostFix if buf0buf_h.contains("modify_clock_low") => Layout::PostFix,
-            Generation::PostFix if ahi_of_11 => Layout::V11_8Fixed,
-            Generation::PostFix => Layout::V10_11Fixed,
-        }
+/// post-fix tree may be 10.11 or 11.8 with our port of the fix, which keeps
+/// that series' layout where upstream moved `modify_clock` into
+/// `buf_page_t`: the layout of a tree of `generation` whose `buf0buf.h`
+/// reads `buf0buf_h`. Upstream's post-fix descriptor is recognised by `modify_clock_low`;
+/// any other post-fix tree is taken to be ours (the layout check then
+/// says whether that holds). 11.8's `buf_block_t` is recognised by its
+/// `ahi_left_bytes_fields`, which replaced `n_bytes`/`n_fields`.
+pub fn detect_layout(generation: Generation, buf0buf_h: &str) -> Layout {
+    let ahi_of_11 = buf0buf_h.contains("ahi_left_bytes_fields");
+    match generation {
+        Generation::V10_5 => Layout::V10_5,
+        Generation::V10_11 if ahi_of_11 => Layout::V11_8,
+        Generation::V10_11 => Layout::V10_11,
+        Generation::PostFix if buf0buf_h.contains("modify_clock_low") => Layout::PostFix,
+        Generation::PostFix if ahi_of_11 => Layout::V11_8Fixed,
+        Generation::PostFix => Layout::V10_11Fixed,
     }
 }
 
@@ -600,21 +579,18 @@ mod tests {
         let upstream = "uint32_t modify_clock_low;\n uint16_t modify_clock_high;\n\
                         inline void touch_no_stamp() noexcept;";
         let g = |t| Generation::detect(t).unwrap();
-        assert_eq!(Layout::detect(g(ours), ours), Layout::V10_11Fixed);
-        assert_eq!(Layout::detect(g(upstream), upstream), Layout::PostFix);
+        assert_eq!(detect_layout(g(ours), ours), Layout::V10_11Fixed);
+        assert_eq!(detect_layout(g(upstream), upstream), Layout::PostFix);
         let v10_11 = "class buf_page_t {\n  block_lock lock;\n\tunsigned\tfreed_page_clock:31;";
-        assert_eq!(Layout::detect(g(v10_11), v10_11), Layout::V10_11);
+        assert_eq!(detect_layout(g(v10_11), v10_11), Layout::V10_11);
         let ahi = "\n  Atomic_relaxed<uint32_t> ahi_left_bytes_fields;";
         let v11_8 = format!("{v10_11}{ahi}");
-        assert_eq!(Layout::detect(g(&v11_8), &v11_8), Layout::V11_8);
+        assert_eq!(detect_layout(g(&v11_8), &v11_8), Layout::V11_8);
         let ours_11_8 = format!("{ours}{ahi}");
-        assert_eq!(
-            Layout::detect(g(&ours_11_8), &ours_11_8),
-            Layout::V11_8Fixed
-        );
+        assert_eq!(detect_layout(g(&ours_11_8), &ours_11_8), Layout::V11_8Fixed);
         let upstream_ahi = format!("{upstream}{ahi}");
         assert_eq!(
-            Layout::detect(g(&upstream_ahi), &upstream_ahi),
+            detect_layout(g(&upstream_ahi), &upstream_ahi),
             Layout::PostFix
         );
     }

@@ -31,8 +31,8 @@ fn show(v: Option<u64>) -> String {
 )]
 fn layout_bindgen_shim_and_model_agree() {
     let tree = tree();
-    let series = tree.series();
-    let model = series.field_map();
+    let layout = tree.layout;
+    let model = layout.field_map();
     let bindgen = by_quantity(ffi::bindgen_layout().unwrap());
     let shim = by_quantity(ffi::shim_layout().unwrap());
     let declared: BTreeMap<Quantity, u64> = model.facts.iter().map(|f| (f.what, f.value)).collect();
@@ -46,9 +46,9 @@ fn layout_bindgen_shim_and_model_agree() {
     }
 
     println!(
-        "layout of {} ({} series, model map {}), {} quantities:",
+        "layout of {} ({} layout, model map {}), {} quantities:",
         tree.version,
-        series,
+        layout,
         if model.compiled {
             "compiled before"
         } else {
@@ -78,7 +78,7 @@ fn layout_bindgen_shim_and_model_agree() {
         );
         if !ok {
             mismatches.push(format!(
-                "{} ({series}): {q}: bindgen={}, g++ shim={}, model (lru_model::layout)={}",
+                "{} ({layout}): {q}: bindgen={}, g++ shim={}, model (lru_model::layout)={}",
                 tree.version,
                 show(b),
                 show(s),

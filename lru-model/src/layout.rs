@@ -13,9 +13,10 @@
 
 use std::fmt;
 
-/// A tree generation whose descriptor layout the model knows.
+/// A descriptor layout the model knows: a tree generation's, or ours on a
+/// series we ported the fix to (the `ffi` crate detects a tree's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Series {
+pub enum Layout {
     /// 10.5 (for example Debian's 10.5.23): per-block `rw_lock_t` in `buf_block_t`.
     V10_5,
     /// 10.6 .. 10.11 (for example Debian's 10.11.18): `block_lock` and `frame`
@@ -32,7 +33,7 @@ pub enum Series {
     /// and the `curr_*` bitfields), 152 bytes instead of 160.
     V11_8,
     /// 11.8 with our port (patches/11.8/fixed.patch): the `buf_page_t` and
-    /// `page_zip_des_t` of [`Series::V10_11Fixed`], 11.8's `buf_block_t`.
+    /// `page_zip_des_t` of [`Layout::V10_11Fixed`], 11.8's `buf_block_t`.
     V11_8Fixed,
     /// After MDEV-33966 / MDEV-37992 upstream: `old:1`/`freed_page_clock:31`
     /// removed, 16-bit `access_time` (seconds clock), `modify_clock` moved
@@ -40,41 +41,41 @@ pub enum Series {
     PostFix,
 }
 
-impl Series {
-    /// Every series, oldest first.
-    pub fn all() -> [Series; 6] {
+impl Layout {
+    /// Every layout, oldest first.
+    pub fn all() -> [Layout; 6] {
         [
-            Series::V10_5,
-            Series::V10_11,
-            Series::V10_11Fixed,
-            Series::V11_8,
-            Series::V11_8Fixed,
-            Series::PostFix,
+            Layout::V10_5,
+            Layout::V10_11,
+            Layout::V10_11Fixed,
+            Layout::V11_8,
+            Layout::V11_8Fixed,
+            Layout::PostFix,
         ]
     }
 
-    /// The field map the model declares for this series.
+    /// The field map the model declares for this layout.
     pub fn field_map(self) -> &'static FieldMap {
         match self {
-            Series::V10_5 => &FIELD_MAP_10_5,
-            Series::V10_11 => &FIELD_MAP_10_11,
-            Series::V10_11Fixed => &FIELD_MAP_10_11_FIXED,
-            Series::V11_8 => &FIELD_MAP_11_8,
-            Series::V11_8Fixed => &FIELD_MAP_11_8_FIXED,
-            Series::PostFix => &FIELD_MAP_POST_FIX,
+            Layout::V10_5 => &FIELD_MAP_10_5,
+            Layout::V10_11 => &FIELD_MAP_10_11,
+            Layout::V10_11Fixed => &FIELD_MAP_10_11_FIXED,
+            Layout::V11_8 => &FIELD_MAP_11_8,
+            Layout::V11_8Fixed => &FIELD_MAP_11_8_FIXED,
+            Layout::PostFix => &FIELD_MAP_POST_FIX,
         }
     }
 }
 
-impl fmt::Display for Series {
+impl fmt::Display for Layout {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Series::V10_5 => "10.5",
-            Series::V10_11 => "10.11",
-            Series::V10_11Fixed => "10.11+fixed.patch",
-            Series::V11_8 => "11.8",
-            Series::V11_8Fixed => "11.8+fixed.patch",
-            Series::PostFix => "post-fix",
+            Layout::V10_5 => "10.5",
+            Layout::V10_11 => "10.11",
+            Layout::V10_11Fixed => "10.11+fixed.patch",
+            Layout::V11_8 => "11.8",
+            Layout::V11_8Fixed => "11.8+fixed.patch",
+            Layout::PostFix => "post-fix",
         })
     }
 }
@@ -119,7 +120,7 @@ pub struct Fact {
 #[derive(Debug)]
 pub struct FieldMap {
     /// The series this map describes.
-    pub series: Series,
+    pub series: Layout,
     /// Whether the values were confirmed by compiling real headers (false for
     /// the post-fix map, which was computed by hand from the sources).
     pub compiled: bool,
@@ -194,7 +195,7 @@ const fn width(ty: &'static str, m: &'static str, value: u64) -> Fact {
 
 /// 10.11.18, include/buf0buf.h:478-1009 (research notes, part B.1/B.2).
 static FIELD_MAP_10_11: FieldMap = FieldMap {
-    series: Series::V10_11,
+    series: Layout::V10_11,
     compiled: true,
     facts: &[
         size(PAGE, 112),
@@ -240,7 +241,7 @@ static FIELD_MAP_10_11: FieldMap = FieldMap {
 /// ssize, NONEMPTY, PROMOTE, OLD, n_blobs) and `fix` (12): 16 bytes, as
 /// before. `buf_block_t` is unchanged from 10.11.18.
 static FIELD_MAP_10_11_FIXED: FieldMap = FieldMap {
-    series: Series::V10_11Fixed,
+    series: Layout::V10_11Fixed,
     compiled: true,
     facts: &[
         size(PAGE, 112),
@@ -280,7 +281,7 @@ static FIELD_MAP_10_11_FIXED: FieldMap = FieldMap {
 /// `buf_page_t` as in 10.11.18; `buf_block_t` ends with the 32-bit
 /// `ahi_left_bytes_fields`, the 16-bit `n_hash_helps` and `index`.
 static FIELD_MAP_11_8: FieldMap = FieldMap {
-    series: Series::V11_8,
+    series: Layout::V11_8,
     compiled: true,
     facts: &[
         size(PAGE, 112),
@@ -312,7 +313,7 @@ static FIELD_MAP_11_8: FieldMap = FieldMap {
 /// [`FIELD_MAP_10_11_FIXED`] (the 16-bit `access_time` at 104, PROMOTE and
 /// OLD in `page_zip_des_t::state` at 10) on 11.8's `buf_block_t`.
 static FIELD_MAP_11_8_FIXED: FieldMap = FieldMap {
-    series: Series::V11_8Fixed,
+    series: Layout::V11_8Fixed,
     compiled: true,
     facts: &[
         size(PAGE, 112),
@@ -344,7 +345,7 @@ static FIELD_MAP_11_8_FIXED: FieldMap = FieldMap {
 /// (research notes, part B.3), built with performance_schema (the project's
 /// build options keep it), so `rw_lock_t` is 88 bytes.
 static FIELD_MAP_10_5: FieldMap = FieldMap {
-    series: Series::V10_5,
+    series: Layout::V10_5,
     compiled: true,
     facts: &[
         size(PAGE, 112),
@@ -390,7 +391,7 @@ static FIELD_MAP_10_5: FieldMap = FieldMap {
 /// notes, part B.5). Computed by hand, not compiled: no post-fix tree was
 /// available to configure.
 static FIELD_MAP_POST_FIX: FieldMap = FieldMap {
-    series: Series::PostFix,
+    series: Layout::PostFix,
     compiled: false,
     facts: &[
         size(PAGE, 112),
@@ -421,7 +422,7 @@ mod tests {
 
     #[test]
     fn maps_are_self_consistent() {
-        for s in Series::all() {
+        for s in Layout::all() {
             let m = s.field_map();
             assert_eq!(m.series, s);
             let mut seen = std::collections::BTreeSet::new();
