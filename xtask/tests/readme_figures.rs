@@ -1688,3 +1688,29 @@ fn the_readme_sentence_on_the_looked_up_remedy_quotes_its_summary() {
     assert!(text.contains(&said), "docs do not say `{said}`");
     assert_eq!(verdicts_of(&s), ["pass"]);
 }
+
+/// The NOTES of reports/mechanism-looked-up quote its summary: base's
+/// buf_pool.mutex acquisitions per query on each series and the remedy's
+/// 0.0000, and the question passes.
+#[test]
+fn the_looked_up_mechanism_notes_quote_their_summary() {
+    let report = "mechanism-looked-up";
+    let s = summary(report);
+    let notes = one_line(&notes_of(report));
+    let mutex = |tree: &str, v: &str| {
+        find_in(&s, tree, "points-covered-pk", v)["median"]["buf_pool_mutex_per_query"]
+            .as_f64()
+            .unwrap()
+    };
+    let said = format!(
+        "takes `buf_pool.mutex` {:.2} times per 100-id IN-list query on 10.11.18 and {:.2} on \
+         11.8.6, and `fixed-looked-up` (`patches/10.11/fixed-looked-up.md` and its 11.8 port) \
+         {:.4} on both",
+        mutex("10.11.18", "base"),
+        mutex("11.8.6", "base"),
+        mutex("10.11.18", "fixed-looked-up").max(mutex("11.8.6", "fixed-looked-up"))
+    );
+    assert!(notes.contains(&said), "NOTES do not say `{said}`");
+    assert_eq!(verdicts_of(&s), ["pass"]);
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+}
