@@ -1711,6 +1711,14 @@ fn the_looked_up_mechanism_notes_quote_their_summary() {
         mutex("10.11.18", "fixed-looked-up").max(mutex("11.8.6", "fixed-looked-up"))
     );
     assert!(notes.contains(&said), "NOTES do not say `{said}`");
+    let docs = format!(
+        "takes `buf_pool.mutex` {:.4} times a query on the in-memory IN-list reads of both series, \
+         where base takes it {:.2} and {:.2} times",
+        mutex("10.11.18", "fixed-looked-up").max(mutex("11.8.6", "fixed-looked-up")),
+        mutex("10.11.18", "base"),
+        mutex("11.8.6", "base")
+    );
+    assert!(one_line(&readme()).contains(&docs), "docs do not say `{docs}`");
     assert_eq!(verdicts_of(&s), ["pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
