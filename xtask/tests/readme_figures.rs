@@ -1722,3 +1722,38 @@ fn the_looked_up_mechanism_notes_quote_their_summary() {
     assert_eq!(verdicts_of(&s), ["pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
+
+/// The NOTES of reports/scan-resistance-looked-up-10.11.18 quote its
+/// summary: the hot set kept by base, the fix and the remedy at both
+/// depths, measured and modelled, and every question passes.
+#[test]
+fn the_looked_up_scan_notes_quote_their_summary() {
+    let report = "scan-resistance-looked-up-10.11.18";
+    let s = summary(report);
+    let notes = one_line(&notes_of(report));
+    let model = |v: &str| {
+        section_row(&s, "scan_resistance", v)["model_kept_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    let rows = [
+        format!(
+            "| 1024 | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
+            hot_kept(&s, "base"),
+            hot_kept(&s, "fixed"),
+            hot_kept(&s, "fixed-looked-up"),
+            model("fixed-looked-up")
+        ),
+        format!(
+            "| 128 | | {:.1}% | {:.1}% | {:.1}% |",
+            hot_kept(&s, "fixed-d128"),
+            hot_kept(&s, "fixed-looked-up-d128"),
+            model("fixed-looked-up-d128")
+        ),
+    ];
+    for row in rows {
+        assert!(notes.contains(&row), "NOTES do not say `{row}`");
+    }
+    assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+}
