@@ -1668,6 +1668,33 @@ fn the_readme_sentence_on_the_looked_up_remedy_quotes_its_summary() {
          (`reports/{report}/`)"
     );
     assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
+    let scan = summary("scan-resistance-looked-up-10.11.18");
+    let kept = format!(
+        "keeps {:.1}% and {:.1}% of the hot set under a looping scan at `innodb_lru_scan_depth` \
+         1024 and 128 where the fix keeps {:.1}% and {:.1}% and base {:.1}% \
+         (`reports/scan-resistance-looked-up-10.11.18/`)",
+        hot_kept(&scan, variant),
+        hot_kept(&scan, "fixed-looked-up-d128"),
+        hot_kept(&scan, "fixed"),
+        hot_kept(&scan, "fixed-d128"),
+        hot_kept(&scan, "base")
+    );
+    assert!(text.contains(&kept), "README.md does not say `{kept}`");
+    let mechanism = summary("mechanism-looked-up");
+    let mutex = ["10.11.18", "11.8.6"]
+        .map(|tree| {
+            find_in(&mechanism, tree, "points-covered-pk", variant)["median"]
+                ["buf_pool_mutex_per_query"]
+                .as_f64()
+                .unwrap()
+        })
+        .into_iter()
+        .fold(0.0, f64::max);
+    let takes = format!(
+        "takes `buf_pool.mutex` {mutex:.4} times a query on the IN-list reads \
+         (`reports/mechanism-looked-up/`)"
+    );
+    assert!(text.contains(&takes), "README.md does not say `{takes}`");
     let more = |tree: &str| {
         let pages = |v: &str| {
             find_in(&s, tree, TURNOVER_RATES[0], v)["median"]["pages_read_per_query"]
