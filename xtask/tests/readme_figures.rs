@@ -1755,7 +1755,15 @@ fn the_looked_up_mechanism_notes_quote_their_summary() {
 /// depths, measured and modelled, and every question passes.
 #[test]
 fn the_looked_up_scan_notes_quote_their_summary() {
-    let report = "scan-resistance-looked-up-10.11.18";
+    for report in [
+        "scan-resistance-looked-up-10.11.18",
+        "scan-resistance-looked-up-11.8.6",
+    ] {
+        looked_up_scan_notes_quote(report);
+    }
+}
+
+fn looked_up_scan_notes_quote(report: &str) {
     let s = summary(report);
     let notes = one_line(&notes_of(report));
     let model = |v: &str| {
@@ -1779,7 +1787,7 @@ fn the_looked_up_scan_notes_quote_their_summary() {
         ),
     ];
     for row in rows {
-        assert!(notes.contains(&row), "NOTES do not say `{row}`");
+        assert!(notes.contains(&row), "{report}: NOTES do not say `{row}`");
     }
     assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));

@@ -269,6 +269,7 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "hit-ratio-turnover-looked-up",
         "mechanism-looked-up",
         "scan-resistance-looked-up-10.11.18",
+        "scan-resistance-looked-up-11.8.6",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")
