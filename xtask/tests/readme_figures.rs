@@ -1745,7 +1745,10 @@ fn the_looked_up_mechanism_notes_quote_their_summary() {
         mutex("10.11.18", "base"),
         mutex("11.8.6", "base")
     );
-    assert!(one_line(&readme()).contains(&docs), "docs do not say `{docs}`");
+    assert!(
+        one_line(&readme()).contains(&docs),
+        "docs do not say `{docs}`"
+    );
     assert_eq!(verdicts_of(&s), ["pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
