@@ -550,14 +550,7 @@ mod tests {
 
     #[test]
     fn every_list_measures_both_sizes_and_access_time() {
-        for l in [
-            Layout::V10_5,
-            Layout::V10_11,
-            Layout::V10_11Fixed,
-            Layout::V11_8,
-            Layout::V11_8Fixed,
-            Layout::PostFix,
-        ] {
+        for l in Layout::all() {
             let list = probes(l);
             for ty in ["buf_page_t", "buf_block_t"] {
                 assert!(

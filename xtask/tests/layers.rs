@@ -205,6 +205,25 @@ fn ident(s: &str) -> Option<String> {
     (!id.is_empty() && id.chars().next().is_some_and(|c| c.is_ascii_lowercase())).then_some(id)
 }
 
+/// The code of each line of `file` (module path `at`): its index, the
+/// module it is in, and the line without comments and strings. An inline
+/// module (`mod tests {`, at a file's end) is one level deeper: its
+/// `super::` is the file's own module.
+fn code_lines(file: &Path, at: &[String]) -> Vec<(usize, Vec<String>, String)> {
+    let text = fs::read_to_string(file).unwrap();
+    let mut here = at.to_vec();
+    let mut out = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let code = code_of(line);
+        let t = code.trim_start();
+        if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
+            here.push("(inline)".into());
+        }
+        out.push((n, here.clone(), code));
+    }
+    out
+}
+
 fn arrows(src: &Path) -> Vec<Arrow> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
@@ -214,16 +233,7 @@ fn arrows(src: &Path) -> Vec<Arrow> {
         if at.len() == 1 && (at[0] == "lib" || at[0] == "main") {
             continue;
         }
-        let text = fs::read_to_string(&file).unwrap();
-        // an inline module (`mod tests {`, at a file's end) is one level
-        // deeper: its `super::` is the file's own module
-        let mut here = at.clone();
-        for (n, line) in text.lines().enumerate() {
-            let code = code_of(line);
-            let t = code.trim_start();
-            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
-                here.push("(inline)".into());
-            }
+        for (n, here, code) in code_lines(&file, &at) {
             for to in targets(&code, &here) {
                 if to != at[0] {
                     out.insert(Arrow {
@@ -551,14 +561,7 @@ fn sibling_arrows(src: &Path, module: &str) -> (Vec<Arrow>, Vec<Arrow>) {
         if at.len() < 2 {
             continue;
         }
-        let text = fs::read_to_string(&file).unwrap();
-        let mut here = at.clone();
-        for (n, line) in text.lines().enumerate() {
-            let code = code_of(line);
-            let t = code.trim_start();
-            if (t.starts_with("mod ") || t.starts_with("pub mod ")) && t.trim_end().ends_with('{') {
-                here.push("(inline)".into());
-            }
+        for (n, here, code) in code_lines(&file, &at) {
             for to in sibling_targets(&code, &here, module, &subs) {
                 if to != at[1] {
                     out.insert(Arrow {

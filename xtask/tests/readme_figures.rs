@@ -982,25 +982,22 @@ fn section_row<'a>(s: &'a Value, section: &str, variant: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {variant} in {section}"))
 }
 
-/// The README's sentence on the remedy's third form: how many of the four
-/// turnovers of each series it keeps within 0.2 points of base and its
-/// worst gaps (`reports/hit-ratio-turnover-lookup-boundary/`), and the hot set it
-/// keeps under the looping scan at both depths beside the fix's
-/// (`reports/scan-resistance-lookup-boundary-10.11.18/`); every run of
-/// both counted.
+/// `variant`'s median hit ratio less base's, in points, in one cell.
+fn hit_ratio_gap(s: &Value, tree: &str, workload: &str, variant: &str) -> f64 {
+    let hit = |v: &str| {
+        find_in(s, tree, workload, v)["median"]["hit_ratio_pct"]
+            .as_f64()
+            .unwrap()
+    };
+    hit(variant) - hit("base")
+}
+
 /// How a remedy did on the turnover axis of `report`: on each series
 /// (10.11.18, 11.8.6) how many of the four turnovers keep it within 0.2
 /// points of base's hit ratio, in words, and its worst gap.
 fn turnover_standing(report: &str, variant: &str) -> [(&'static str, f64); 2] {
     let s = summary(report);
-    let gap = |tree: &str, w: &str| {
-        let hit = |v: &str| {
-            find_in(&s, tree, w, v)["median"]["hit_ratio_pct"]
-                .as_f64()
-                .unwrap()
-        };
-        hit(variant) - hit("base")
-    };
+    let gap = |tree: &str, w: &str| hit_ratio_gap(&s, tree, w, variant);
     let words = ["none", "one", "two", "three", "all"];
     ["10.11.18", "11.8.6"].map(|tree| {
         let within = TURNOVER_RATES
@@ -1011,18 +1008,17 @@ fn turnover_standing(report: &str, variant: &str) -> [(&'static str, f64); 2] {
     })
 }
 
+/// The README's sentence on the remedy's third form: how many of the four
+/// turnovers of each series it keeps within 0.2 points of base and its
+/// worst gaps (`reports/hit-ratio-turnover-lookup-boundary/`), and the hot set it
+/// keeps under the looping scan at both depths beside the fix's
+/// (`reports/scan-resistance-lookup-boundary-10.11.18/`); every run of
+/// both counted.
 #[test]
 fn the_readme_sentence_on_the_lookup_boundary_remedy_quotes_its_summaries() {
     let s = summary("hit-ratio-turnover-lookup-boundary");
     let variant = "fixed-lookup-boundary";
-    let gap = |tree: &str, w: &str| {
-        let hit = |v: &str| {
-            find_in(&s, tree, w, v)["median"]["hit_ratio_pct"]
-                .as_f64()
-                .unwrap()
-        };
-        hit(variant) - hit("base")
-    };
+    let gap = |tree: &str, w: &str| hit_ratio_gap(&s, tree, w, variant);
     // the worst gap of each series is at the fastest turnover
     for tree in ["10.11.18", "11.8.6"] {
         assert_eq!(
@@ -1613,9 +1609,7 @@ fn the_looked_up_turnover_notes_quote_their_summary() {
     let median = |tree: &str, w: &str, v: &str, m: &str| {
         find_in(&s, tree, w, v)["median"][m].as_f64().unwrap()
     };
-    let gap = |tree: &str, w: &str| {
-        median(tree, w, variant, "hit_ratio_pct") - median(tree, w, "base", "hit_ratio_pct")
-    };
+    let gap = |tree: &str, w: &str| hit_ratio_gap(&s, tree, w, variant);
     for (w, label) in TURNOVER_RATES.iter().zip([
         "0.4 s (no cap)",
         "2 s (500/s)",
