@@ -395,7 +395,7 @@ fn per_test(b: &mut Vec<Block>, runs: &[MtrRun], every_test: EveryTest) {
         .chain(runs.iter().map(MtrRun::label))
         .collect();
     let all = keys.len();
-    let rows: Vec<Vec<String>> = keys
+    let mut rows: Vec<Vec<String>> = keys
         .into_iter()
         .map(|k| {
             std::iter::once(format!("`{k}`"))
@@ -405,14 +405,71 @@ fn per_test(b: &mut Vec<Block>, runs: &[MtrRun], every_test: EveryTest) {
         .filter(|row| every_test == EveryTest::All || row[1..].iter().any(|c| *c != row[1]))
         .collect();
     if every_test == EveryTest::Differing {
+        let differing = rows.len();
+        let (groups, rest) = common_differences(rows, runs);
+        rows = rest;
         b.push(Block::Para(format!(
-            "The {} of {all} tests whose status differs between the runs; the {} with the same \
-             status in every run are in report.md.",
-            rows.len(),
-            all - rows.len()
+            "The {differing} of {all} tests whose status differs between the runs; the {} with \
+             the same status in every run are in report.md.",
+            all - differing
         )));
+        if !groups.is_empty() {
+            b.push(Block::Para(format!(
+                "Differing the same way, {COMMON_DIFFERENCE} tests or more at a time (their names \
+                 are in report.md):"
+            )));
+            b.push(Block::Bullets(groups));
+        }
+        if rows.is_empty() {
+            return;
+        }
+        b.push(Block::Para("The others, test by test:".into()));
     }
     b.push(Block::Table { header, rows });
+}
+
+/// How many tests must share one way of differing between the runs for
+/// the Jira text to count them in a line instead of listing them: the
+/// tests only a debug build runs are two hundred rows that say the same.
+const COMMON_DIFFERENCE: usize = 10;
+
+/// The differing rows split into lines that count the tests sharing one
+/// pattern of statuses (`COMMON_DIFFERENCE` or more, the largest group
+/// first), each saying which runs gave which status, and the rows left, in
+/// their order.
+fn common_differences(rows: Vec<Vec<String>>, runs: &[MtrRun]) -> (Vec<String>, Vec<Vec<String>>) {
+    let mut counts: BTreeMap<&[String], usize> = BTreeMap::new();
+    for row in &rows {
+        *counts.entry(&row[1..]).or_insert(0) += 1;
+    }
+    let mut common: Vec<(Vec<String>, usize)> = counts
+        .into_iter()
+        .filter(|(_, n)| *n >= COMMON_DIFFERENCE)
+        .map(|(pattern, n)| (pattern.to_vec(), n))
+        .collect();
+    // the largest group first; equal ones in the order of their statuses
+    common.sort_by(|a, b| b.1.cmp(&a.1));
+    let mut lines = Vec::new();
+    for (pattern, n) in &common {
+        // the runs by the status they gave, in the order of the statuses' first run
+        let mut by_status: Vec<(&str, Vec<String>)> = Vec::new();
+        for (status, run) in pattern.iter().zip(runs) {
+            match by_status.iter_mut().find(|(s, _)| s == status) {
+                Some((_, labels)) => labels.push(run.label()),
+                None => by_status.push((status, vec![run.label()])),
+            }
+        }
+        let said: Vec<String> = by_status
+            .into_iter()
+            .map(|(status, labels)| format!("{status} on {}", labels.join(", ")))
+            .collect();
+        lines.push(format!("{n} tests: {}", said.join("; ")));
+    }
+    let rest = rows
+        .into_iter()
+        .filter(|r| !common.iter().any(|(p, _)| r[1..] == p[..]))
+        .collect();
+    (lines, rest)
 }
 
 /// Counts of skip reasons, for reports.

@@ -8,6 +8,7 @@ pub mod bisect;
 pub mod charts;
 pub mod cost;
 pub mod doc;
+pub mod jira_parts;
 mod look;
 pub mod model_replay;
 pub mod relative;
@@ -114,10 +115,10 @@ pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
 }
 
 /// The Jira comments of `blocks` as files: `stem.jira`, and `stem-2.jira`
-/// and on where one comment cannot hold them (`doc::jira_comments`).
+/// and on where one comment cannot hold them (`jira_parts::jira_comments`).
 pub(crate) fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> {
-    let parts = doc::jira_comments(blocks, doc::JIRA_COMMENT_LIMIT);
-    doc::jira_part_names(stem, parts.len())
+    let parts = jira_parts::jira_comments(blocks, jira_parts::JIRA_COMMENT_LIMIT);
+    jira_parts::jira_part_names(stem, parts.len())
         .into_iter()
         .zip(parts)
         .collect()
