@@ -22,6 +22,7 @@ pub mod build;
 pub mod charts;
 pub mod children;
 pub mod dims;
+pub mod environment;
 pub mod ffi;
 pub mod flame;
 pub mod host;

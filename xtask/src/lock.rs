@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// A child command of a lock holder (`cargo xtask test` runs `cargo xtask
 /// ffi check`) names its parent here; it may then go on under the
 /// parent's lock, which the parent holds while it waits for the child.
-pub const PARENT_ENV: &str = "INNODB_LAB_LOCK_PARENT";
+pub use crate::environment::LOCK_PARENT as PARENT_ENV;
 
 /// A held lock; released when dropped (or when the process dies).
 #[derive(Debug)]
@@ -58,9 +58,7 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
         return Err(err).with_context(|| format!("cannot lock {}", path.display()));
     }
     let holder = holder(path);
-    let parent = std::env::var(PARENT_ENV)
-        .ok()
-        .and_then(|p| p.parse::<i32>().ok());
+    let parent = crate::environment::current().lock_parent;
     if let (Some(h), Some(p)) = (holder, parent) {
         if h == p {
             // our parent holds it and waits for us

@@ -54,6 +54,8 @@ const USAGE_ERROR: i32 = 3;
 fn main() {
     // first: a signal during a build or a bootstrap is handled too
     children::install_signal_handler();
+    // the environment, read once: every stage sees what the command saw
+    xtask::environment::current();
     let cli = Cli::try_parse().unwrap_or_else(|e| {
         if !e.use_stderr() {
             e.exit() // --help, --version

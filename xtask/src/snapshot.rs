@@ -9,7 +9,7 @@
 use std::path::Path;
 
 /// The variable that blesses.
-pub const BLESS: &str = "UPDATE_SNAPSHOTS";
+pub use crate::environment::UPDATE_SNAPSHOTS as BLESS;
 
 /// The folder of committed evidence, which only `cargo xtask report`
 /// writes.
@@ -27,7 +27,7 @@ fn is_evidence(path: &Path) -> bool {
 /// call panics, naming the file.
 pub fn expected(now: &str, path: &Path) -> String {
     let before = std::fs::read_to_string(path);
-    let blessing = std::env::var_os(BLESS).is_some();
+    let blessing = crate::environment::current().update_snapshots;
     match before {
         Ok(text) if text == now => text,
         _ if blessing && is_evidence(path) => panic!(

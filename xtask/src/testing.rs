@@ -146,8 +146,9 @@ pub fn run_all() -> Result<()> {
         let stage = Stage::start(&label);
         // the stages run under the cache lock this command holds, or under
         // the one its own parent holds for it (a wrapper such as flock)
-        let holder = std::env::var(crate::lock::PARENT_ENV)
-            .unwrap_or_else(|_| std::process::id().to_string());
+        let holder = crate::environment::current()
+            .lock_parent
+            .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
         let status = Command::new("cargo")
             .args(args)
             .env(crate::lock::PARENT_ENV, holder)

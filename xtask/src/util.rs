@@ -14,13 +14,7 @@ pub use command::{start_time, tool_identity, Child, Command, MeteredRun, Streame
 /// live. Never inside the repository: MariaDB source must not be committed.
 /// `INNODB_LAB_CACHE` overrides the default `~/.cache/innodb-lab`.
 pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("INNODB_LAB_CACHE") {
-        return PathBuf::from(dir);
-    }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| "/root".into());
-    home.join(".cache").join("innodb-lab")
+    crate::environment::current().cache.clone()
 }
 
 /// The repository root (the workspace), found from this crate's manifest.

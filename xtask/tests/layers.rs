@@ -17,6 +17,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
         "foundation",
         Within::Any,
         &[
+            "environment",
             "children",
             "util",
             "lock",
@@ -304,6 +305,53 @@ fn imports_follow_the_layers() {
         "arrows against the layers:\n{}",
         bad.join("\n")
     );
+}
+
+/// The lines of xtask/src, outside `environment.rs`, that read a variable
+/// of the process environment: `env::var`, `env::var_os` or `env::vars`
+/// in code (not in a comment or a string).
+fn environment_reads(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut reads = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("environment.rs")) {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = code_of(line);
+            if ["env::var(", "env::var_os(", "env::vars("]
+                .iter()
+                .any(|call| code.contains(call))
+            {
+                reads.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    reads
+}
+
+/// One resolved environment: only `environment.rs` reads the process's
+/// variables (once, or each time for the tests' failure seam), so a
+/// command's stages all see what its `main` saw.
+#[test]
+fn only_the_environment_module_reads_the_environment() {
+    let reads = environment_reads(&src());
+    assert!(
+        reads.is_empty(),
+        "read outside environment.rs:\n{}",
+        reads.join("\n")
+    );
+    // the check sees a read where there is one
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("cache.rs"),
+        "// std::env::var(\"HOME\") in a comment\nlet msg = \"env::var(\";\nlet h = std::env::var_os(\"HOME\");\n",
+    )
+    .unwrap();
+    fs::write(dir.path().join("environment.rs"), "std::env::var(\"X\")\n").unwrap();
+    let found = environment_reads(dir.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("cache.rs:3:"), "{found:?}");
 }
 
 #[test]

@@ -73,7 +73,7 @@ impl BuildKey {
 /// The environment variable naming a ccache remote storage shared by the
 /// hosts of a sharded matrix (ccache's `remote_storage` syntax, e.g.
 /// `file:/mnt/ccache`, `http://cache:8080/ccache`, `redis://cache:6379`).
-pub const CCACHE_REMOTE_ENV: &str = "INNODB_LAB_CCACHE_REMOTE";
+pub use crate::environment::CCACHE_REMOTE as CCACHE_REMOTE_ENV;
 
 /// The options that decide what is compiled: the build type, then the
 /// project's fixed set.
@@ -108,9 +108,9 @@ fn ccache_env() -> Vec<(String, String)> {
     ]
     .into_iter()
     .chain(
-        std::env::var(CCACHE_REMOTE_ENV)
-            .ok()
-            .filter(|r| !r.is_empty())
+        crate::environment::current()
+            .ccache_remote
+            .clone()
             .map(|r| ("CCACHE_REMOTE_STORAGE".to_string(), r)),
     )
     .collect()
@@ -194,8 +194,9 @@ fn ccache_use(before: &BTreeMap<String, u64>, after: &BTreeMap<String, u64>) -> 
         } else {
             hits as f64 / total as f64
         },
-        remote_hits: std::env::var(CCACHE_REMOTE_ENV)
-            .is_ok_and(|r| !r.is_empty())
+        remote_hits: crate::environment::current()
+            .ccache_remote
+            .is_some()
             .then(|| delta("remote_storage_read_hit")),
     }
 }

@@ -13,13 +13,11 @@ pub enum Datadir {
 }
 
 impl Datadir {
-    /// The environment variable that moves its run root, and the root
-    /// used without it.
-    pub fn root_env_and_default(self) -> (&'static str, &'static str) {
+    /// The environment variable that moves its run root.
+    pub fn root_env(self) -> &'static str {
         match self {
-            Datadir::Tmpfs => ("INNODB_LAB_SHM", "/dev/shm/innodb-lab"),
-            // /var/tmp is on the root filesystem on Debian, never a tmpfs
-            Datadir::Disk => ("INNODB_LAB_DISK", "/var/tmp/innodb-lab"),
+            Datadir::Tmpfs => crate::environment::SHM_ROOT,
+            Datadir::Disk => crate::environment::DISK_ROOT,
         }
     }
 

@@ -89,13 +89,12 @@ impl Step {
     /// of every cell), for the tests that make a chosen step fail on a
     /// real server (see [`AtStep::injected`]).
     fn injected_here(self, workload: Option<&str>) -> bool {
-        let Ok(list) = std::env::var(FAIL_STEP_ENV) else {
-            return false;
-        };
-        list.split(',').any(|entry| match entry.rsplit_once(':') {
-            Some((w, step)) => Some(w) == workload && step == self.word(),
-            None => entry == self.word(),
-        })
+        crate::environment::injected_failures()
+            .iter()
+            .any(|entry| match entry.rsplit_once(':') {
+                Some((w, step)) => Some(w) == workload && step == self.word(),
+                None => *entry == self.word(),
+            })
     }
 }
 
@@ -105,10 +104,8 @@ impl fmt::Display for Step {
     }
 }
 
-/// The environment variable of the test seam: a comma-separated list of
-/// steps (`warm-up`) or steps of one workload (`read-only:arm`) that fail
-/// as soon as they start. Only tests set it.
-pub const FAIL_STEP_ENV: &str = "INNODB_LAB_FAIL_STEP";
+/// The environment variable of the test seam (only tests set it).
+pub use crate::environment::FAIL_STEP as FAIL_STEP_ENV;
 
 /// The context a step adds to an error that happens in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -82,7 +82,7 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
     let rep = matrix.repetitions.max(super::MAX_REPETITIONS);
     let suffix = crate::dims::CONTROL_SUFFIX;
     let runs = crate::server::RunRoot::of(matrix.datadir);
-    let (env, _) = matrix.datadir.root_env_and_default();
+    let env = matrix.datadir.root_env();
     let mut servers: Vec<(String, String)> = Vec::new();
     for t in &matrix.trees {
         // an unnamed path: tree is labelled by its version once fetched,

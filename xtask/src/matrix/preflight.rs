@@ -212,11 +212,7 @@ fn free_bytes(path: &Path) -> Option<u64> {
 }
 
 fn find_in_path(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(program))
-            .find(|p| p.is_file())
-    })
+    crate::environment::current().find_program(program)
 }
 
 fn human(bytes: u64) -> String {

@@ -21,7 +21,7 @@ use crate::server;
 use crate::util::human_duration;
 use anyhow::{bail, Context, Result};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// Refuses an output directory the tool must not fill: the root, the home
@@ -35,12 +35,7 @@ pub fn check_out_dir(out: &Path) -> Result<()> {
 /// of them present: the directory is resumed), called `what` in errors.
 pub fn check_out_dir_of(out: &Path, markers: &[&str], what: &str) -> Result<()> {
     let resolved = out.canonicalize().unwrap_or_else(|_| out.to_path_buf());
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    if resolved == Path::new("/")
-        || home
-            .as_ref()
-            .is_some_and(|h| h.canonicalize().unwrap_or_else(|_| h.clone()) == resolved)
-    {
+    if resolved == Path::new("/") || crate::environment::current().is_home(&resolved) {
         bail!(
             "--out {}: the root or the home directory cannot hold {what}; name a directory of \
              their own",
@@ -207,7 +202,7 @@ mod tests {
                 .to_string();
             assert!(err.contains("the root or the home directory"), "{err}");
         }
-        if let Some(home) = std::env::var_os("HOME") {
+        if let Some(home) = &crate::environment::current().home {
             assert!(check_out_dir(std::path::Path::new(&home)).is_err());
         }
     }

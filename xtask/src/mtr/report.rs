@@ -448,7 +448,7 @@ fn common_differences(rows: Vec<Vec<String>>, runs: &[MtrRun]) -> (Vec<String>, 
         .map(|(pattern, n)| (pattern.to_vec(), n))
         .collect();
     // the largest group first; equal ones in the order of their statuses
-    common.sort_by(|a, b| b.1.cmp(&a.1));
+    common.sort_by_key(|g| std::cmp::Reverse(g.1));
     let mut lines = Vec::new();
     for (pattern, n) in &common {
         // the runs by the status they gave, in the order of the statuses' first run

@@ -20,11 +20,12 @@ impl RunRoot {
     /// The root for `datadir`: its environment variable, else its default
     /// (`/dev/shm/innodb-lab`, `/var/tmp/innodb-lab`).
     pub fn of(datadir: Datadir) -> RunRoot {
-        let (env, default) = datadir.root_env_and_default();
+        let env = crate::environment::current();
         RunRoot {
-            path: std::env::var_os(env)
-                .map(PathBuf::from)
-                .unwrap_or_else(|| default.into()),
+            path: match datadir {
+                Datadir::Tmpfs => env.shm_root.clone(),
+                Datadir::Disk => env.disk_root.clone(),
+            },
             datadir,
         }
     }
@@ -49,7 +50,7 @@ impl RunRoot {
     /// measure memory copies and label them disk reads.
     pub fn check(&self) -> Result<()> {
         if self.datadir == Datadir::Disk && self.on_tmpfs() {
-            let (env, _) = self.datadir.root_env_and_default();
+            let env = self.datadir.root_env();
             bail!(
                 "the matrix asks for datadir = \"disk\", but {} is on a tmpfs: set {env} to a \
                  directory on a disk",
@@ -79,7 +80,7 @@ pub fn trusted_shm_root() -> Result<PathBuf> {
 /// could hold a planted `tool.pid`, a symlink for a datadir, or a socket).
 pub(super) fn trusted_dir(root: &Path, datadir: Datadir) -> Result<()> {
     use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
-    let (env, _) = datadir.root_env_and_default();
+    let env = datadir.root_env();
     if !root.exists() {
         fs::DirBuilder::new()
             .recursive(true)

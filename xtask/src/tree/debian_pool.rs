@@ -22,8 +22,7 @@ use std::time::Duration;
 /// The archive the pool path is read from; a snapshot archive
 /// (e.g. http://snapshot.debian.org/archive/debian/20260315T000000Z) keeps
 /// every published version at its pool path.
-pub const MIRROR_ENV: &str = "INNODB_LAB_DEBIAN_MIRROR";
-const DEFAULT_MIRROR: &str = "http://deb.debian.org/debian";
+pub use crate::environment::DEBIAN_MIRROR as MIRROR_ENV;
 
 /// The upload keyrings: a signature by a key of `debian-nonupload` does
 /// not make an upload, and the user's own `~/.gnupg/trustedkeys.gpg`
@@ -32,12 +31,7 @@ const UPLOAD_KEYRINGS: [&str; 2] = ["debian-keyring.gpg", "debian-maintainers.gp
 const HOST_KEYRINGS: &str = "/usr/share/keyrings";
 
 pub fn mirror() -> String {
-    std::env::var(MIRROR_ENV)
-        .ok()
-        .filter(|m| !m.is_empty())
-        .unwrap_or_else(|| DEFAULT_MIRROR.to_string())
-        .trim_end_matches('/')
-        .to_string()
+    crate::environment::current().debian_mirror.clone()
 }
 
 /// `pool/main/<m or libm>/<source>/`: Debian splits lib* sources by their
@@ -466,7 +460,8 @@ pub fn verify_signature(dsc: &Path, cache: &Path) -> Result<Vouch> {
 fn trixie_keyring(cache: &Path) -> Result<(PathBuf, String)> {
     let dir = cache.join("debian-keyring-trixie");
     let sources = format!(
-        "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {DEFAULT_MIRROR} trixie main\n"
+        "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] {} trixie main\n",
+        crate::environment::DEFAULT_DEBIAN_MIRROR
     );
     let apt = super::PrivateApt::at(&dir.join("apt"), &sources)?;
     apt.update()
