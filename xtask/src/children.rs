@@ -13,6 +13,7 @@
 //! signal. Only if the main thread does not get there in time does the
 //! handler remove the registered directories and exit itself.
 
+use rustix::process::{Pid, Signal};
 use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
 use std::sync::{Mutex, Once};
 use std::time::{Duration, Instant};
@@ -124,8 +125,7 @@ pub fn unregister_dir(dir: &std::path::Path) {
 /// Sends SIGTERM to the group, waits up to `grace` for it to exit, then
 /// SIGKILLs the whole group. Returns true when SIGTERM was enough.
 pub fn terminate_group(pgid: i32, grace: Duration) -> bool {
-    // SAFETY: plain signal sends to a process group we created
-    unsafe { libc::kill(-pgid, libc::SIGTERM) };
+    signal_group(pgid, Signal::TERM);
     let deadline = Instant::now() + grace;
     while Instant::now() < deadline {
         if !group_alive(pgid) {
@@ -140,8 +140,15 @@ pub fn terminate_group(pgid: i32, grace: Duration) -> bool {
 /// SIGKILL to the whole group (also reaches a stopped process, which a
 /// SIGTERM would not until it is continued).
 pub fn kill_group(pgid: i32) {
-    // SAFETY: as above
-    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    signal_group(pgid, Signal::KILL);
+}
+
+/// `sig` to every process of the group `pgid` (a group we created); a
+/// group that is gone already is no error here.
+fn signal_group(pgid: i32, sig: Signal) {
+    if let Some(group) = Pid::from_raw(pgid) {
+        let _ = rustix::process::kill_process_group(group, sig);
+    }
 }
 
 /// Whether any live (not zombie) process is in the group. Zombies do not
@@ -149,8 +156,8 @@ pub fn kill_group(pgid: i32) {
 /// PID 1 of a container does not reap.
 pub fn group_alive(pgid: i32) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else {
-        // SAFETY: signal 0 only checks for existence
-        return unsafe { libc::kill(-pgid, 0) == 0 };
+        return Pid::from_raw(pgid)
+            .is_some_and(|group| rustix::process::test_kill_process_group(group).is_ok());
     };
     entries.flatten().any(|e| {
         let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
@@ -248,17 +255,15 @@ fn on_signal() {
 /// that stops its servers before it ends).
 pub fn in_own_group(cmd: &mut std::process::Command) -> &mut std::process::Command {
     use std::os::unix::process::CommandExt;
-    let parent = std::process::id() as libc::pid_t;
+    let parent = Pid::from_raw(std::process::id() as i32).map(Pid::as_raw_nonzero);
     cmd.process_group(0);
-    // SAFETY: the closure runs between fork and exec and calls only
-    // async-signal-safe functions (prctl, getppid)
+    // SAFETY: the closure runs between fork and exec and makes only two
+    // system calls (prctl, getppid), which are async-signal-safe
     unsafe {
         cmd.pre_exec(move || {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
+            rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
             // the parent died before prctl: nobody would stop this child
-            if libc::getppid() != parent {
+            if rustix::process::getppid().map(Pid::as_raw_nonzero) != parent {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())
@@ -320,7 +325,6 @@ mod tests {
             "sleep {pid} (its own group leader) outlived the thread that spawned it"
         );
         // reap it
-        // SAFETY: pid is our own child
-        unsafe { libc::waitpid(pid, std::ptr::null_mut(), 0) };
+        let _ = rustix::process::waitpid(Pid::from_raw(pid), rustix::process::WaitOptions::empty());
     }
 }

@@ -8,7 +8,6 @@
 use anyhow::{bail, Context, Result};
 use std::fs::{self, File};
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// A child command of a lock holder (`cargo xtask test` runs `cargo xtask
@@ -45,17 +44,19 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
         .write(true)
         .open(path)
         .with_context(|| format!("cannot open the lock file {}", path.display()))?;
-    // SAFETY: flock on a descriptor we own
-    let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if rc == 0 {
+    let locked = rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
+    if locked.is_ok() {
         return Ok(Lock {
             _file: Some(file),
             path: path.to_path_buf(),
         });
     }
-    let err = std::io::Error::last_os_error();
-    if err.raw_os_error() != Some(libc::EWOULDBLOCK) {
-        return Err(err).with_context(|| format!("cannot lock {}", path.display()));
+    match locked {
+        Err(err) if err != rustix::io::Errno::WOULDBLOCK => {
+            return Err(std::io::Error::from(err))
+                .with_context(|| format!("cannot lock {}", path.display()));
+        }
+        _ => {}
     }
     let holder = holder(path);
     let parent = crate::environment::current().lock_parent;

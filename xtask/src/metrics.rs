@@ -125,9 +125,7 @@ fn canonical_name(shown: &str) -> &str {
 }
 
 fn monotonic_seconds() -> f64 {
-    // SAFETY: ts is a valid out pointer
-    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    let ts = rustix::time::clock_gettime(rustix::time::ClockId::Monotonic);
     ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
 }
 
@@ -271,8 +269,7 @@ fn parse_status_context_switches(status: &str) -> u64 {
 }
 
 fn clock_ticks_per_second() -> f64 {
-    // SAFETY: sysconf has no preconditions
-    let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let t = rustix::param::clock_ticks_per_second();
     if t > 0 {
         t as f64
     } else {

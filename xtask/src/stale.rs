@@ -55,8 +55,7 @@ fn trusted_tool_pid(dir: &Path) -> Option<String> {
     }
     let file = dir.join(TOOL_PID_FILE);
     let meta = fs::symlink_metadata(&file).ok()?;
-    // SAFETY: geteuid has no preconditions
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     if !meta.is_file() || meta.uid() != me {
         eprintln!(
             "warning: {} is not a plain file of this user's own: not trusted, its directory is \
@@ -205,8 +204,10 @@ fn kill_children_of(identity: &str, dir: &Path) -> (Vec<(i32, String)>, Vec<i32>
         let name = fs::read_to_string(e.path().join("comm"))
             .map(|s| s.trim().to_string())
             .unwrap_or_default();
-        // SAFETY: SIGKILL to a process a dead tool started for its directory
-        unsafe { libc::kill(pid, libc::SIGKILL) };
+        // a process a dead tool started for its directory
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        }
         killed.push((pid, name));
     }
     (killed, unverified)

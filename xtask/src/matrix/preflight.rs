@@ -203,12 +203,8 @@ fn free_bytes(path: &Path) -> Option<u64> {
     while !p.exists() {
         p = p.parent()?.to_path_buf();
     }
-    use std::os::unix::ffi::OsStrExt;
-    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).ok()?;
-    // SAFETY: c is NUL-terminated, st a valid out pointer
-    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
-    let rc = unsafe { libc::statvfs(c.as_ptr(), &mut st) };
-    (rc == 0).then(|| st.f_bavail * st.f_frsize)
+    let st = rustix::fs::statvfs(&p).ok()?;
+    Some(st.f_bavail * st.f_frsize)
 }
 
 fn find_in_path(program: &str) -> Option<PathBuf> {

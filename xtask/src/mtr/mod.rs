@@ -567,9 +567,9 @@ impl PortSlot {
                 .write(true)
                 .open(&path)
                 .with_context(|| format!("cannot open {}", path.display()))?;
-            use std::os::fd::AsRawFd;
-            // SAFETY: flock on a descriptor we own; released when it closes
-            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            // released when the file closes
+            let operation = rustix::fs::FlockOperation::NonBlockingLockExclusive;
+            if rustix::fs::flock(&file, operation).is_ok() {
                 return Ok(PortSlot {
                     _lock: file,
                     build_thread: FIRST_BUILD_THREAD + k * SLOT_WIDTH,

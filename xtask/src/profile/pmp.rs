@@ -119,9 +119,8 @@ pub fn sample(
             text.push('\n');
         });
     // a no-op for a running server
-    // SAFETY: kill(2) with a pid and a signal number; no memory is shared
-    unsafe {
-        libc::kill(pid as libc::pid_t, libc::SIGCONT);
+    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
     }
     let run = run?;
     if !run.status.success() || run.timed_out {

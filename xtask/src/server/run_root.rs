@@ -90,8 +90,7 @@ pub(super) fn trusted_dir(root: &Path, datadir: Datadir) -> Result<()> {
     }
     let meta =
         fs::symlink_metadata(root).with_context(|| format!("cannot read {}", root.display()))?;
-    // SAFETY: geteuid has no preconditions
-    let me = unsafe { libc::geteuid() };
+    let me = rustix::process::geteuid().as_raw();
     let mode = meta.permissions().mode() & 0o7777;
     if !meta.is_dir() || meta.file_type().is_symlink() {
         bail!(
@@ -121,14 +120,7 @@ pub(super) fn trusted_dir(root: &Path, datadir: Datadir) -> Result<()> {
 
 /// Whether `path` is on a tmpfs (statfs magic), as /dev/shm is.
 pub fn is_tmpfs(path: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
-        return false;
-    };
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: c is a valid NUL-terminated path and st a valid out pointer
-    let rc = unsafe { libc::statfs(c.as_ptr(), &mut st) };
-    rc == 0 && st.f_type == libc::TMPFS_MAGIC
+    rustix::fs::statfs(path).is_ok_and(|st| st.f_type == libc::TMPFS_MAGIC)
 }
 
 #[cfg(test)]

@@ -31,8 +31,7 @@ pub struct ServerUser {
 
 /// Whether the tool runs as root.
 pub fn tool_is_root() -> bool {
-    // SAFETY: geteuid has no preconditions
-    unsafe { libc::geteuid() == 0 }
+    rustix::process::geteuid().is_root()
 }
 
 /// `None` when the server runs as the tool's own user; the system user

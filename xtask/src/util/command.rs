@@ -561,28 +561,17 @@ impl Drop for Running {
 /// Whether child `pid` has exited, leaving it unreaped (waitid with
 /// WNOWAIT and WNOHANG, as duct's shared_child polls).
 fn exited_unreaped(pid: i32) -> std::io::Result<bool> {
-    // SAFETY: siginfo_t is plain data; waitid writes into it
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    let rc = unsafe {
-        libc::waitid(
-            libc::P_PID,
-            pid as libc::id_t,
-            &mut info,
-            libc::WEXITED | libc::WNOWAIT | libc::WNOHANG,
-        )
-    };
-    if rc != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    // WNOHANG leaves it zeroed while the child runs
-    Ok(info.si_signo == libc::SIGCHLD)
+    use rustix::process::{waitid, Pid, WaitId, WaitIdOptions};
+    let pid = Pid::from_raw(pid).ok_or(std::io::ErrorKind::InvalidInput)?;
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOWAIT | WaitIdOptions::NOHANG;
+    // no status while the child runs (WNOHANG)
+    Ok(waitid(WaitId::Pid(pid), options)?.is_some())
 }
 
 /// CPU seconds of an exited, unreaped child from its /proc stat.
 fn zombie_cpu_seconds(pid: i32) -> Option<f64> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // SAFETY: sysconf only reads a constant
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let ticks = rustix::param::clock_ticks_per_second();
     (ticks > 0).then(|| cpu_seconds_in_stat(&stat, ticks as f64))?
 }
 
@@ -781,9 +770,9 @@ mod tests {
             .start(null(), null())
             .unwrap();
         let pid = child.id() as i32;
-        // SAFETY: getpgid only reads
+        let group = rustix::process::getpgid(rustix::process::Pid::from_raw(pid)).unwrap();
         assert_eq!(
-            unsafe { libc::getpgid(pid) },
+            group.as_raw_nonzero().get(),
             pid,
             "not its own group's leader"
         );
