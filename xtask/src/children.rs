@@ -155,22 +155,13 @@ fn signal_group(pgid: i32, sig: Signal) {
 /// count: a killed grandchild may wait for a reaper that never comes when
 /// PID 1 of a container does not reap.
 pub fn group_alive(pgid: i32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
+    let Some(pids) = crate::procfs::pids() else {
         return Pid::from_raw(pgid)
             .is_some_and(|group| rustix::process::test_kill_process_group(group).is_ok());
     };
-    entries.flatten().any(|e| {
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
-            return false;
-        };
-        // fields after the parenthesised name: state, ppid, pgrp
-        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            return false;
-        };
-        let mut fields = rest.split_whitespace();
-        let state = fields.next();
-        let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
-        pgrp == Some(pgid) && state != Some("Z")
+    pids.into_iter().any(|pid| {
+        crate::procfs::ProcStat::of(pid)
+            .is_some_and(|st| st.process_group == pgid && !st.is_zombie())
     })
 }
 

@@ -2,7 +2,6 @@
 //! scale Mark Callaghan's my.cnf to this host.
 
 use serde::{Deserialize, Serialize};
-use std::fs;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Host {
@@ -15,16 +14,16 @@ pub struct Host {
 
 impl Host {
     pub fn detect() -> Host {
-        let read = |p: &str| fs::read_to_string(p).unwrap_or_default();
-        let cpuinfo = read("/proc/cpuinfo");
-        let meminfo = read("/proc/meminfo");
+        let read = crate::procfs::host_file;
+        let cpuinfo = read("cpuinfo");
+        let meminfo = read("meminfo");
         Host {
-            hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
+            hostname: read("sys/kernel/hostname").trim().to_string(),
             cores: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
             memory_bytes: meminfo_kib(&meminfo, "MemTotal").unwrap_or(0) * 1024,
-            kernel: read("/proc/sys/kernel/osrelease").trim().to_string(),
+            kernel: read("sys/kernel/osrelease").trim().to_string(),
             cpu_model: cpuinfo
                 .lines()
                 .find_map(|l| {

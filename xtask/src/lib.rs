@@ -33,6 +33,7 @@ pub mod model;
 pub mod mtr;
 pub mod patch;
 pub mod patch_check;
+pub mod procfs;
 pub mod profile;
 pub mod provenance;
 pub mod record;

@@ -83,7 +83,7 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
 /// The pid holding a flock on `path`, from /proc/locks.
 pub fn holder(path: &Path) -> Option<i32> {
     let meta = fs::metadata(path).ok()?;
-    let locks = fs::read_to_string("/proc/locks").ok()?;
+    let locks = crate::procfs::locks()?;
     holder_in(&locks, meta.ino(), meta.dev())
 }
 
@@ -108,7 +108,7 @@ fn holder_in(locks: &str, ino: u64, dev: u64) -> Option<i32> {
 
 /// A process's command line, or a note that it is gone.
 pub fn command_line(pid: i32) -> String {
-    match fs::read(format!("/proc/{pid}/cmdline")) {
+    match crate::procfs::cmdline(pid) {
         Ok(bytes) if !bytes.is_empty() => String::from_utf8_lossy(&bytes)
             .trim_end_matches('\0')
             .replace('\0', " "),

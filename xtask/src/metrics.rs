@@ -2,11 +2,11 @@
 //! the measured interval, and what they come to per query; and the CPU the
 //! rest of the host used meanwhile (a busy host makes a run doubtful).
 
+use crate::procfs::{self, ProcStat};
 use crate::record::{HostCpu, Measured, OtherCpu, ProcCounters, Snapshot, SysbenchReport};
 use anyhow::{Context, Result};
 use mysql::prelude::Queryable;
 use std::collections::BTreeMap;
-use std::fs;
 
 /// The status counters whose deltas every run records.
 pub const STATUS_COUNTERS: &[&str] = &[
@@ -48,9 +48,7 @@ impl Snapshot {
     }
 
     pub fn take(conn: &mut mysql::Conn, pid: u32, with_mutex: bool) -> Result<Snapshot> {
-        let host_cpu = fs::read_to_string("/proc/stat")
-            .ok()
-            .and_then(|s| parse_proc_stat(&s));
+        let host_cpu = parse_proc_stat(&procfs::host_file("stat"));
         Ok(Snapshot {
             monotonic_seconds: monotonic_seconds(),
             host_cpu,
@@ -164,7 +162,7 @@ impl OtherCpu {
                 .checked_sub(before.process.cpu_ticks)?,
             sysbench_cpu?,
             after.monotonic_seconds - before.monotonic_seconds,
-            clock_ticks_per_second(),
+            procfs::clock_ticks_per_second(),
         )
     }
 
@@ -229,33 +227,20 @@ pub fn buf_pool_mutex(conn: &mut mysql::Conn) -> Result<(u64, u64)> {
 }
 
 pub fn proc_counters(pid: u32) -> Result<ProcCounters> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat"))
-        .with_context(|| format!("process {pid} is gone"))?;
-    let cpu_ticks =
-        parse_stat_cpu_ticks(&stat).with_context(|| format!("cannot parse /proc/{pid}/stat"))?;
-    let mut context_switches = 0;
-    let mut threads = 0;
-    for task in fs::read_dir(format!("/proc/{pid}/task"))?.flatten() {
-        // a thread may exit between listing and reading: skip it
-        if let Ok(status) = fs::read_to_string(task.path().join("status")) {
-            context_switches += parse_status_context_switches(&status);
-            threads += 1;
-        }
-    }
+    let cpu_ticks = ProcStat::of(pid as i32)
+        .with_context(|| format!("process {pid} is gone, or its stat is unreadable"))?
+        .own_ticks();
+    let statuses = procfs::thread_statuses(pid)?;
+    let context_switches = statuses
+        .iter()
+        .map(|s| parse_status_context_switches(s))
+        .sum();
+    let threads = statuses.len() as u64;
     Ok(ProcCounters {
         cpu_ticks,
         context_switches,
         threads,
     })
-}
-
-/// utime + stime (fields 14 and 15) of /proc/<pid>/stat; the command name
-/// in parentheses may contain spaces, so fields are counted after it.
-fn parse_stat_cpu_ticks(stat: &str) -> Option<u64> {
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // after the name, field 3 (state) is index 0, so field N is index N-3
-    Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
 }
 
 fn parse_status_context_switches(status: &str) -> u64 {
@@ -266,15 +251,6 @@ fn parse_status_context_switches(status: &str) -> u64 {
         })
         .filter_map(|l| l.split(':').nth(1)?.trim().parse::<u64>().ok())
         .sum()
-}
-
-fn clock_ticks_per_second() -> f64 {
-    let t = rustix::param::clock_ticks_per_second();
-    if t > 0 {
-        t as f64
-    } else {
-        100.0
-    }
 }
 
 /// Parses the closing statistics of `sysbench ... run`. A missing line is
@@ -335,7 +311,7 @@ impl Measured {
             .process
             .cpu_ticks
             .saturating_sub(before.process.cpu_ticks) as f64
-            / clock_ticks_per_second();
+            / procfs::clock_ticks_per_second();
         let mutex = Snapshot::buf_pool_mutex_delta(before, after);
         Measured {
             pages_made_young: made_young,
@@ -419,9 +395,6 @@ Latency (ms):
 
     #[test]
     fn proc_parsing() {
-        let stat =
-            "123 (my (odd) name) S 1 123 123 0 -1 4194560 100 0 0 0 250 40 0 0 20 0 7 0 1 2 3";
-        assert_eq!(parse_stat_cpu_ticks(stat), Some(290));
         let status = "Name:\tx\nvoluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t5\n";
         assert_eq!(parse_status_context_switches(status), 15);
         let me = proc_counters(std::process::id()).unwrap();

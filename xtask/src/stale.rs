@@ -18,6 +18,7 @@ use std::fs;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use crate::procfs;
 pub use crate::util::{start_time, tool_identity, TOOL_ENV};
 
 /// The file in each run directory that names its tool.
@@ -173,23 +174,20 @@ fn kill_children_of(identity: &str, dir: &Path) -> (Vec<(i32, String)>, Vec<i32>
     let me = std::process::id() as i32;
     let mut killed = Vec::new();
     let mut unverified = Vec::new();
-    let Ok(entries) = fs::read_dir("/proc") else {
+    let Some(pids) = procfs::pids() else {
         return (killed, unverified);
     };
-    for e in entries.flatten() {
-        let Some(pid) = e.file_name().to_str().and_then(|s| s.parse::<i32>().ok()) else {
-            continue;
-        };
+    for pid in pids {
         if pid == me {
             continue;
         }
-        let Ok(cmdline) = fs::read(e.path().join("cmdline")) else {
+        let Ok(cmdline) = procfs::cmdline(pid) else {
             continue;
         };
         if !String::from_utf8_lossy(&cmdline).split('\0').any(names_dir) {
             continue;
         }
-        let Ok(environ) = fs::read(e.path().join("environ")) else {
+        let Ok(environ) = procfs::environ(pid) else {
             unverified.push(pid);
             continue;
         };
@@ -201,9 +199,7 @@ fn kill_children_of(identity: &str, dir: &Path) -> (Vec<(i32, String)>, Vec<i32>
             }
             continue;
         }
-        let name = fs::read_to_string(e.path().join("comm"))
-            .map(|s| s.trim().to_string())
-            .unwrap_or_default();
+        let name = procfs::comm(pid);
         // a process a dead tool started for its directory
         if let Some(pid) = rustix::process::Pid::from_raw(pid) {
             let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
@@ -274,9 +270,8 @@ mod tests {
             .start(null(), null())
             .unwrap();
         // until env has made way for tail, which has no identity
-        let environ = format!("/proc/{}/environ", old_server.id());
         for _ in 0..100 {
-            let text = fs::read(&environ).unwrap_or_default();
+            let text = procfs::environ(old_server.id() as i32).unwrap_or_default();
             if !String::from_utf8_lossy(&text).contains(TOOL_ENV) {
                 break;
             }

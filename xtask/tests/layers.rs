@@ -18,6 +18,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
         Within::Any,
         &[
             "environment",
+            "procfs",
             "children",
             "util",
             "lock",
@@ -352,6 +353,46 @@ fn only_the_environment_module_reads_the_environment() {
     let found = environment_reads(dir.path());
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].contains("cache.rs:3:"), "{found:?}");
+}
+
+/// The lines of `src`, outside `procfs.rs`, whose code (a comment aside)
+/// names a path under /proc.
+fn proc_reads(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut reads = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("procfs.rs")) {
+        let text = fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("\"/proc") {
+                reads.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    reads
+}
+
+/// One owner of /proc: `procfs.rs` parses a process's stat line once, and
+/// nothing else opens a file there.
+#[test]
+fn only_procfs_reads_proc() {
+    let reads = proc_reads(&src());
+    assert!(
+        reads.is_empty(),
+        "/proc read outside procfs.rs:\n{}",
+        reads.join("\n")
+    );
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("lock.rs"),
+        "// reads \"/proc/locks\"\nlet t = fs::read_to_string(\"/proc/locks\");\n",
+    )
+    .unwrap();
+    let found = proc_reads(dir.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("lock.rs:2:"), "{found:?}");
 }
 
 #[test]

@@ -20,6 +20,7 @@ use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use super::human_duration;
+use crate::procfs::ProcStat;
 
 /// The variable every child of the tool carries: the tool's identity, so
 /// that a clean-up kills only what a dead tool started.
@@ -34,10 +35,7 @@ pub fn tool_identity() -> String {
 
 /// A process's start time (field 22 of /proc/<pid>/stat).
 pub fn start_time(pid: i32) -> Option<u64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // rest starts at field 3 (state): field 22 is the 20th after it
-    rest.split_whitespace().nth(19)?.parse().ok()
+    ProcStat::of(pid).map(|st| st.start_time)
 }
 
 /// How long a group stopped at its deadline gets between SIGTERM and
@@ -568,27 +566,12 @@ fn exited_unreaped(pid: i32) -> std::io::Result<bool> {
     Ok(waitid(WaitId::Pid(pid), options)?.is_some())
 }
 
-/// CPU seconds of an exited, unreaped child from its /proc stat.
+/// CPU seconds of an exited, unreaped child from its /proc stat: its own
+/// time, all its threads, and that of the children it reaped itself,
+/// which is what wait4 reports for it.
 fn zombie_cpu_seconds(pid: i32) -> Option<f64> {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let ticks = rustix::param::clock_ticks_per_second();
-    (ticks > 0).then(|| cpu_seconds_in_stat(&stat, ticks as f64))?
-}
-
-/// utime + stime + cutime + cstime (fields 14-17 of proc_pid_stat(5), in
-/// clock ticks) in seconds: the process's own CPU time, all its threads,
-/// and that of the children it reaped itself, which is what wait4 reported
-/// for it. The fields are counted after the command name's closing
-/// parenthesis, since the name may hold spaces and parentheses.
-fn cpu_seconds_in_stat(stat: &str, ticks_per_second: f64) -> Option<f64> {
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // rest starts at field 3 (state)
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let mut ticks = 0u64;
-    for field in 14..=17 {
-        ticks += fields.get(field - 3)?.parse::<u64>().ok()?;
-    }
-    Some(ticks as f64 / ticks_per_second)
+    let st = ProcStat::of(pid)?;
+    Some(st.ticks_with_reaped_children() as f64 / crate::procfs::clock_ticks_per_second())
 }
 
 /// The last lines of a text, kept as they come.
@@ -637,13 +620,7 @@ mod tests {
     /// Whether `pid` is a live process (a zombie waiting for a reaper that
     /// never comes, as PID 1 of a container may leave it, is not).
     fn alive(pid: i32) -> bool {
-        fs::read_to_string(format!("/proc/{pid}/stat"))
-            .ok()
-            .and_then(|s| {
-                s.rfind(')')
-                    .map(|i| s[i + 1..].trim_start().starts_with('Z'))
-            })
-            .is_some_and(|zombie| !zombie)
+        ProcStat::of(pid).is_some_and(|st| !st.is_zombie())
     }
 
     fn wait_gone(pid: i32) -> bool {
@@ -958,14 +935,5 @@ mod tests {
         let cpu = run.cpu_seconds.unwrap();
         eprintln!("sleep 1.5 beside a busy child of another thread: {cpu:.2} s CPU");
         assert!(cpu < 0.05, "sleep was charged {cpu} s");
-    }
-
-    #[test]
-    fn cpu_seconds_are_read_after_the_command_name() {
-        // pid (comm) state ppid pgrp session tty tpgid flags minflt cminflt
-        // majflt cmajflt utime stime cutime cstime ...
-        let stat = "42 (a) b) (c) Z 1 42 42 0 -1 4194560 10 0 0 0 250 50 100 25 20 0 9 0";
-        assert_eq!(cpu_seconds_in_stat(stat, 100.0), Some(4.25));
-        assert_eq!(cpu_seconds_in_stat("42 (x) Z 1 42", 100.0), None);
     }
 }

@@ -63,7 +63,7 @@ pub fn run(
     let perf_data = scratch.path().join("perf.data");
     let event = perf::Event::available();
     // the server's own binary, whichever build or package it is
-    let binary = PathBuf::from(format!("/proc/{pid}/exe"));
+    let binary = crate::procfs::exe(pid);
 
     std::thread::scope(|s| -> Result<ProfilePass> {
         // gdb reads the binary's symbols before the load starts, then
