@@ -5,6 +5,7 @@
 
 pub mod analysis;
 pub mod bisect;
+pub mod change;
 pub mod charts;
 mod comparison_table;
 pub use comparison_table::{INTERVALS, RUNS_ESTIMATE};
