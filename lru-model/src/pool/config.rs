@@ -1,0 +1,263 @@
+//! What a pool is set up with (its size, its rules, the knobs of the
+//! server it models), the constants of 10.11.18's LRU, the counters a run
+//! keeps, and the errors a trace can meet.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::decide::{self, YoungTouch};
+
+/// `BUF_LRU_OLD_MIN_LEN` (include/buf0lru.h:41): the old sublist exists from this LRU length on.
+pub const OLD_MIN_LEN: u32 = 512;
+
+/// `BUF_LRU_OLD_TOLERANCE` (buf/buf0lru.cc:50)
+pub const OLD_TOLERANCE: u64 = 20;
+
+/// `BUF_LRU_NON_OLD_MIN_LEN` (buf/buf0lru.cc:55)
+pub const NON_OLD_MIN_LEN: u64 = 5;
+
+/// `BUF_LRU_BOUNDARY_MOVES` of patches/10.11/fixed-lookup-boundary.patch:
+/// the most flagged blocks one call of `buf_LRU_old_adjust_len()` moves to
+/// the head under [`Boundary::MoveFlagged`]
+pub const BOUNDARY_MOVES: u32 = 64;
+
+/// `BUF_LRU_MIN_LEN` (include/buf0buf.h:67)
+pub const LRU_MIN_LEN: usize = 256;
+
+/// The user thread's first free-block scan looks at this many blocks
+/// (`buf_LRU_scan_and_free_block(100)`, buf/buf0lru.cc:406).
+pub const USER_SCAN_LIMIT: u32 = 100;
+
+pub(super) const NIL: u32 = u32::MAX;
+
+/// The server settings the LRU depends on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Config {
+    /// `buf_pool.curr_size()`: frames in the pool
+    pub pool_pages: u32,
+    /// `innodb_old_blocks_pct`
+    pub old_pct: u32,
+    /// `innodb_old_blocks_time`, in ms
+    pub old_blocks_time_ms: u32,
+    /// `innodb_lru_scan_depth`: the free-list target of a page-cleaner LRU batch
+    pub lru_scan_depth: u32,
+    /// the lazy policy's threshold while the LRU has no old sublist
+    pub short_lru: ShortLru,
+    /// the lazy policy's `buf_pool.access_clock` tick, in ms: 1000 in the
+    /// fix (P:srv/srv0srv.cc `buf_pool_t::now()`), 100 in innodb-lab's
+    /// fine-clock remedy (patches/10.11/fixed-fine-clock.md)
+    pub clock_tick_ms: u32,
+    /// the lazy policy's rule for the age check of a block outside the old
+    /// sublist
+    pub young_touch: YoungTouch,
+    /// what `buf_LRU_old_adjust_len()` does with a flagged block that the
+    /// old sublist's boundary is about to take from the new sublist
+    pub boundary: Boundary,
+    /// what a sweep's move does to the moved block's stamp
+    pub move_stamp: MoveStamp,
+}
+
+/// What a sweep's move to the head does to the block's stamp (lazy policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveStamp {
+    /// Upstream (P: `buf_page_t::make_young()`): the stamp becomes the
+    /// move's tick, so the next flag needs another `innodb_old_blocks_time`.
+    #[default]
+    Restamp,
+    /// innodb-lab's lookup remedy, third form
+    /// (patches/10.11/fixed-lookup-boundary.md): the stamp stays, so a moved
+    /// block that drifts back to the old sublist unflagged is flagged by its
+    /// next access there; a stamp more than half the 16-bit range behind is
+    /// brought forward to half the range ([`kept_stamp`]).
+    Keep,
+}
+
+impl MoveStamp {
+    /// Both rules, upstream's first.
+    pub const ALL: [MoveStamp; 2] = [MoveStamp::Restamp, MoveStamp::Keep];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            MoveStamp::Restamp => "restamp",
+            MoveStamp::Keep => "keep",
+        }
+    }
+
+    /// The stamp of a block that a sweep moves at tick `now`.
+    pub fn after_move(self, stamp: u16, now: u16) -> u16 {
+        match self {
+            MoveStamp::Restamp => now,
+            MoveStamp::Keep => kept_stamp(stamp, now),
+        }
+    }
+}
+
+impl std::str::FromStr for MoveStamp {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        decide::rule_named(&MoveStamp::ALL, MoveStamp::name, "move stamp rule", s)
+    }
+}
+
+/// `buf_page_t::keep_stamp_on_move()` of patches/10.11/fixed-lookup-boundary.patch:
+/// the stamp, unless it is more than half the 16-bit clock's range behind
+/// `now`, where it is brought forward to half the range (never to 0, which
+/// means "never accessed").
+pub fn kept_stamp(stamp: u16, now: u16) -> u16 {
+    if now.wrapping_sub(stamp) > u16::MAX / 2 {
+        now.wrapping_sub(u16::MAX / 2).max(1)
+    } else {
+        stamp
+    }
+}
+
+/// What the old sublist's boundary does when it moves toward the head over
+/// a block that carries the PROMOTE flag (lazy policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Boundary {
+    /// Upstream (P: `buf_LRU_old_adjust_len()`): the block becomes old like
+    /// any other; a sweep moves it when it reaches the tail.
+    #[default]
+    Upstream,
+    /// innodb-lab's boundary rule (patches/10.11/fixed-lookup-boundary.md):
+    /// the block is moved to the head instead (`buf_LRU_old_adjust_len()`
+    /// holds `buf_pool.mutex`), so a block flagged while young does not
+    /// take an old block's room on its way to the tail; at most
+    /// [`BOUNDARY_MOVES`] such moves a call, as in the patch.
+    MoveFlagged,
+}
+
+impl Boundary {
+    /// Both rules, upstream's first.
+    pub const ALL: [Boundary; 2] = [Boundary::Upstream, Boundary::MoveFlagged];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Upstream => "upstream",
+            Boundary::MoveFlagged => "move-flagged",
+        }
+    }
+}
+
+impl std::str::FromStr for Boundary {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        decide::rule_named(&Boundary::ALL, Boundary::name, "boundary rule", s)
+    }
+}
+
+/// What the lazy policy's access path compares with while the LRU is too
+/// short for an old sublist (fewer than [`OLD_MIN_LEN`] blocks, as in the
+/// 8 MiB pools of mtr), where no block is ever old.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ShortLru {
+    /// Upstream (P): `innodb_old_blocks_time` applies as usual, so a block
+    /// accessed again within it stays unflagged and the sweeps evict the
+    /// short LRU in FIFO order.
+    #[default]
+    Upstream,
+    /// Our 10.11 port (patches/10.11/fixed.md): `buf_pool_t::
+    /// update_old_threshold()` keeps `LRU_old_threshold` at 0 while
+    /// `LRU_old` does not exist, so every access flags the block and a sweep
+    /// gives it a second chance, as 10.11's freed_page_clock rule did.
+    FlagEveryAccess,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            pool_pages: 8192,
+            old_pct: 37,
+            old_blocks_time_ms: 1000,
+            lru_scan_depth: 1024,
+            short_lru: ShortLru::Upstream,
+            clock_tick_ms: decide::LAZY_CLOCK_TICK_MS,
+            young_touch: YoungTouch::AgeChecked,
+            boundary: Boundary::Upstream,
+            move_stamp: MoveStamp::Restamp,
+        }
+    }
+}
+
+/// The counters, as the server counts them, plus a few the model adds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// `buf_pool.stat.n_pages_made_young` (Innodb_buffer_pool_pages_made_young)
+    pub made_young: u64,
+    /// `buf_pool.stat.n_pages_not_made_young` (Innodb_buffer_pool_pages_made_not_young)
+    pub not_made_young: u64,
+    /// `buf_pool.mutex` acquisitions by `buf_page_make_young()` on the page-access path
+    pub access_mutex_acquisitions: u64,
+    /// blocks evicted from the LRU tail by a user thread or the page cleaner
+    pub evictions: u64,
+    /// frames released by `free` events (eager, lazy) or ghost blocks left in the LRU (classic)
+    pub frees: u64,
+    /// pages read into the pool
+    pub reads: u64,
+    /// page accesses
+    pub accesses: u64,
+    /// page-cleaner LRU batches run (by `cleaner` events or for a waiting user thread)
+    pub cleaner_batches: u64,
+    /// times a user thread found no free block after its scan and waited for the page cleaner
+    pub lru_waits: u64,
+    /// `buf_pool.mutex` releases inside the lazy LRU batch after every 512 scanned blocks
+    pub sweep_mutex_releases: u64,
+    /// blocks made young by `buf_LRU_old_adjust_len()` moving the boundary toward the tail
+    /// (the way midpoint inserts leak into the young sublist when the list grows)
+    pub boundary_made_young: u64,
+    /// flagged blocks that the boundary, moving toward the head, moved to
+    /// the head instead of making them old ([`Boundary::MoveFlagged`])
+    pub boundary_moves: u64,
+}
+
+/// A request the model cannot carry out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelError {
+    /// `access` or `free` of a page that is not in the pool
+    NotResident(u64),
+    /// `access` or `free` of a page that was freed; its block is still in the LRU (classic)
+    Freed(u64),
+    /// `read` of a page that is already in the pool
+    AlreadyResident(u64),
+    /// a time earlier than the previous one
+    TimeWentBack {
+        /// the time of the previous event
+        previous_ms: u64,
+        /// the time of the refused event
+        now_ms: u64,
+    },
+    /// no frame could be freed for a read
+    PoolExhausted {
+        /// blocks in the LRU list when the read failed
+        lru_len: u32,
+    },
+    /// the configuration cannot describe a buffer pool
+    BadConfig(String),
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::NotResident(p) => write!(f, "page {p} is not resident in the buffer pool"),
+            ModelError::Freed(p) => write!(f, "page {p} was freed and has not been read again"),
+            ModelError::AlreadyResident(p) => write!(f, "page {p} is already resident; it cannot be read again"),
+            ModelError::TimeWentBack { previous_ms, now_ms } => {
+                write!(f, "t_ms {now_ms} is earlier than the previous t_ms {previous_ms}")
+            }
+            ModelError::PoolExhausted { lru_len } => write!(
+                f,
+                "no frame could be freed for a read: the LRU list has {lru_len} blocks and the page cleaner \
+                 keeps at least min(pool_pages/20-1, 256); use a larger pool"
+            ),
+            ModelError::BadConfig(why) => write!(f, "bad configuration: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}
