@@ -32,7 +32,17 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
             ),
         },
     ]));
-    // workloads, in the matrix's order
+    b.push(Block::Bullets(workloads(a)));
+    for tree in &a.manifest.trees {
+        tree_blocks(a, tree, b);
+    }
+    sysbench_commands(a, b);
+}
+
+/// One bullet per workload, in the matrix's order: its kind, its data,
+/// its threads and rate, and how long each pass ran.
+fn workloads(a: &Analysis) -> Vec<String> {
+    let results = a.results;
     let mut workloads = Vec::new();
     for name in &a.manifest.workloads {
         if let Some(r) = results.iter().find(|r| &r.key.workload == name) {
@@ -83,105 +93,113 @@ pub(super) fn blocks(a: &Analysis, b: &mut Vec<Block>) {
             ));
         }
     }
-    b.push(Block::Bullets(workloads));
-    for tree in &a.manifest.trees {
-        let tree_runs: Vec<&RunResult> = results.iter().filter(|r| &r.key.tree == tree).collect();
-        let Some(t) = tree_runs.iter().find_map(|r| r.tree_info.as_ref()) else {
+    workloads
+}
+
+/// A tree's facts: its id, each variant's build, patch and settings, the
+/// cmake options, the scaled my.cnf settings and each variant's my.cnf.
+fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
+    let results = a.results;
+    let tree_runs: Vec<&RunResult> = results.iter().filter(|r| r.key.tree == tree).collect();
+    let Some(t) = tree_runs.iter().find_map(|r| r.tree_info.as_ref()) else {
+        return;
+    };
+    b.push(Block::Heading(
+        3,
+        format!("Tree `{tree}`: {} `{}`", t.version, t.spec),
+    ));
+    let mut facts = vec![format!("id: `{}`", t.id)];
+    for variant in &a.manifest.variants {
+        let Some(v) = tree_runs.iter().find(|r| &r.key.variant == variant) else {
             continue;
         };
-        b.push(Block::Heading(
-            3,
-            format!("Tree `{tree}`: {} `{}`", t.version, t.spec),
-        ));
-        let mut facts = vec![format!("id: `{}`", t.id)];
-        for variant in &a.manifest.variants {
-            let Some(v) = tree_runs.iter().find(|r| &r.key.variant == variant) else {
-                continue;
-            };
-            let mut what = Vec::new();
-            if let Some(build) = &v.build {
-                what.push(format!("build `{}`", build.key_hash));
-                if let Some(p) = &build.patch {
-                    what.push(format!(
-                        "patch `{}` (sha256 `{}`)",
-                        p.file.display(),
-                        p.sha256
-                    ));
-                }
-                if let Some(c) = &build.cherry_pick {
-                    what.push(format!(
-                        "cherry-picked {} from {}",
-                        c.commits.join(", "),
-                        c.remote
-                    ));
-                }
-            } else if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
-                what.push("packaged binary".to_string());
-            }
-            for (k, val) in &v.variant_settings {
-                what.push(format!("`{k}={val}`"));
-            }
-            facts.push(format!("variant `{variant}`: {}", what.join("; ")));
-        }
-        b.push(Block::Bullets(facts));
-        if let Some(build) = tree_runs.iter().find_map(|r| r.build.as_ref()) {
-            b.push(Block::Para(format!(
-                "cmake options (compiler {}):",
-                build.key.compiler
-            )));
-            b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
-        }
-        if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
-            // one item with the scaled settings nested under it
-            let mut scaled = format!(
-                "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
-                t.series
-            );
-            for s in &cnf.scaled {
-                scaled.push_str(&format!(
-                    "\n- `{}` = {} (Mark: {}): {}",
-                    s.name, s.here, s.mark, s.why
+        let mut what = Vec::new();
+        if let Some(build) = &v.build {
+            what.push(format!("build `{}`", build.key_hash));
+            if let Some(p) = &build.patch {
+                what.push(format!(
+                    "patch `{}` (sha256 `{}`)",
+                    p.file.display(),
+                    p.sha256
                 ));
             }
-            b.push(Block::Bullets(vec![scaled]));
+            if let Some(c) = &build.cherry_pick {
+                what.push(format!(
+                    "cherry-picked {} from {}",
+                    c.commits.join(", "),
+                    c.remote
+                ));
+            }
+        } else if matches!(t.kind(), crate::record::TreeKind::Packaged { .. }) {
+            what.push("packaged binary".to_string());
         }
-        // the first variant's my.cnf in full, then each other variant's
-        // differences from it: a Jira comment has room for one file
-        let mut first: Option<(String, String)> = None;
-        for variant in &a.manifest.variants {
-            let Some(text) = tree_runs
-                .iter()
-                .filter(|r| &r.key.variant == variant)
-                .find_map(|r| r.my_cnf_text.as_deref())
-            else {
-                continue;
-            };
-            let text = strip_run_paths(text);
-            match &first {
-                None => {
+        for (k, val) in &v.variant_settings {
+            what.push(format!("`{k}={val}`"));
+        }
+        facts.push(format!("variant `{variant}`: {}", what.join("; ")));
+    }
+    b.push(Block::Bullets(facts));
+    if let Some(build) = tree_runs.iter().find_map(|r| r.build.as_ref()) {
+        b.push(Block::Para(format!(
+            "cmake options (compiler {}):",
+            build.key.compiler
+        )));
+        b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
+    }
+    if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
+        // one item with the scaled settings nested under it
+        let mut scaled = format!(
+            "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
+            t.series
+        );
+        for s in &cnf.scaled {
+            scaled.push_str(&format!(
+                "\n- `{}` = {} (Mark: {}): {}",
+                s.name, s.here, s.mark, s.why
+            ));
+        }
+        b.push(Block::Bullets(vec![scaled]));
+    }
+    // the first variant's my.cnf in full, then each other variant's
+    // differences from it: a Jira comment has room for one file
+    let mut first: Option<(String, String)> = None;
+    for variant in &a.manifest.variants {
+        let Some(text) = tree_runs
+            .iter()
+            .filter(|r| &r.key.variant == variant)
+            .find_map(|r| r.my_cnf_text.as_deref())
+        else {
+            continue;
+        };
+        let text = strip_run_paths(text);
+        match &first {
+            None => {
+                b.push(Block::Para(format!(
+                    "my.cnf of `{variant}` (run paths shown as <run>):"
+                )));
+                b.push(Block::Pre(text.clone()));
+                first = Some((variant.clone(), text));
+            }
+            Some((base, base_text)) => {
+                let changed = changed_lines(base_text, &text);
+                if changed.is_empty() {
                     b.push(Block::Para(format!(
-                        "my.cnf of `{variant}` (run paths shown as <run>):"
+                        "my.cnf of `{variant}`: the same as `{base}`'s."
                     )));
-                    b.push(Block::Pre(text.clone()));
-                    first = Some((variant.clone(), text));
-                }
-                Some((base, base_text)) => {
-                    let changed = changed_lines(base_text, &text);
-                    if changed.is_empty() {
-                        b.push(Block::Para(format!(
-                            "my.cnf of `{variant}`: the same as `{base}`'s."
-                        )));
-                    } else {
-                        b.push(Block::Para(format!(
-                            "my.cnf of `{variant}`: `{base}`'s with these lines changed (- `{base}`'s, + `{variant}`'s):"
-                        )));
-                        b.push(Block::Pre(changed.join("\n")));
-                    }
+                } else {
+                    b.push(Block::Para(format!(
+                        "my.cnf of `{variant}`: `{base}`'s with these lines changed (- `{base}`'s, + `{variant}`'s):"
+                    )));
+                    b.push(Block::Pre(changed.join("\n")));
                 }
             }
         }
     }
-    // sysbench command lines, one set per workload
+}
+
+/// The sysbench command lines, one set per workload.
+fn sysbench_commands(a: &Analysis, b: &mut Vec<Block>) {
+    let results = a.results;
     let mut commands = Vec::new();
     for name in &a.manifest.workloads {
         if let Some(o) = results
