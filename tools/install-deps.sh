@@ -4,7 +4,8 @@
 # ccache, sysbench, dpkg-dev for `dpkg-source`, libclang for bindgen, perf
 # and gdb for the profile pass (flame graphs, Poor Man's Profiler), and
 # debian-keyring and devscripts (dscverify) to check the signature of a
-# source package fetched by its pool path.
+# source package fetched by its pool path, and librsvg2-bin with
+# fonts-dejavu-core for the PNG renderings of the charts that Jira shows.
 # The host's apt sources are only read; MariaDB source comes through the
 # tool's own private deb-src configuration under ~/.cache/innodb-lab/apt.
 set -euo pipefail
@@ -18,6 +19,7 @@ packages=(
   sysbench dpkg-dev xz-utils curl debian-keyring devscripts
   libclang-dev clang
   linux-perf gdb valgrind
+  librsvg2-bin fonts-dejavu-core
 )
 missing=()
 for p in "${packages[@]}"; do

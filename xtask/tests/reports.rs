@@ -637,3 +637,69 @@ fn a_rebuild_control_sets_the_floor_other_builds_are_held_against() {
         workaround.why
     );
 }
+
+/// The `width` and `height` attributes of an SVG's root element.
+fn svg_size(svg: &str) -> Option<(u32, u32)> {
+    let root = &svg[svg.find("<svg")?..];
+    let root = &root[..root.find('>')?];
+    let attr = |name: &str| -> Option<u32> {
+        let at = root.find(&format!(" {name}=\""))? + name.len() + 3;
+        root[at..].split('"').next()?.parse().ok()
+    };
+    Some((attr("width")?, attr("height")?))
+}
+
+/// Jira shows PNGs: every chart of a committed report has its PNG beside
+/// it, of the chart's size, and every image a Jira text shows is a PNG
+/// that is there.
+#[test]
+fn every_committed_chart_has_its_png_and_jira_shows_pngs() {
+    let reports = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports");
+    let mut charts = 0;
+    let mut bad = Vec::new();
+    for dir in std::fs::read_dir(&reports).unwrap() {
+        let dir = dir.unwrap().path();
+        let Ok(files) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for file in files {
+            let path = file.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if let Some(stem) = name.strip_suffix(".svg") {
+                charts += 1;
+                let svg = std::fs::read_to_string(&path).unwrap();
+                let png = std::fs::read(dir.join(format!("{stem}.png")));
+                let size = png.ok().and_then(|b| xtask::charts::png::png_size(&b));
+                if size.is_none() || size != svg_size(&svg) {
+                    bad.push(format!(
+                        "{}: PNG {size:?}, SVG {:?}",
+                        path.display(),
+                        svg_size(&svg)
+                    ));
+                }
+            }
+            if name.ends_with(".jira") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                for image in text.split('!').skip(1).step_by(2) {
+                    let file = image.split('|').next().unwrap();
+                    if file.contains(' ') || file.is_empty() {
+                        continue;
+                    }
+                    if !file.ends_with(".png") || !dir.join(file).is_file() {
+                        bad.push(format!("{}: shows {file}", path.display()));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        charts >= 20,
+        "only {charts} charts under {}",
+        reports.display()
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert_eq!(
+        svg_size("<svg width=\"800\" height=\"480\" x>"),
+        Some((800, 480))
+    );
+}

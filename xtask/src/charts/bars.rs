@@ -126,6 +126,7 @@ pub(super) fn grouped(
         .unwrap_or(0);
     let group_px = (slot_count * 26.max(longest_bar_label * 7 + 6)).max(longest_label * 8 + 16);
     let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
+    let width = width_for_title(title, width);
     let names: Vec<String> = series
         .iter()
         .map(|(s, _)| s.clone())
@@ -137,9 +138,10 @@ pub(super) fn grouped(
             SVGBackend::with_string(&mut svg, (width, height_for(names.len()))).into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
+        // the title over the whole image, not over the plot beside the legend
+        let root = root.titled(title, (FONT, 20))?;
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&names));
         let mut chart = ChartBuilder::on(&plot_area)
-            .caption(title, (FONT, 20))
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(64)

@@ -85,6 +85,18 @@ where
     Ok((caption, main))
 }
 
+/// Pixels a title of `chars` characters takes at the 20 px title size
+/// (about 11 px a character in DejaVu Sans, the sans-serif of Debian's
+/// renderers), with 10 px at each side.
+const TITLE_CHAR_PX: u32 = 11;
+
+/// `width`, widened where the first line of `title` would not fit: a
+/// title wider than its image is cut at both sides by every renderer.
+pub(super) fn width_for_title(title: &str, width: u32) -> u32 {
+    let caption = title.split('\n').next().unwrap_or(title);
+    width.max(caption.chars().count() as u32 * TITLE_CHAR_PX + 20)
+}
+
 /// `text` in lines of at most `width` characters, broken at spaces (a
 /// word longer than a line keeps a line of its own); at least one line.
 pub(super) fn wrap(text: &str, width: usize) -> Vec<String> {

@@ -75,17 +75,18 @@ pub(super) fn line_chart(
         Axis::Data => padded_both_ways(ys),
     };
 
-    let width = 800;
+    let width = width_for_title(title, 800);
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (width, height_for(series.len())))
             .into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
+        // the title over the whole image, not over the plot beside the legend
+        let root = root.titled(title, (FONT, 20))?;
         let names: Vec<String> = series.iter().map(|(s, _)| s.clone()).collect();
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&names));
         let mut chart = ChartBuilder::on(&plot_area)
-            .caption(title, (FONT, 20))
             .margin(10)
             .x_label_area_size(48)
             .y_label_area_size(64)

@@ -12,6 +12,7 @@ mod bars;
 mod frame;
 mod lines;
 mod look;
+pub mod png;
 
 pub use bars::{grouped_bars, grouped_points};
 pub use lines::{lines, lines_on_data};

@@ -143,8 +143,10 @@ pub fn jira(blocks: &[Block]) -> String {
                     text.trim_end().replace("{noformat}", "{ noformat}")
                 );
             }
+            // Jira shows an attached PNG inline, an SVG only as a link
             Block::Image { file, caption, .. } => {
-                let _ = writeln!(s, "!{file}|alt={}!\n", escape(caption));
+                let png = crate::charts::png::png_name(file);
+                let _ = writeln!(s, "!{png}|alt={}!\n", escape(caption));
             }
             Block::MarkdownOnly { jira_note, .. } => {
                 let _ = writeln!(s, "{}\n", inline(jira_note));

@@ -52,7 +52,16 @@ pub fn write(out: &Path) -> Result<()> {
     for (name, text) in &files {
         write_atomic(&out.join(name), text.as_bytes())?;
     }
-    remove_stale_outputs(out, &files)
+    remove_stale_outputs(out, &files)?;
+    write_pngs(out, &files)
+}
+
+/// The PNG rendering of every chart written, which report.jira shows.
+pub(crate) fn write_pngs(out: &Path, written: &[(String, String)]) -> Result<()> {
+    for (name, _) in written.iter().filter(|(n, _)| n.ends_with(".svg")) {
+        crate::charts::png::render(&out.join(name))?;
+    }
+    Ok(())
 }
 
 /// Every report file of the results directory `dir`, as `write` would
@@ -147,8 +156,12 @@ pub(crate) fn remove_stale_outputs(out: &Path, written: &[(String, String)]) -> 
                 .and_then(|rest| rest.strip_suffix(".jira"))
                 .is_some_and(|k| k.parse::<usize>().is_ok())
         });
-        let is_output = is_jira_part || name.ends_with(".svg");
-        if is_output && !written.iter().any(|(w, _)| *w == name) {
+        let is_output = is_jira_part || name.ends_with(".svg") || name.ends_with(".png");
+        // a PNG stays while its chart is written (`write_pngs` renders it)
+        let kept = written.iter().any(|(w, _)| {
+            *w == name || (w.ends_with(".svg") && crate::charts::png::png_name(w) == name)
+        });
+        if is_output && !kept {
             let path = out.join(&name);
             std::fs::remove_file(&path)
                 .with_context(|| format!("removing the stale report file {}", path.display()))?;
