@@ -56,9 +56,15 @@ pub fn write(out: &Path) -> Result<()> {
     write_pngs(out, &files)
 }
 
-/// The PNG rendering of every chart written, which report.jira shows.
+/// The PNG rendering of every chart written, which report.jira shows. The
+/// charts are the SVGs beside the report; the flame graphs under
+/// `profiles/` are for a browser (their frames say more on hover) and
+/// Jira only lists them.
 pub(crate) fn write_pngs(out: &Path, written: &[(String, String)]) -> Result<()> {
-    for (name, _) in written.iter().filter(|(n, _)| n.ends_with(".svg")) {
+    let charts = written
+        .iter()
+        .filter(|(n, _)| n.ends_with(".svg") && !n.contains('/'));
+    for (name, _) in charts {
         crate::charts::png::render(&out.join(name))?;
     }
     Ok(())
