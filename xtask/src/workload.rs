@@ -132,16 +132,24 @@ impl Workload {
         let kind = self
             .kind()
             .with_context(|| format!("workload `{}`: `kind`", self.name))?;
-        let fail = |field: &'static str, why: String| -> Result<()> {
-            Err(FieldError {
-                workload: self.name.clone(),
-                field,
-                why,
-            }
-            .into())
-        };
-        // bounds that keep every count, size and length something a host
-        // can run and the tool's arithmetic can hold
+        self.check_bounds()?;
+        self.check_counts()?;
+        self.check_kind(kind)
+    }
+
+    /// The error of one field of this workload.
+    fn fail(&self, field: &'static str, why: String) -> Result<()> {
+        Err(FieldError {
+            workload: self.name.clone(),
+            field,
+            why,
+        }
+        .into())
+    }
+
+    /// Upper bounds that keep every count, size and length something a
+    /// host can run and the tool's arithmetic can hold.
+    fn check_bounds(&self) -> Result<()> {
         let day = 86_400;
         for (field, value, most) in [
             ("tables", u64::from(self.tables), 1_024),
@@ -173,65 +181,76 @@ impl Workload {
             ("cost_events", self.cost_events, 1_000_000),
         ] {
             if value > most {
-                fail(field, format!("= {value}: at most {most}"))?;
+                self.fail(field, format!("= {value}: at most {most}"))?;
             }
         }
+        Ok(())
+    }
+
+    /// Counts that must be at least 1, and thread counts without repeats.
+    fn check_counts(&self) -> Result<()> {
         if let Some(n) = self.thread_counts().iter().find(|&&n| n > 4_096) {
-            fail("threads", format!("= {n}: at most 4096"))?;
+            self.fail("threads", format!("= {n}: at most 4096"))?;
         }
         if self.tables == 0 {
-            fail("tables", "must be at least 1".into())?;
+            self.fail("tables", "must be at least 1".into())?;
         }
         if self.table_size == 0 {
-            fail("table_size", "must be at least 1".into())?;
+            self.fail("table_size", "must be at least 1".into())?;
         }
         let counts = self.thread_counts();
         if counts.is_empty() {
-            fail("threads", "is an empty list".into())?;
+            self.fail("threads", "is an empty list".into())?;
         }
         if counts.contains(&0) {
-            fail(
+            self.fail(
                 "threads",
                 format!("= [{}]: every count must be at least 1", self.threads),
             )?;
         }
         if (1..counts.len()).any(|i| counts[..i].contains(&counts[i])) {
-            fail("threads", format!("= [{}] repeats a count", self.threads))?;
+            self.fail("threads", format!("= [{}] repeats a count", self.threads))?;
         }
         if self.random_points == 0 {
-            fail("random_points", "must be at least 1".into())?;
+            self.fail("random_points", "must be at least 1".into())?;
         }
         if self.measure_seconds == 0 {
-            fail("measure_seconds", "must be at least 1".into())?;
+            self.fail("measure_seconds", "must be at least 1".into())?;
         }
+        Ok(())
+    }
+
+    /// What the workload's kind allows: Mark's sizes, the scan-loop's own
+    /// fields, the passes it has.
+    fn check_kind(&self, kind: WorkloadKind) -> Result<()> {
         if self.profile_seconds > 0 && self.pmp_samples == 0 {
-            fail(
+            self.fail(
                 "pmp_samples",
                 "must be at least 1 when `profile_seconds` asks for a profile pass".into(),
             )?;
         }
         if self.profile_seconds > 0 && kind == WorkloadKind::ScanLoop {
-            fail(
+            self.fail(
                 "profile_seconds",
                 format!("= {}: scan-loop has no profile pass", self.profile_seconds),
             )?;
         }
         match kind {
-            WorkloadKind::RandomPoints if ![10, 100, 1000].contains(&self.random_points) => fail(
+            WorkloadKind::RandomPoints if ![10, 100, 1000].contains(&self.random_points) => self.fail(
                 "random_points",
                 format!(
                     "= {}: random-points takes 10, 100 or 1000 ids (Mark's sizes)",
                     self.random_points
                 ),
             )?,
-            WorkloadKind::ReadOnly if ![10, 100, 10000].contains(&self.range_size) => fail(
+            WorkloadKind::ReadOnly if ![10, 100, 10000].contains(&self.range_size) => self.fail(
                 "range_size",
                 format!(
                     "= {}: read-only takes 10, 100 or 10000 (Mark's sizes)",
                     self.range_size
                 ),
             )?,
-            WorkloadKind::ReadWrite if ![10, 100].contains(&self.range_size) => fail(
+            WorkloadKind::ReadWrite if ![10, 100].contains(&self.range_size) => self.fail(
                 "range_size",
                 format!(
                     "= {}: read-write takes 10 or 100 (Mark's sizes)",
@@ -239,7 +258,7 @@ impl Workload {
                 ),
             )?,
             WorkloadKind::ScanLoop | WorkloadKind::HotPoints if !self.rand_type.is_uniform() => {
-                fail(
+                self.fail(
                     "rand_type",
                     format!(
                         "= \"{}\": {kind} reads ids of its own choosing (its hot set), not drawn from a distribution",
@@ -255,11 +274,11 @@ impl Workload {
                     ("sample_seconds", self.sample_seconds),
                 ] {
                     if value == 0 {
-                        fail(field, "must be at least 1".into())?;
+                        self.fail(field, "must be at least 1".into())?;
                     }
                 }
                 if self.residency_seconds <= self.sample_seconds {
-                    fail(
+                    self.fail(
                         "residency_seconds",
                         format!(
                             "= {}: not longer than sample_seconds ({}), it would take no sample \
@@ -272,7 +291,7 @@ impl Workload {
             WorkloadKind::HotPoints | WorkloadKind::RangeCoveredPk
                 if self.random_points as u64 * 2 > self.table_size =>
             {
-                fail(
+                self.fail(
                     "random_points",
                     format!(
                         "= {}: {kind} needs table_size ({}) of at least twice that",
