@@ -146,3 +146,25 @@ fn every_kind_runs_on_one_server_in_marks_order() {
     assert!(server.stop().unwrap(), "unclean shutdown");
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// The my.cnf the committed mechanism runs got (recorded with each run) is
+/// the one `MyCnf::for_series` gives their host and series today, setting
+/// for setting and in order: a change of Mark's settings or of their
+/// scaling shows here and is made on purpose.
+#[test]
+fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mechanism-looked-up");
+    let results = xtask::results::read_results(&dir).unwrap();
+    let mut seen = std::collections::BTreeSet::new();
+    for r in &results {
+        let (Some(recorded), Some(tree)) = (&r.my_cnf, &r.tree_info) else {
+            continue;
+        };
+        let tmpfs = recorded.datadir_on_tmpfs.unwrap_or(true);
+        let today = MyCnf::for_series(tree.series, &r.host, tmpfs);
+        assert_eq!(&today, recorded, "{}", r.key);
+        seen.insert(tree.series);
+    }
+    assert_eq!(seen.len(), 2, "both series: {seen:?}");
+}

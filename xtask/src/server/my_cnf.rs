@@ -10,6 +10,50 @@ use crate::record::{MyCnf, Scaled};
 
 const GIB: u64 = 1 << 30;
 
+/// Mark's settings every series gets as they are.
+const MARK_COMMON: &[(&str, &str)] = &[
+    ("sql_mode", "no_engine_substitution,no_unsigned_subtraction"),
+    ("default_tmp_storage_engine", "MyISAM"),
+    ("query_cache_size", "0"),
+    ("query_cache_type", "0"),
+    ("long_query_time", "5"),
+    ("slow_query_log", "1"),
+    ("max_binlog_size", "256M"),
+    ("server_id", "77"),
+    ("binlog_format", "ROW"),
+    ("sync_binlog", "0"),
+    ("innodb_file_per_table", "1"),
+    ("innodb_data_file_path", "ibdata1:512M:autoextend"),
+    ("performance_schema", "1"),
+    ("ssl", "0"),
+    ("character_set_server", "latin1"),
+    ("collation_server", "latin1_swedish_ci"),
+    ("eq_range_index_dive_limit", "10"),
+    ("innodb_fast_shutdown", "1"),
+    ("innodb_doublewrite", "1"),
+    ("innodb_autoinc_lock_mode", "2"),
+    ("innodb_flush_neighbors", "0"),
+    ("innodb_buffer_pool_load_at_startup", "OFF"),
+    ("innodb_buffer_pool_dump_at_shutdown", "OFF"),
+    ("innodb_flush_log_at_trx_commit", "2"),
+    ("innodb_max_dirty_pages_pct_lwm", "80"),
+    ("innodb_max_dirty_pages_pct", "90"),
+    ("innodb_io_capacity", "10000"),
+    ("innodb_io_capacity_max", "20000"),
+    ("innodb_adaptive_hash_index", "OFF"),
+    ("innodb_undo_tablespaces", "32"),
+    ("innodb_checksum_algorithm", "crc32"),
+    ("innodb_max_purge_lag", "500000"),
+    ("innodb_max_purge_lag_delay", "1000000"),
+];
+
+/// Mark's settings that 11.x removed: `loose_` there, so that the server
+/// ignores them rather than refuses to start.
+const REMOVED_IN_11: &[(&str, &str)] = &[
+    ("innodb_change_buffering", "none"),
+    ("innodb_log_write_ahead_size", "4096"),
+];
+
 impl MyCnf {
     /// Mark Callaghan's z12a/z12b settings (shared/research/mark-setup.md,
     /// section 1) for `series`, scaled to `host`. `tmpfs_datadir` is true
@@ -23,50 +67,10 @@ impl MyCnf {
             scaled: Vec::new(),
             datadir_on_tmpfs: Some(tmpfs_datadir),
         };
-        let common = [
-            ("sql_mode", "no_engine_substitution,no_unsigned_subtraction"),
-            ("default_tmp_storage_engine", "MyISAM"),
-            ("query_cache_size", "0"),
-            ("query_cache_type", "0"),
-            ("long_query_time", "5"),
-            ("slow_query_log", "1"),
-            ("max_binlog_size", "256M"),
-            ("server_id", "77"),
-            ("binlog_format", "ROW"),
-            ("sync_binlog", "0"),
-            ("innodb_file_per_table", "1"),
-            ("innodb_data_file_path", "ibdata1:512M:autoextend"),
-            ("performance_schema", "1"),
-            ("ssl", "0"),
-            ("character_set_server", "latin1"),
-            ("collation_server", "latin1_swedish_ci"),
-            ("eq_range_index_dive_limit", "10"),
-            ("innodb_fast_shutdown", "1"),
-            ("innodb_doublewrite", "1"),
-            ("innodb_autoinc_lock_mode", "2"),
-            ("innodb_flush_neighbors", "0"),
-            ("innodb_buffer_pool_load_at_startup", "OFF"),
-            ("innodb_buffer_pool_dump_at_shutdown", "OFF"),
-            ("innodb_flush_log_at_trx_commit", "2"),
-            ("innodb_max_dirty_pages_pct_lwm", "80"),
-            ("innodb_max_dirty_pages_pct", "90"),
-            ("innodb_io_capacity", "10000"),
-            ("innodb_io_capacity_max", "20000"),
-            ("innodb_adaptive_hash_index", "OFF"),
-            ("innodb_undo_tablespaces", "32"),
-            ("innodb_checksum_algorithm", "crc32"),
-            ("innodb_max_purge_lag", "500000"),
-            ("innodb_max_purge_lag_delay", "1000000"),
-        ];
-        for (k, v) in common {
+        for (k, v) in MARK_COMMON {
             cnf.set(k, v);
         }
-        // removed in 11.x: ignored there rather than refused
-        let version_sensitive = [
-            ("innodb_change_buffering", "none"),
-            ("innodb_log_write_ahead_size", "4096"),
-        ];
-        for (k, v) in version_sensitive {
+        for (k, v) in REMOVED_IN_11 {
             cnf.set(
                 &if family_11 {
                     format!("loose_{k}")
@@ -77,27 +81,7 @@ impl MyCnf {
             );
         }
 
-        let half_cores = (host.cores / 2).clamp(1, 8);
-        let threads = half_cores.to_string();
-        for name in [
-            "innodb_purge_threads",
-            "innodb_read_io_threads",
-            "innodb_write_io_threads",
-        ] {
-            cnf.scale(
-                name,
-                "8",
-                &threads,
-                "Mark uses 8 on 48 cores and 4 on 8 cores: half the cores, at most 8",
-            );
-        }
-        let pool_gib = (host.memory_bytes / GIB / 4).clamp(1, 100);
-        cnf.scale(
-            "innodb_buffer_pool_size",
-            "100G",
-            &format!("{pool_gib}G"),
-            "Mark's 100G is for 128G of RAM; here a quarter of RAM, as the datadir on /dev/shm also takes RAM",
-        );
+        cnf.scale_to_host(host);
         let log_gib = (host.memory_bytes / GIB / 16).clamp(1, 100);
         if family_old {
             cnf.set("innodb_buffer_pool_instances", "8");
@@ -145,6 +129,32 @@ impl MyCnf {
             );
         }
         cnf
+    }
+
+    /// Mark's thread counts and buffer pool, scaled to `host`'s cores and
+    /// memory.
+    fn scale_to_host(&mut self, host: &Host) {
+        let half_cores = (host.cores / 2).clamp(1, 8);
+        let threads = half_cores.to_string();
+        for name in [
+            "innodb_purge_threads",
+            "innodb_read_io_threads",
+            "innodb_write_io_threads",
+        ] {
+            self.scale(
+                name,
+                "8",
+                &threads,
+                "Mark uses 8 on 48 cores and 4 on 8 cores: half the cores, at most 8",
+            );
+        }
+        let pool_gib = (host.memory_bytes / GIB / 4).clamp(1, 100);
+        self.scale(
+            "innodb_buffer_pool_size",
+            "100G",
+            &format!("{pool_gib}G"),
+            "Mark's 100G is for 128G of RAM; here a quarter of RAM, as the datadir on /dev/shm also takes RAM",
+        );
     }
 
     /// Sets (or replaces) a setting as Mark has it.
