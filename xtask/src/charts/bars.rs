@@ -3,7 +3,7 @@
 
 use super::frame::*;
 use super::look::*;
-use super::{Bar, BarGroup, Rule};
+use super::{Bar, BarGroup, Rule, Style};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -49,26 +49,7 @@ pub(super) fn grouped(
             .iter()
             .flat_map(|g| g.bars.iter().map(|b| (&b.series, b.style))),
     )?;
-    let mut slots: Vec<Vec<Option<&Bar>>> = Vec::with_capacity(groups.len());
-    for group in groups {
-        let mut row = vec![None; series.len()];
-        for bar in &group.bars {
-            let i = series
-                .iter()
-                .position(|(s, _)| *s == bar.series)
-                .unwrap_or(0);
-            if row[i].is_some() {
-                bail!(
-                    "bar chart {title:?}: group {:?} has two bars of series {:?}",
-                    group.label,
-                    bar.series
-                );
-            }
-            check_bar(title, &group.label, bar)?;
-            row[i] = Some(bar);
-        }
-        slots.push(row);
-    }
+    let slots = slots_of(title, groups, &series)?;
     for rule in rules {
         ensure!(
             rule.y.is_finite(),
@@ -77,56 +58,10 @@ pub(super) fn grouped(
             rule.y
         );
     }
-    let present = || {
-        groups
-            .iter()
-            .flat_map(|g| &g.bars)
-            .filter(|b| b.value.is_some())
-    };
-    let values = present()
-        .flat_map(|b| {
-            let (lo, hi) = b.interval.unwrap_or((f64::NAN, f64::NAN));
-            [b.value, Some(lo), Some(hi)]
-        })
-        .flatten()
-        .filter(|v| v.is_finite());
-    let values = values.chain(rules.iter().map(|r| r.y));
-    let (y_lo, y_hi) = match axis {
-        Axis::FromZero => padded_range(values.chain([0.0])),
-        Axis::Data => padded_both_ways(values),
-    };
-    // room for the labels beyond the longest bars, a share of the range
-    // per line of text
-    let lines_beyond = |up: bool| {
-        present()
-            .filter(|b| b.value.is_some_and(|v| (v >= 0.0) == up))
-            .map(|b| b.label.len())
-            .max()
-            .unwrap_or(0) as f64
-    };
-    let range = y_hi - y_lo;
-    let (y_lo, y_hi) = (
-        y_lo - range * LABEL_LINE_SHARE * lines_beyond(false),
-        y_hi + range * LABEL_LINE_SHARE * lines_beyond(true),
-    );
-
+    let (y_lo, y_hi) = y_range(groups, rules, axis);
     let group_count = groups.len();
     let slot_count = series.len().max(1);
-    // room for every bar and for each group's label under it (~8 px a
-    // character at 14 px), and for each bar's label (~7 px a character
-    // at 12 px)
-    let longest_label = groups
-        .iter()
-        .map(|g| g.label.chars().count())
-        .max()
-        .unwrap_or(0);
-    let longest_bar_label = present()
-        .flat_map(|b| b.label.iter().map(|l| l.chars().count()))
-        .max()
-        .unwrap_or(0);
-    let group_px = (slot_count * 26.max(longest_bar_label * 7 + 6)).max(longest_label * 8 + 16);
-    let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
-    let width = width_for_title(title, width);
+    let width = chart_width(title, groups, slot_count);
     let names: Vec<String> = series
         .iter()
         .map(|(s, _)| s.clone())
@@ -255,25 +190,125 @@ pub(super) fn grouped(
                 Swatch::Box(colour(style.colour)),
             )?;
         }
-        // the rules' labels in the legend, under the series: a label on
-        // the plot would sit under some workload's bar
-        for (k, rule) in rules.iter().enumerate() {
-            let (x, y) = legend_slot(series.len() + k);
-            legend_area.draw(&plotters::element::DashedPathElement::new(
-                [(x, y), (x + LEGEND_SWATCH, y)],
-                4,
-                3,
-                BLACK.stroke_width(1),
-            ))?;
-            legend_area.draw(&Text::new(
-                rule.label.clone(),
-                (x + LEGEND_SWATCH + 6, y),
-                TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
-            ))?;
-        }
+        draw_rule_legend(&legend_area, rules, series.len())?;
         root.present()?;
     }
     Ok(svg)
+}
+
+/// Each group's bars by series slot (None where a series has no bar in
+/// the group); a series twice in a group, or a bar that does not check, is
+/// an error naming them.
+fn slots_of<'a>(
+    title: &str,
+    groups: &'a [BarGroup],
+    series: &[(String, Style)],
+) -> Result<Vec<Vec<Option<&'a Bar>>>> {
+    let mut slots: Vec<Vec<Option<&Bar>>> = Vec::with_capacity(groups.len());
+    for group in groups {
+        let mut row = vec![None; series.len()];
+        for bar in &group.bars {
+            let i = series
+                .iter()
+                .position(|(s, _)| *s == bar.series)
+                .unwrap_or(0);
+            if row[i].is_some() {
+                bail!(
+                    "bar chart {title:?}: group {:?} has two bars of series {:?}",
+                    group.label,
+                    bar.series
+                );
+            }
+            check_bar(title, &group.label, bar)?;
+            row[i] = Some(bar);
+        }
+        slots.push(row);
+    }
+    Ok(slots)
+}
+
+/// The bars that have a value.
+fn present(groups: &[BarGroup]) -> impl Iterator<Item = &Bar> + Clone {
+    groups
+        .iter()
+        .flat_map(|g| &g.bars)
+        .filter(|b| b.value.is_some())
+}
+
+/// The y range: the values, their intervals and the rules, padded, with
+/// room beyond the longest bars for their labels (a share of the range
+/// per line of text).
+fn y_range(groups: &[BarGroup], rules: &[Rule], axis: Axis) -> (f64, f64) {
+    let values = present(groups)
+        .flat_map(|b| {
+            let (lo, hi) = b.interval.unwrap_or((f64::NAN, f64::NAN));
+            [b.value, Some(lo), Some(hi)]
+        })
+        .flatten()
+        .filter(|v| v.is_finite());
+    let values = values.chain(rules.iter().map(|r| r.y));
+    let (y_lo, y_hi) = match axis {
+        Axis::FromZero => padded_range(values.chain([0.0])),
+        Axis::Data => padded_both_ways(values),
+    };
+    let lines_beyond = |up: bool| {
+        present(groups)
+            .filter(|b| b.value.is_some_and(|v| (v >= 0.0) == up))
+            .map(|b| b.label.len())
+            .max()
+            .unwrap_or(0) as f64
+    };
+    let range = y_hi - y_lo;
+    (
+        y_lo - range * LABEL_LINE_SHARE * lines_beyond(false),
+        y_hi + range * LABEL_LINE_SHARE * lines_beyond(true),
+    )
+}
+
+/// The image's width: room for every bar and for each group's label under
+/// it (~8 px a character at 14 px), for each bar's label (~7 px a
+/// character at 12 px), and for the title.
+fn chart_width(title: &str, groups: &[BarGroup], slot_count: usize) -> u32 {
+    let group_count = groups.len();
+    let longest_label = groups
+        .iter()
+        .map(|g| g.label.chars().count())
+        .max()
+        .unwrap_or(0);
+    let longest_bar_label = present(groups)
+        .flat_map(|b| b.label.iter().map(|l| l.chars().count()))
+        .max()
+        .unwrap_or(0);
+    let group_px = (slot_count * 26.max(longest_bar_label * 7 + 6)).max(longest_label * 8 + 16);
+    let width = (260 + group_count * group_px).clamp(640, 2400) as u32;
+    width_for_title(title, width)
+}
+
+/// The rules' labels in the legend, under the series' `first` entries: a
+/// label on the plot would sit under some workload's bar.
+fn draw_rule_legend<DB: DrawingBackend>(
+    legend_area: &DrawingArea<DB, plotters::coord::Shift>,
+    rules: &[Rule],
+    first: usize,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    for (k, rule) in rules.iter().enumerate() {
+        let (x, y) = legend_slot(first + k);
+        legend_area.draw(&plotters::element::DashedPathElement::new(
+            [(x, y), (x + LEGEND_SWATCH, y)],
+            4,
+            3,
+            BLACK.stroke_width(1),
+        ))?;
+        legend_area.draw(&Text::new(
+            rule.label.clone(),
+            (x + LEGEND_SWATCH + 6, y),
+            TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    Ok(())
 }
 
 pub(super) fn check_bar(title: &str, group: &str, bar: &Bar) -> Result<()> {
