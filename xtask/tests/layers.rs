@@ -308,27 +308,38 @@ fn imports_follow_the_layers() {
     );
 }
 
-/// The lines of xtask/src, outside `environment.rs`, that read a variable
-/// of the process environment: `env::var`, `env::var_os` or `env::vars`
-/// in code (not in a comment or a string).
-fn environment_reads(src: &Path) -> Vec<String> {
+/// The lines of the Rust files under `src`, outside the file `owner`,
+/// whose line (as `part` cuts it) matches `hit`: "file:line: text".
+fn lines_outside(
+    src: &Path,
+    owner: &str,
+    part: impl Fn(&str) -> String,
+    hit: impl Fn(&str) -> bool,
+) -> Vec<String> {
     let mut files = Vec::new();
     rust_files(src, &mut files);
     files.sort();
-    let mut reads = Vec::new();
-    for file in files.iter().filter(|f| !f.ends_with("environment.rs")) {
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with(owner)) {
         let text = fs::read_to_string(file).unwrap();
         for (n, line) in text.lines().enumerate() {
-            let code = code_of(line);
-            if ["env::var(", "env::var_os(", "env::vars("]
-                .iter()
-                .any(|call| code.contains(call))
-            {
-                reads.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            if hit(&part(line)) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
             }
         }
     }
-    reads
+    found
+}
+
+/// The lines of `src`, outside `environment.rs`, that read a variable of
+/// the process environment: `env::var`, `env::var_os` or `env::vars` in
+/// code (not in a comment or a string).
+fn environment_reads(src: &Path) -> Vec<String> {
+    lines_outside(src, "environment.rs", code_of, |code| {
+        ["env::var(", "env::var_os(", "env::vars("]
+            .iter()
+            .any(|call| code.contains(call))
+    })
 }
 
 /// One resolved environment: only `environment.rs` reads the process's
@@ -358,20 +369,10 @@ fn only_the_environment_module_reads_the_environment() {
 /// The lines of `src`, outside `procfs.rs`, whose code (a comment aside)
 /// names a path under /proc.
 fn proc_reads(src: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    files.sort();
-    let mut reads = Vec::new();
-    for file in files.iter().filter(|f| !f.ends_with("procfs.rs")) {
-        let text = fs::read_to_string(file).unwrap();
-        for (n, line) in text.lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            if code.contains("\"/proc") {
-                reads.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
-            }
-        }
-    }
-    reads
+    let before_comment = |line: &str| line.split("//").next().unwrap_or("").to_string();
+    lines_outside(src, "procfs.rs", before_comment, |code| {
+        code.contains("\"/proc")
+    })
 }
 
 /// One owner of /proc: `procfs.rs` parses a process's stat line once, and
