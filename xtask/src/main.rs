@@ -19,16 +19,16 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    Matrix(tasks::Matrix),
-    Tree(tasks::Tree),
-    Build(tasks::Build),
+    Matrix(tasks::MatrixCommand),
+    Tree(tasks::TreeCommand),
+    Build(tasks::BuildCommand),
     /// Run MariaDB's own tests (mysql-test-run) on one variant's build, with
     /// our tests from mtr/suite/ copied in; `mtr report DIR` rewrites the
     /// report of a results directory.
     Mtr(mtr::MtrArgs),
-    Report(tasks::Report),
-    Validate(tasks::Validate),
-    Bisect(tasks::Bisect),
+    Report(tasks::ReportCommand),
+    Validate(tasks::ValidateCommand),
+    Bisect(tasks::BisectCommand),
     /// The LRU model: replay a trace, simulate a scenario, benchmark.
     Model {
         #[command(subcommand)]
@@ -44,7 +44,7 @@ enum Command {
         #[command(subcommand)]
         command: patch_check::PatchCommand,
     },
-    Test(tasks::Test),
+    Test(tasks::TestCommand),
 }
 
 /// The exit status of a usage error, for every command: 3, as validate's
@@ -70,14 +70,14 @@ fn main() {
         // bisect too: found, nothing to bisect, undecided, error
         Command::Bisect(c) => c.run(),
         Command::Matrix(c) => run(c.needs(), || c.run()),
-        Command::Tree(c) => run(tasks::Tree::NEEDS, || c.run()),
-        Command::Build(c) => run(tasks::Build::NEEDS, || c.run()),
+        Command::Tree(c) => run(tasks::TreeCommand::NEEDS, || c.run()),
+        Command::Build(c) => run(tasks::BuildCommand::NEEDS, || c.run()),
         Command::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
-        Command::Report(c) => run(tasks::Report::NEEDS, || c.run()),
+        Command::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
         Command::Model { command } => run(Needs::Nothing, || model::run(command)),
         Command::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
         Command::Patch { command } => run(Needs::Cache, || patch_check::run(command)),
-        Command::Test(c) => run(tasks::Test::NEEDS, || c.run()),
+        Command::Test(c) => run(tasks::TestCommand::NEEDS, || c.run()),
     };
     std::process::exit(code);
 }

@@ -29,7 +29,7 @@ Exit status:
   1  the endpoints do not differ: nothing to bisect
   2  undecided: skipped commits or --max-steps leave a range
   3  error (bad arguments, a matrix the bisection cannot run)")]
-pub struct Bisect {
+pub struct BisectCommand {
     /// The matrix file: one tree, one variant, one workload.
     matrix: PathBuf,
     /// A commit, branch or tag where the metric is good.
@@ -65,7 +65,7 @@ fn parse_metric(name: &str) -> Result<Metric, String> {
         .ok_or_else(|| format!("unknown metric `{name}`; known: {}", Metric::known()))
 }
 
-impl Bisect {
+impl BisectCommand {
     pub const NEEDS: Needs = Needs::Cache;
 
     /// The exit status is the answer; an error is 3 (after SIGINT or

@@ -8,7 +8,7 @@ use anyhow::Result;
 /// resolved as a matrix resolves it (gate, clock and fixed through
 /// patches/patches.toml; base on a tree with the fix is `fixed`).
 #[derive(clap::Args)]
-pub struct Build {
+pub struct BuildCommand {
     #[arg(long)]
     tree: String,
     #[arg(long, default_value = "base")]
@@ -18,7 +18,7 @@ pub struct Build {
     build_type: BuildType,
 }
 
-impl Build {
+impl BuildCommand {
     pub const NEEDS: Needs = Needs::Cache;
 
     pub fn run(self) -> Result<()> {

@@ -19,7 +19,7 @@ directories and servers left by a tool that died are stopped and removed.
 SIGINT and SIGTERM stop every child, record the current cell as
 interrupted, remove the run directories (unless --keep) and exit with
 130 or 143.")]
-pub struct Matrix {
+pub struct MatrixCommand {
     /// The matrix file.
     #[arg(default_value = "matrix/smoke.toml")]
     file: PathBuf,
@@ -54,7 +54,7 @@ pub struct Matrix {
     allow_setting: Vec<String>,
 }
 
-impl Matrix {
+impl MatrixCommand {
     /// A dry run needs no lock; `main` asks `needs()`.
     pub fn needs(&self) -> Needs {
         if self.dry_run {

@@ -10,13 +10,13 @@ mod test;
 mod tree;
 mod validate;
 
-pub use bisect::Bisect;
-pub use build::Build;
-pub use matrix::Matrix;
-pub use report::Report;
-pub use test::Test;
-pub use tree::Tree;
-pub use validate::Validate;
+pub use bisect::BisectCommand;
+pub use build::BuildCommand;
+pub use matrix::MatrixCommand;
+pub use report::ReportCommand;
+pub use test::TestCommand;
+pub use tree::TreeCommand;
+pub use validate::ValidateCommand;
 
 /// The locks a command needs before it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// the run results in a directory.
 #[derive(clap::Args)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct Report {
+pub struct ReportCommand {
     #[command(subcommand)]
     command: Option<Merge>,
     /// The results directory whose reports to rewrite.
@@ -32,7 +32,7 @@ enum Merge {
     },
 }
 
-impl Report {
+impl ReportCommand {
     /// reads results and writes reports in their own directory only
     pub const NEEDS: Needs = Needs::Nothing;
 

@@ -6,9 +6,9 @@ use anyhow::Result;
 /// Run the test suite: unit and end-to-end tests, the ffi checks, the
 /// patch check and mtr on `fixed`, printing how long each stage took.
 #[derive(clap::Args)]
-pub struct Test {}
+pub struct TestCommand {}
 
-impl Test {
+impl TestCommand {
     /// held for the whole run: its stages build and start servers
     pub const NEEDS: Needs = Needs::Cache;
 

@@ -5,11 +5,11 @@ use anyhow::Result;
 
 /// Fetch a tree and print what it is.
 #[derive(clap::Args)]
-pub struct Tree {
+pub struct TreeCommand {
     spec: String,
 }
 
-impl Tree {
+impl TreeCommand {
     /// a tree is fetched into a directory of its own and renamed into
     /// place when complete, so it runs beside a matrix
     pub const NEEDS: Needs = Needs::Nothing;

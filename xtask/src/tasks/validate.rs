@@ -27,7 +27,7 @@ Exit status:
   2  undecided: not enough repetitions to tell (e.g. 3 runs against 3
      can never give p < 0.05)
   3  error (bad arguments, no results, nothing in common)")]
-pub struct Validate {
+pub struct ValidateCommand {
     baseline: String,
     candidate: String,
     /// Percent a change must exceed to count (default: the threshold of
@@ -47,7 +47,7 @@ fn parse_metric(name: &str) -> Result<Metric, String> {
         .ok_or_else(|| format!("unknown metric `{name}`: one of {}", Metric::known()))
 }
 
-impl Validate {
+impl ValidateCommand {
     pub const NEEDS: Needs = Needs::Nothing;
 
     /// The exit status is the answer; an error is 3, never 1 (which says
