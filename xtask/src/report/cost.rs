@@ -244,7 +244,23 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
                 .into(),
         ));
     }
-    b.push(Block::AlignedTable {
+    b.push(cost_table(rows));
+    if shifts.is_empty() {
+        return b;
+    }
+    b.push(Block::MarkdownOnly {
+        blocks: shift_blocks(shifts, listed),
+        jira_note: "The functions whose own cost per query moved most are in report.md (left out \
+                    here: a Jira comment holds 32,767 characters)."
+            .into(),
+    });
+    b
+}
+
+/// One row per cost cell: instructions per query, their spread and the
+/// change against the baseline.
+fn cost_table(rows: &[CostRow]) -> Block {
+    Block::AlignedTable {
         header: [
             "tree",
             "workload",
@@ -284,10 +300,11 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
                 ]
             })
             .collect(),
-    });
-    if shifts.is_empty() {
-        return b;
     }
+}
+
+/// The functions whose own cost per query moved most, per cell.
+fn shift_blocks(shifts: &[FunctionShift], listed: usize) -> Vec<Block> {
     let mut detail = vec![
         Block::Heading(
             3,
@@ -332,13 +349,7 @@ pub fn blocks(rows: &[CostRow], shifts: &[FunctionShift], listed: usize) -> Vec<
             })
             .collect(),
     });
-    b.push(Block::MarkdownOnly {
-        blocks: detail,
-        jira_note: "The functions whose own cost per query moved most are in report.md (left out \
-                    here: a Jira comment holds 32,767 characters)."
-            .into(),
-    });
-    b
+    detail
 }
 
 #[cfg(test)]
