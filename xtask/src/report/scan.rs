@@ -197,57 +197,8 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
          nothing."
             .into(),
     ));
-    let mut flagged = Vec::new();
-    let table_rows = rows
-        .iter()
-        .map(|r| {
-            let diff = r.model_minus_measured_pp;
-            if diff.is_some_and(|d| d.abs() > FLAG_PP) {
-                flagged.push(format!(
-                    "{} {}: model {:+.0} points",
-                    r.cell.variant,
-                    r.cell.workload,
-                    diff.unwrap_or_default()
-                ));
-            }
-            vec![
-                r.cell.tree.clone(),
-                r.cell.variant.clone(),
-                r.settings.clone(),
-                r.runs.to_string(),
-                num(r.kept_pct, 1),
-                num(r.model_kept_pct, 1),
-                diff.map(|d| format!("{d:+.1}"))
-                    .unwrap_or_else(|| "n/a".into()),
-                num(r.scan_young, 0),
-                num(r.model_scan_young, 0),
-                num(r.scan_young_per_s, 1),
-                num(r.model_scan_young_per_s, 1),
-                num(r.hot_lookups_per_s, 0),
-                num(r.scans_per_s, 2),
-            ]
-        })
-        .collect();
-    b.push(Block::Table {
-        header: [
-            "tree",
-            "variant",
-            "settings",
-            "runs",
-            "hot kept %",
-            "model %",
-            "model - measured (points)",
-            "scan young",
-            "model scan young",
-            "scan young / s",
-            "model scan young / s",
-            "hot lookups/s",
-            "scans/s",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: table_rows,
-    });
+    let (table, flagged) = residency_table(rows);
+    b.push(table);
     let cost: Vec<String> = rows
         .iter()
         .filter_map(|r| {
@@ -283,6 +234,63 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
         ));
     }
     b
+}
+
+/// The measured and modelled residency per cell, and the cells where the
+/// model is more than `FLAG_PP` points off.
+fn residency_table(rows: &[Row]) -> (Block, Vec<String>) {
+    let mut flagged = Vec::new();
+    let table_rows = rows
+        .iter()
+        .map(|r| {
+            let diff = r.model_minus_measured_pp;
+            if diff.is_some_and(|d| d.abs() > FLAG_PP) {
+                flagged.push(format!(
+                    "{} {}: model {:+.0} points",
+                    r.cell.variant,
+                    r.cell.workload,
+                    diff.unwrap_or_default()
+                ));
+            }
+            vec![
+                r.cell.tree.clone(),
+                r.cell.variant.clone(),
+                r.settings.clone(),
+                r.runs.to_string(),
+                num(r.kept_pct, 1),
+                num(r.model_kept_pct, 1),
+                diff.map(|d| format!("{d:+.1}"))
+                    .unwrap_or_else(|| "n/a".into()),
+                num(r.scan_young, 0),
+                num(r.model_scan_young, 0),
+                num(r.scan_young_per_s, 1),
+                num(r.model_scan_young_per_s, 1),
+                num(r.hot_lookups_per_s, 0),
+                num(r.scans_per_s, 2),
+            ]
+        })
+        .collect();
+    let table = Block::Table {
+        header: [
+            "tree",
+            "variant",
+            "settings",
+            "runs",
+            "hot kept %",
+            "model %",
+            "model - measured (points)",
+            "scan young",
+            "model scan young",
+            "scan young / s",
+            "model scan young / s",
+            "hot lookups/s",
+            "scans/s",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: table_rows,
+    };
+    (table, flagged)
 }
 
 /// Hot set kept over time, one line per variant (median over the runs at
