@@ -103,6 +103,14 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
             format!("tool revision `{}`", r.tool_revision),
         ]),
     ];
+    blocks.push(Block::Heading(2, "Steps".into()));
+    blocks.push(steps_table(r));
+    blocks
+}
+
+/// One row per step: the candidate, its runs and median, the decision,
+/// whether its build was made or reused, and why.
+fn steps_table(r: &BisectRecord) -> Block {
     let rows: Vec<Vec<String>> = r
         .steps
         .iter()
@@ -136,8 +144,7 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
             ]
         })
         .collect();
-    blocks.push(Block::Heading(2, "Steps".into()));
-    blocks.push(Block::AlignedTable {
+    Block::AlignedTable {
         header: [
             "step",
             "candidate",
@@ -153,8 +160,7 @@ fn blocks(r: &BisectRecord) -> Vec<Block> {
         .to_vec(),
         right_aligned: vec![0, 3, 4, 7],
         rows,
-    });
-    blocks
+    }
 }
 
 /// ⌈log2 n⌉ for n ≥ 1.
