@@ -350,7 +350,25 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
          little), so gdb rarely finds a thread asleep there: the contention needs many cores, \
          the on-CPU share shows the work."
     )));
-    b.push(Block::Table {
+    b.push(profiles_table(rows));
+    if rows
+        .iter()
+        .any(|r| r.unnamed_leaf_share.is_some_and(|s| s > 0.2))
+    {
+        b.push(Block::Para(
+            "**Symbols missing**: a profile above has more than 20% of its samples without a \
+             function name at the leaf; a packaged server needs its debug symbols package \
+             (`mariadb-server-core-dbgsym`) for its stacks to be read."
+                .into(),
+        ));
+    }
+    b
+}
+
+/// One row per profile: its profiler, samples, the rate under it, the
+/// promotion's share and callers, and the samples with no symbol.
+fn profiles_table(rows: &[StackRow]) -> Block {
+    Block::Table {
         header: [
             "tree",
             "workload",
@@ -403,19 +421,7 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
                 ]
             })
             .collect(),
-    });
-    if rows
-        .iter()
-        .any(|r| r.unnamed_leaf_share.is_some_and(|s| s > 0.2))
-    {
-        b.push(Block::Para(
-            "**Symbols missing**: a profile above has more than 20% of its samples without a \
-             function name at the leaf; a packaged server needs its debug symbols package \
-             (`mariadb-server-core-dbgsym`) for its stacks to be read."
-                .into(),
-        ));
     }
-    b
 }
 
 /// `stacks.md` / `stacks.jira`: the summary, then per profile its changes
