@@ -151,6 +151,14 @@ fn signal_group(pgid: i32, sig: Signal) {
     }
 }
 
+/// `sig` to the one process `pid`; a process that is gone already is no
+/// error here.
+pub fn signal_process(pid: i32, sig: Signal) {
+    if let Some(pid) = Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(pid, sig);
+    }
+}
+
 /// Whether any live (not zombie) process is in the group. Zombies do not
 /// count: a killed grandchild may wait for a reaper that never comes when
 /// PID 1 of a container does not reap.
@@ -246,7 +254,7 @@ fn on_signal() {
 /// that stops its servers before it ends).
 pub fn in_own_group(cmd: &mut std::process::Command) -> &mut std::process::Command {
     use std::os::unix::process::CommandExt;
-    let parent = Pid::from_raw(std::process::id() as i32).map(Pid::as_raw_nonzero);
+    let parent = rustix::process::getpid();
     cmd.process_group(0);
     // SAFETY: the closure runs between fork and exec and makes only two
     // system calls (prctl, getppid), which are async-signal-safe
@@ -254,7 +262,7 @@ pub fn in_own_group(cmd: &mut std::process::Command) -> &mut std::process::Comma
         cmd.pre_exec(move || {
             rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
             // the parent died before prctl: nobody would stop this child
-            if rustix::process::getppid().map(Pid::as_raw_nonzero) != parent {
+            if rustix::process::getppid() != Some(parent) {
                 return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
             }
             Ok(())

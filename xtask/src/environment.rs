@@ -22,11 +22,14 @@ pub const DISK_ROOT: &str = "INNODB_LAB_DISK";
 /// http://snapshot.debian.org/archive/debian/20260315T000000Z) keeps every
 /// published version at its pool path.
 pub const DEBIAN_MIRROR: &str = "INNODB_LAB_DEBIAN_MIRROR";
-/// A ccache remote storage shared by several hosts (ccache's
-/// `remote_storage` syntax).
+/// A ccache remote storage shared by the hosts of a sharded matrix
+/// (ccache's `remote_storage` syntax, e.g. `file:/mnt/ccache`,
+/// `http://cache:8080/ccache`, `redis://cache:6379`).
 pub const CCACHE_REMOTE: &str = "INNODB_LAB_CCACHE_REMOTE";
-/// The pid of a process that holds the cache lock for this one (the test
-/// command for its stages, or a wrapper such as flock).
+/// The pid of a process that holds the cache lock for this one: a child
+/// command of a lock holder (`cargo xtask test` runs `cargo xtask ffi
+/// check`; or a wrapper such as flock) names its parent here and goes on
+/// under the parent's lock, which the parent holds while it waits.
 pub const LOCK_PARENT: &str = "INNODB_LAB_LOCK_PARENT";
 /// The test seam: a comma-separated list of steps (`warm-up`) or steps of
 /// one workload (`read-only:arm`) that fail as soon as they start.

@@ -10,11 +10,6 @@ use std::fs::{self, File};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-/// A child command of a lock holder (`cargo xtask test` runs `cargo xtask
-/// ffi check`) names its parent here; it may then go on under the
-/// parent's lock, which the parent holds while it waits for the child.
-pub use crate::environment::LOCK_PARENT as PARENT_ENV;
-
 /// A held lock; released when dropped (or when the process dies).
 #[derive(Debug)]
 pub struct Lock {
@@ -44,19 +39,19 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
         .write(true)
         .open(path)
         .with_context(|| format!("cannot open the lock file {}", path.display()))?;
-    let locked = rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive);
-    if locked.is_ok() {
-        return Ok(Lock {
-            _file: Some(file),
-            path: path.to_path_buf(),
-        });
-    }
-    match locked {
-        Err(err) if err != rustix::io::Errno::WOULDBLOCK => {
-            return Err(std::io::Error::from(err))
-                .with_context(|| format!("cannot lock {}", path.display()));
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {
+            return Ok(Lock {
+                _file: Some(file),
+                path: path.to_path_buf(),
+            })
         }
-        _ => {}
+        // held: by whom is said below
+        Err(rustix::io::Errno::WOULDBLOCK) => {}
+        Err(err) => {
+            return Err(std::io::Error::from(err))
+                .with_context(|| format!("cannot lock {}", path.display()))
+        }
     }
     let holder = holder(path);
     let parent = crate::environment::current().lock_parent;

@@ -9,7 +9,7 @@
 use std::path::Path;
 
 /// The variable that blesses.
-pub use crate::environment::UPDATE_SNAPSHOTS as BLESS;
+use crate::environment::UPDATE_SNAPSHOTS;
 
 /// The folder of committed evidence, which only `cargo xtask report`
 /// writes.
@@ -33,7 +33,7 @@ pub fn expected(now: &str, path: &Path) -> String {
         _ if blessing && is_evidence(path) => panic!(
             "{} differs from what its runs render now; evidence is rendered by its \
              command (`cargo xtask report {}`, or `cargo xtask mtr report` for mtr results), \
-             not by {BLESS}",
+             not by {UPDATE_SNAPSHOTS}",
             path.display(),
             path.parent()
                 .map(|p| p.display().to_string())
@@ -44,12 +44,12 @@ pub fn expected(now: &str, path: &Path) -> String {
                 .and_then(|()| std::fs::write(path, now))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             panic!(
-                "{BLESS}: rewrote {}; review its diff, then run again without {BLESS}",
+                "{UPDATE_SNAPSHOTS}: rewrote {}; review its diff, then run again without {UPDATE_SNAPSHOTS}",
                 path.display()
             )
         }
         Ok(text) => text,
-        Err(e) => panic!("{}: {e} ({BLESS}=1 writes it)", path.display()),
+        Err(e) => panic!("{}: {e} ({UPDATE_SNAPSHOTS}=1 writes it)", path.display()),
     }
 }
 
@@ -59,7 +59,7 @@ pub fn assert_matches(now: &str, path: &Path) {
     let want = expected(now, path);
     if want != now {
         panic!(
-            "{} differs from the snapshot (- snapshot, + now; {BLESS}=1 rewrites it):\n{}",
+            "{} differs from the snapshot (- snapshot, + now; {UPDATE_SNAPSHOTS}=1 rewrites it):\n{}",
             path.display(),
             line_diff(&want, now, 60)
         );

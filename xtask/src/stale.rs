@@ -201,9 +201,7 @@ fn kill_children_of(identity: &str, dir: &Path) -> (Vec<(i32, String)>, Vec<i32>
         }
         let name = procfs::comm(pid);
         // a process a dead tool started for its directory
-        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-        }
+        crate::children::signal_process(pid, rustix::process::Signal::KILL);
         killed.push((pid, name));
     }
     (killed, unverified)

@@ -151,7 +151,7 @@ pub fn run_all() -> Result<()> {
             .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
         let status = Command::new("cargo")
             .args(args)
-            .env(crate::lock::PARENT_ENV, holder)
+            .env(crate::environment::LOCK_PARENT, holder)
             .status()?;
         timings.push((label.clone(), stage.done()));
         if !status.success() {

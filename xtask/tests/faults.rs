@@ -371,7 +371,7 @@ fn matrix_beside_a_holder(dir: &Path, m: &Path, out: &Path, cache: &Path) -> std
         ])
         .env("INNODB_LAB_CACHE", cache)
         .env("INNODB_LAB_SHM", dir.join("shm"))
-        .env_remove(xtask::lock::PARENT_ENV)
+        .env_remove(xtask::environment::LOCK_PARENT)
         .output()
         .unwrap()
 }
@@ -543,7 +543,7 @@ fn too_little_shm_is_refused_before_any_build() {
         .args(["matrix", &m, "--out", out.to_str().unwrap()])
         .env("INNODB_LAB_CACHE", dir.path().join("cache"))
         .env("INNODB_LAB_SHM", &shm)
-        .env_remove(xtask::lock::PARENT_ENV)
+        .env_remove(xtask::environment::LOCK_PARENT)
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);

@@ -75,7 +75,7 @@ fn the_smoke_report_of_schema_1_results_renders_as_before() {
 fn a_matrix_with_control_busy_run_failure_and_questions() {
     let dir = fixtures().join("mdev-mini");
     // the fixture's runs are written by code: blessing writes them again
-    if std::env::var_os(xtask::snapshot::BLESS).is_some() {
+    if std::env::var_os(xtask::environment::UPDATE_SNAPSHOTS).is_some() {
         let _ = std::fs::remove_dir_all(dir.join("runs"));
         common::write_mdev_mini(&dir);
     }

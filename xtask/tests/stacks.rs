@@ -55,9 +55,9 @@ fn profiled(
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_failed_profile_pass_leaves_the_cell_measured() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    std::env::set_var(xtask::dims::FAIL_STEP_ENV, "points-covered-pk:profile");
+    std::env::set_var(xtask::environment::FAIL_STEP, "points-covered-pk:profile");
     let (out, results) = profiled(&["base"], 0);
-    std::env::remove_var(xtask::dims::FAIL_STEP_ENV);
+    std::env::remove_var(xtask::environment::FAIL_STEP);
     let outcome = results[0].outcome.as_ref().unwrap();
     assert!(outcome.measured.as_ref().unwrap().sysbench.queries > 0);
     assert!(outcome.profile.is_none());

@@ -12,7 +12,8 @@
 //! runner, so the tests here run one at a time.
 
 use std::collections::BTreeMap;
-use xtask::dims::{Step, WorkloadKind, FAIL_STEP_ENV};
+use xtask::dims::{Step, WorkloadKind};
+use xtask::environment::FAIL_STEP;
 use xtask::matrix::{self, Matrix, RunOptions, TreeEntry};
 use xtask::record::Workload;
 use xtask::results;
@@ -32,9 +33,9 @@ fn run_with_failures(m: &Matrix, fail: &str) -> BTreeMap<String, Option<(Step, S
     };
     // SAFETY of the environment: tests of this binary hold ONE_AT_A_TIME
     // and no other thread reads the variable meanwhile
-    std::env::set_var(FAIL_STEP_ENV, fail);
+    std::env::set_var(FAIL_STEP, fail);
     let ran = matrix::run(m, &opts);
-    std::env::remove_var(FAIL_STEP_ENV);
+    std::env::remove_var(FAIL_STEP);
     ran.expect("the matrix runs (its cells fail)");
     results::read_results(out.path())
         .unwrap()

@@ -70,11 +70,6 @@ impl BuildKey {
     }
 }
 
-/// The environment variable naming a ccache remote storage shared by the
-/// hosts of a sharded matrix (ccache's `remote_storage` syntax, e.g.
-/// `file:/mnt/ccache`, `http://cache:8080/ccache`, `redis://cache:6379`).
-pub use crate::environment::CCACHE_REMOTE as CCACHE_REMOTE_ENV;
-
 /// The options that decide what is compiled: the build type, then the
 /// project's fixed set.
 pub fn compile_options(build_type: BuildType) -> Vec<String> {

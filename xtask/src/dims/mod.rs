@@ -14,7 +14,7 @@ pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion
 pub use metric::{Metric, MetricInfo, METRICS};
 pub use model_policy::{ModelPolicy, ModelRules};
 pub use role::{asks_about, baseline_among, baseline_first, role_of, Role, BASE, FIXED};
-pub use step::{AtStep, ErrorLogTail, Step, FAIL_STEP_ENV};
+pub use step::{AtStep, ErrorLogTail, Step};
 pub use workload_kind::WorkloadKind;
 
 /// The variant a control runs: the baseline built once, run as a second

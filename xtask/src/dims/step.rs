@@ -104,9 +104,6 @@ impl fmt::Display for Step {
     }
 }
 
-/// The environment variable of the test seam (only tests set it).
-pub use crate::environment::FAIL_STEP as FAIL_STEP_ENV;
-
 /// The context a step adds to an error that happens in it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AtStep(pub Step);
@@ -122,7 +119,10 @@ impl AtStep {
     /// names it; checked where each step starts.
     pub fn injected(step: Step, workload: Option<&str>) -> anyhow::Result<()> {
         if step.injected_here(workload) {
-            anyhow::bail!("{FAIL_STEP_ENV}={step}: this step was made to fail by a test");
+            anyhow::bail!(
+                "{}={step}: this step was made to fail by a test",
+                crate::environment::FAIL_STEP
+            );
         }
         Ok(())
     }

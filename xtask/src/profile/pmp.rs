@@ -119,9 +119,7 @@ pub fn sample(
             text.push('\n');
         });
     // a no-op for a running server
-    if let Some(pid) = rustix::process::Pid::from_raw(pid as i32) {
-        let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
-    }
+    crate::children::signal_process(pid as i32, rustix::process::Signal::CONT);
     let run = run?;
     if !run.status.success() || run.timed_out {
         bail!(

@@ -60,7 +60,7 @@ pub fn write(out: &Path) -> Result<()> {
 /// charts are the SVGs beside the report; the flame graphs under
 /// `profiles/` are for a browser (their frames say more on hover) and
 /// Jira only lists them.
-pub(crate) fn write_pngs(out: &Path, written: &[(String, String)]) -> Result<()> {
+fn write_pngs(out: &Path, written: &[(String, String)]) -> Result<()> {
     let charts = written
         .iter()
         .filter(|(n, _)| n.ends_with(".svg") && !n.contains('/'));

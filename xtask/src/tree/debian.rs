@@ -3,6 +3,7 @@
 //! unpacked with `dpkg-source -x` and imported as one commit.
 
 use super::*;
+use crate::environment::DEBIAN_MIRROR;
 
 /// The private apt configuration: deb-src entries for Debian's suites, with
 /// its own lists and cache, so the host's apt setup is left as it was.
@@ -112,8 +113,8 @@ pub(super) fn neither_error(
     format!(
         "source package {package}={version} is not to be had: apt (the private deb-src \
          configuration of bookworm, bullseye and trixie) answered `{apt}`, and the archive's \
-         pool path {url} answered HTTP {status}. Either set {MIRROR_ENV} to a snapshot archive \
-         that has it (e.g. {MIRROR_ENV}=http://snapshot.debian.org/archive/debian/<YYYYMMDD>T000000Z) \
+         pool path {url} answered HTTP {status}. Either set {DEBIAN_MIRROR} to a snapshot archive \
+         that has it (e.g. {DEBIAN_MIRROR}=http://snapshot.debian.org/archive/debian/<YYYYMMDD>T000000Z) \
          or name the release as a git: tree (e.g. git:https://github.com/MariaDB/server#mariadb-<version>)"
     )
 }

@@ -19,11 +19,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The archive the pool path is read from; a snapshot archive
-/// (e.g. http://snapshot.debian.org/archive/debian/20260315T000000Z) keeps
-/// every published version at its pool path.
-pub use crate::environment::DEBIAN_MIRROR as MIRROR_ENV;
-
 /// The upload keyrings: a signature by a key of `debian-nonupload` does
 /// not make an upload, and the user's own `~/.gnupg/trustedkeys.gpg`
 /// (which dscverify reads by default) is not Debian's word.

@@ -20,7 +20,6 @@ mod git;
 mod history;
 
 pub use debian::*;
-pub use debian_pool::MIRROR_ENV;
 pub use git::*;
 pub use history::{history, history_in, History, HistoryCommit};
 
