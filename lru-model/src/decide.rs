@@ -251,11 +251,19 @@ pub enum YoungTouch {
     /// the lookup's own cursor, where a scan's page, never looked up, is
     /// not. The policy folds "looked up" into [`Touch::lookup`].
     LookedUp,
+    /// [`YoungTouch::LookedUp`], except that a move to the head (a sweep's
+    /// or the boundary's) spends the mark: only a lookup since the block's
+    /// last move lets any access flag it at once. A mark kept for the whole
+    /// stay lets every later access re-flag a block that a lookup reached
+    /// once, and the boundary then moves many such blocks ahead of the
+    /// blocks in use (patches/10.11/fixed-lookup-mark.md). The decision
+    /// here is [`YoungTouch::Lookup`]'s; the pool clears the mark.
+    LookupMark,
 }
 
 impl YoungTouch {
     /// Every rule, the fix's first.
-    pub const ALL: [YoungTouch; 7] = [
+    pub const ALL: [YoungTouch; 8] = [
         YoungTouch::AgeChecked,
         YoungTouch::OldOnly,
         YoungTouch::NextTick,
@@ -263,6 +271,7 @@ impl YoungTouch {
         YoungTouch::LookupOrMoved,
         YoungTouch::LookupOrNextTick,
         YoungTouch::LookedUp,
+        YoungTouch::LookupMark,
     ];
 
     /// The name on the command line and in records (as serialized).
@@ -275,6 +284,7 @@ impl YoungTouch {
             YoungTouch::LookupOrMoved => "lookup-or-moved",
             YoungTouch::LookupOrNextTick => "lookup-or-next-tick",
             YoungTouch::LookedUp => "looked-up",
+            YoungTouch::LookupMark => "lookup-mark",
         }
     }
 }
@@ -313,7 +323,12 @@ pub fn rule_named<T: Copy>(
 pub fn touch_threshold(rule: YoungTouch, old: bool, lookup: bool, threshold: u16) -> u16 {
     match rule {
         YoungTouch::OldOnly if !old => 0,
-        YoungTouch::Lookup | YoungTouch::LookupOrMoved | YoungTouch::LookedUp if !old && lookup => {
+        YoungTouch::Lookup
+        | YoungTouch::LookupOrMoved
+        | YoungTouch::LookedUp
+        | YoungTouch::LookupMark
+            if !old && lookup =>
+        {
             0
         }
         _ => threshold,
@@ -482,7 +497,7 @@ mod tests {
             "lru".parse::<YoungTouch>(),
             Err(
                 "unknown rule \"lru\": expected age-checked, old-only, next-tick, lookup, \
-                 lookup-or-moved, lookup-or-next-tick or looked-up"
+                 lookup-or-moved, lookup-or-next-tick, looked-up or lookup-mark"
                     .into()
             )
         );

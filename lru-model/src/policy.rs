@@ -186,9 +186,11 @@ impl Policy for Lazy {
             // the stamp, by the pool's move-stamp rule), move to the head
             let clock = pool.access_clock;
             let move_stamp = pool.cfg.move_stamp;
+            let young_touch = pool.cfg.young_touch;
             let frame = &mut pool.frames[f as usize];
             frame.promote = false;
             frame.moved = true;
+            frame.spend_lookup_mark(young_touch);
             frame.access_s = move_stamp.after_move(frame.access_s, clock);
             pool.move_to_head(f);
         }
@@ -211,7 +213,7 @@ fn touch(pool: &mut PoolState, f: u32, lookup: bool) -> bool {
     let lookup = lookup
         || match young_touch {
             YoungTouch::LookupOrMoved => frame.moved,
-            YoungTouch::LookedUp => frame.looked_up,
+            YoungTouch::LookedUp | YoungTouch::LookupMark => frame.looked_up,
             _ => false,
         };
     let t = decide::Touch {

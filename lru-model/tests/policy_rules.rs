@@ -809,3 +809,49 @@ fn looked_up_flags_a_young_block_on_any_access_once_a_lookup_reached_it_even_whi
         );
     }
 }
+
+#[test]
+fn lookup_mark_is_spent_by_a_move_where_looked_up_keeps_it_for_the_whole_stay() {
+    // The 1000-page pool of first_access_at_once(): lookups flag every young
+    // block and mark it; a page-cleaner batch then moves the boundary toward
+    // the head over some of them, which moves them to the head unflagged.
+    // A scan-like access within the threshold then flags a moved block
+    // under the looked-up rule (the mark lasts the stay) and not under the
+    // lookup-mark rule (the move spent it), until a lookup marks it again.
+    for (rule, flagged_after_move) in [(YoungTouch::LookedUp, true), (YoungTouch::LookupMark, false)]
+    {
+        let mut p = first_access_at_once_with(rule, Boundary::MoveFlagged);
+        let young: Vec<u64> = (0..1000)
+            .filter(|&pg| p.is_old(pg) == Some(false))
+            .collect();
+        for &pg in &young {
+            p.lookup(pg).unwrap();
+        }
+        assert_eq!(p.promote_pending(), young.len() as u64, "{rule:?}");
+        p.cleaner_batch();
+        p.check_invariants().unwrap();
+        let moves = p.counters().boundary_moves;
+        let moved: Vec<u64> = young
+            .iter()
+            .copied()
+            .filter(|&pg| p.page_state(pg).is_some_and(|s| !s.old && !s.promote))
+            .collect();
+        assert!(
+            !moved.is_empty() && moved.len() as u64 <= moves,
+            "{rule:?}: {} young unflagged blocks after {moves} moves",
+            moved.len()
+        );
+        for &pg in &moved {
+            p.access(pg).unwrap();
+            assert_eq!(
+                p.page_state(pg).unwrap().promote,
+                flagged_after_move,
+                "{rule:?}: page {pg} after its move and a scan-like access"
+            );
+        }
+        // a new lookup marks and flags a moved young block under both rules
+        let pg = moved[0];
+        p.lookup(pg).unwrap();
+        assert!(p.page_state(pg).unwrap().promote, "{rule:?}: page {pg}");
+    }
+}

@@ -68,7 +68,9 @@ pub struct PoolArgs {
     /// moved since its read) or `lookup-or-next-tick` (as `lookup`, but any
     /// access flags a young block once the clock has left its stamp's tick)
     /// or `looked-up` (as `lookup`, but any access flags a young block that
-    /// a lookup has reached since its read: patches/10.11/fixed-looked-up.md).
+    /// a lookup has reached since its read: patches/10.11/fixed-looked-up.md)
+    /// or `lookup-mark` (as `looked-up`, but a move to the head spends the
+    /// mark: patches/10.11/fixed-lookup-mark.md).
     #[arg(long, value_parser = parse_young_touch)]
     pub young_touch: Option<YoungTouch>,
     /// lazy: what the old sublist's boundary does with a flagged block it

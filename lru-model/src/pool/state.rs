@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use super::config::*;
-use crate::decide::{self};
+use crate::decide::{self, YoungTouch};
 
 /// The LRU fields of a resident block, for checks against the C++.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -45,7 +45,8 @@ pub(crate) struct Frame {
     /// read ([`YoungTouch::LookupOrMoved`])
     pub(crate) moved: bool,
     /// a lookup touched the block since it was read
-    /// ([`YoungTouch::LookedUp`])
+    /// ([`YoungTouch::LookedUp`]), or since its last move
+    /// ([`YoungTouch::LookupMark`])
     pub(crate) looked_up: bool,
     pub(super) in_lru: bool,
     /// classic only: freed in the tablespace, still in the LRU until evicted
@@ -53,6 +54,15 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// A move to the head: under [`YoungTouch::LookupMark`] it spends the
+    /// mark of the lookups before it (`looked_up= false` in
+    /// `buf_page_t::make_young()` and `keep_young_at_boundary()`).
+    pub(crate) fn spend_lookup_mark(&mut self, rule: YoungTouch) {
+        if rule == YoungTouch::LookupMark {
+            self.looked_up = false;
+        }
+    }
+
     pub(super) const UNUSED: Frame = Frame {
         page: u64::MAX,
         prev: NIL,
@@ -277,9 +287,11 @@ impl PoolState {
         self.unlink(f);
         self.push_front(f);
         let now = self.access_clock;
+        let rule = self.cfg.young_touch;
         let frame = &mut self.frames[f as usize];
         frame.promote = false;
         frame.moved = true;
+        frame.spend_lookup_mark(rule);
         frame.access_s = kept_stamp(frame.access_s, now);
         self.counters.boundary_moves += 1;
     }

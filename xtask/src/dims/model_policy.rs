@@ -52,6 +52,10 @@ pub enum ModelPolicy {
     /// (patches/10.11/fixed-looked-up.md).
     #[serde(rename = "lazy-10.11-port-looked-up")]
     LazyPortLookedUp,
+    /// our remedy `fixed-lookup-mark`: `LazyPortLookedUp` where a move to
+    /// the head spends the lookup's mark (patches/10.11/fixed-lookup-mark.md).
+    #[serde(rename = "lazy-10.11-port-lookup-mark")]
+    LazyPortLookupMark,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
@@ -71,7 +75,7 @@ pub struct ModelRules {
 impl ModelPolicy {
     /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
-        use YoungTouch::{AgeChecked, LookedUp, Lookup, OldOnly};
+        use YoungTouch::{AgeChecked, LookedUp, Lookup, LookupMark, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {
             ModelPolicy::Classic => (
                 PolicyKind::Classic,
@@ -121,11 +125,18 @@ impl ModelPolicy {
                 FINE_CLOCK_TICK_MS,
                 LookedUp,
             ),
+            ModelPolicy::LazyPortLookupMark => (
+                PolicyKind::Lazy,
+                ShortLru::FlagEveryAccess,
+                FINE_CLOCK_TICK_MS,
+                LookupMark,
+            ),
         };
         let (boundary, move_stamp) = match self {
             ModelPolicy::LazyPortLookupBoundary
             | ModelPolicy::LazyPortYoungBoundary
-            | ModelPolicy::LazyPortLookedUp => (Boundary::MoveFlagged, MoveStamp::Keep),
+            | ModelPolicy::LazyPortLookedUp
+            | ModelPolicy::LazyPortLookupMark => (Boundary::MoveFlagged, MoveStamp::Keep),
             _ => (Boundary::Upstream, MoveStamp::Restamp),
         };
         ModelRules {
@@ -162,6 +173,7 @@ mod tests {
                 "lazy-10.11-port-young-boundary",
             ),
             (ModelPolicy::LazyPortLookedUp, "lazy-10.11-port-looked-up"),
+            (ModelPolicy::LazyPortLookupMark, "lazy-10.11-port-lookup-mark"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
@@ -197,6 +209,7 @@ mod tests {
         for (p, young_touch) in [
             (ModelPolicy::LazyPortYoungBoundary, YoungTouch::OldOnly),
             (ModelPolicy::LazyPortLookedUp, YoungTouch::LookedUp),
+            (ModelPolicy::LazyPortLookupMark, YoungTouch::LookupMark),
         ] {
             let r = p.model();
             assert_eq!(

@@ -58,6 +58,9 @@ pub fn model_policy(
         Some(f) if f.file_name().is_some_and(|n| n == "fixed-looked-up.patch") => {
             Some(ModelPolicy::LazyPortLookedUp)
         }
+        Some(f) if f.file_name().is_some_and(|n| n == "fixed-lookup-mark.patch") => {
+            Some(ModelPolicy::LazyPortLookupMark)
+        }
         Some(_) => None,
     }
 }
@@ -114,7 +117,8 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
             | ModelPolicy::LazyPortLookup
             | ModelPolicy::LazyPortLookupBoundary
             | ModelPolicy::LazyPortYoungBoundary
-            | ModelPolicy::LazyPortLookedUp,
+            | ModelPolicy::LazyPortLookedUp
+            | ModelPolicy::LazyPortLookupMark,
         ) => YoungCounts::SweepMoves,
         _ => YoungCounts::Promotions,
     })
