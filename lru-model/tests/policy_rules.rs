@@ -818,8 +818,10 @@ fn lookup_mark_is_spent_by_a_move_where_looked_up_keeps_it_for_the_whole_stay() 
     // A scan-like access within the threshold then flags a moved block
     // under the looked-up rule (the mark lasts the stay) and not under the
     // lookup-mark rule (the move spent it), until a lookup marks it again.
-    for (rule, flagged_after_move) in [(YoungTouch::LookedUp, true), (YoungTouch::LookupMark, false)]
-    {
+    for (rule, flagged_after_move) in [
+        (YoungTouch::LookedUp, true),
+        (YoungTouch::LookupMark, false),
+    ] {
         let mut p = first_access_at_once_with(rule, Boundary::MoveFlagged);
         let young: Vec<u64> = (0..1000)
             .filter(|&pg| p.is_old(pg) == Some(false))

@@ -76,8 +76,45 @@ fn xtask_suites() -> Result<Vec<String>> {
 }
 
 pub fn run_all() -> Result<()> {
-    // one stage per suite, so that the timings say which suite is slow;
-    // everything is compiled first, in a stage of its own
+    // mtr on the fixed variant: keep its results out of results/
+    let mtr_dir = tempfile::tempdir()?;
+    let mtr_out = mtr_dir.path().to_str().context("a UTF-8 temporary path")?;
+    let mut timings = Vec::new();
+    let mut failed = Vec::new();
+    for (label, args) in stages(mtr_out)? {
+        let stage = Stage::start(&label);
+        // the stages run under the cache lock this command holds, or under
+        // the one its own parent holds for it (a wrapper such as flock)
+        let holder = crate::environment::current()
+            .lock_parent
+            .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
+        let status = Command::new("cargo")
+            .args(args)
+            .env(crate::environment::LOCK_PARENT, holder)
+            .status()?;
+        timings.push((label.clone(), stage.done()));
+        if !status.success() {
+            failed.push(label);
+        }
+    }
+    print_timings(&timings);
+    // the closing line: suites (each a cargo test run or a check), not tests
+    println!(
+        "suites: {} passed, {} failed",
+        timings.len() - failed.len(),
+        failed.len()
+    );
+    if !failed.is_empty() {
+        bail!("failed: {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// Every stage of the test command, in order, as (label, cargo arguments):
+/// one stage per suite, so that the timings say which suite is slow;
+/// everything is compiled first, in a stage of its own. The mtr stage
+/// writes its results to `mtr_out`.
+fn stages(mtr_out: &str) -> Result<Vec<(String, Vec<String>)>> {
     let mut steps: Vec<(String, Vec<String>)> = vec![
         (
             "compile the tests".into(),
@@ -120,8 +157,6 @@ pub fn run_all() -> Result<()> {
         "patch check (every patch on every Debian tree)".into(),
         xtask(&["patch", "check"]),
     ));
-    // mtr on the fixed variant: keep its results out of results/
-    let mtr_out = tempfile::tempdir()?;
     let mut mtr = vec![
         "mtr",
         "--tree",
@@ -130,7 +165,7 @@ pub fn run_all() -> Result<()> {
         "fixed",
         "--all-pass",
         "--out",
-        mtr_out.path().to_str().context("a UTF-8 temporary path")?,
+        mtr_out,
     ];
     for t in MTR_MAY_SKIP {
         mtr.extend(["--may-skip", t]);
@@ -140,42 +175,19 @@ pub fn run_all() -> Result<()> {
         format!("mtr on fixed of {MTR_TREE} (buffer pool tests and ours)"),
         xtask(&mtr),
     ));
-    let mut timings = Vec::new();
-    let mut failed = Vec::new();
-    for (label, args) in steps {
-        let stage = Stage::start(&label);
-        // the stages run under the cache lock this command holds, or under
-        // the one its own parent holds for it (a wrapper such as flock)
-        let holder = crate::environment::current()
-            .lock_parent
-            .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
-        let status = Command::new("cargo")
-            .args(args)
-            .env(crate::environment::LOCK_PARENT, holder)
-            .status()?;
-        timings.push((label.clone(), stage.done()));
-        if !status.success() {
-            failed.push(label);
-        }
-    }
+    Ok(steps)
+}
+
+/// Each stage's time, then the three slowest.
+fn print_timings(timings: &[(String, f64)]) {
     eprintln!("\ntest stage timings:");
-    for (label, secs) in &timings {
+    for (label, secs) in timings {
         eprintln!("  {:>9}  {label}", human_duration(*secs));
     }
     eprintln!("slowest stages:");
-    for (label, secs) in slowest(&timings, 3) {
+    for (label, secs) in slowest(timings, 3) {
         eprintln!("  {:>9}  {label}", human_duration(secs));
     }
-    // the closing line: suites (each a cargo test run or a check), not tests
-    println!(
-        "suites: {} passed, {} failed",
-        timings.len() - failed.len(),
-        failed.len()
-    );
-    if !failed.is_empty() {
-        bail!("failed: {}", failed.join(", "));
-    }
-    Ok(())
 }
 
 /// The `n` stages that took longest, longest first.

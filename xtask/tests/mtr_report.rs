@@ -11,13 +11,14 @@ use std::path::Path;
 use xtask::mtr::report;
 
 /// The runs of both series' reports, base first.
-const LABELS: [&str; 6] = [
+const LABELS: [&str; 7] = [
     "base",
     "fixed",
     "fixed (Debug)",
     "fixed-fine-young",
     "fixed-looked-up",
     "fixed-lookup",
+    "fixed-lookup-mark",
 ];
 
 /// Renders the report of `reports/<name>` again, checks it against the
@@ -50,7 +51,7 @@ fn the_committed_mtr_report_of_11_8_6_is_a_function_of_its_results() {
     assert!(
         files[1].1.contains(
             "* 83 tests: skipped: Requires debug build on base, fixed, fixed-fine-young, \
-             fixed-looked-up, fixed-lookup; pass on fixed (Debug)\n"
+             fixed-looked-up, fixed-lookup, fixed-lookup-mark; pass on fixed (Debug)\n"
         ),
         "{}",
         files[1].1

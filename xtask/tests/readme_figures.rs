@@ -1595,15 +1595,52 @@ fn the_young_rule_probe_notes_quote_their_summary() {
     assert!(docs.contains(&said), "docs do not say `{said}`");
 }
 
-/// The NOTES of reports/hit-ratio-turnover-looked-up quote its summary:
+/// The remedy's fourth and fifth forms: their turnover, mechanism and
+/// scan reports (10.11.18, 11.8.6), their variant, and the minutes of
+/// runs docs/evidence.md gives for the turnover matrix.
+struct RemedyForm {
+    variant: &'static str,
+    turnover: &'static str,
+    mechanism: &'static str,
+    scans: [&'static str; 2],
+    turnover_minutes: u32,
+}
+
+const LOOKED_UP: RemedyForm = RemedyForm {
+    variant: "fixed-looked-up",
+    turnover: "hit-ratio-turnover-looked-up",
+    mechanism: "mechanism-looked-up",
+    scans: [
+        "scan-resistance-looked-up-10.11.18",
+        "scan-resistance-looked-up-11.8.6",
+    ],
+    turnover_minutes: 37,
+};
+
+const LOOKUP_MARK: RemedyForm = RemedyForm {
+    variant: "fixed-lookup-mark",
+    turnover: "hit-ratio-turnover-lookup-mark",
+    mechanism: "mechanism-lookup-mark",
+    scans: [
+        "scan-resistance-lookup-mark-10.11.18",
+        "scan-resistance-lookup-mark-11.8.6",
+    ],
+    turnover_minutes: 37,
+};
+
+/// The NOTES of each remedy form's turnover report quote its summary:
 /// each turnover's gap to base on both series, and the pages read a query
 /// at the fast end beside base's, with the difference in percent.
 #[test]
-fn the_looked_up_turnover_notes_quote_their_summary() {
-    let report = "hit-ratio-turnover-looked-up";
+fn the_remedy_turnover_notes_quote_their_summary() {
+    for form in [LOOKED_UP, LOOKUP_MARK] {
+        remedy_turnover_notes_quote(form.turnover, form.variant);
+    }
+}
+
+fn remedy_turnover_notes_quote(report: &str, variant: &str) {
     let s = summary(report);
     let notes = one_line(&notes_of(report));
-    let variant = "fixed-looked-up";
     assert_eq!(verdicts_of(&s), ["pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     let median = |tree: &str, w: &str, v: &str, m: &str| {
@@ -1621,7 +1658,7 @@ fn the_looked_up_turnover_notes_quote_their_summary() {
             gap("10.11.18", w),
             gap("11.8.6", w)
         );
-        assert!(notes.contains(&row), "NOTES do not say `{row}`");
+        assert!(notes.contains(&row), "{report}: NOTES do not say `{row}`");
     }
     for tree in ["10.11.18", "11.8.6"] {
         let pages = |v: &str| median(tree, TURNOVER_RATES[0], v, "pages_read_per_query");
@@ -1639,128 +1676,135 @@ fn the_looked_up_turnover_notes_quote_their_summary() {
         );
         assert!(
             notes.contains(&said) || notes.contains(&said_first),
-            "NOTES do not say `{said}`"
+            "{report}: NOTES do not say `{said}`"
         );
     }
 }
 
-/// The README's sentence on the remedy's fourth form: how many of the four
-/// turnovers of each series keep it within 0.2 points of base and its worst
-/// gaps (`reports/hit-ratio-turnover-looked-up/`); docs/evidence.md's runs
-/// and the pages a query it reads at the fast end beside base's.
+/// The README's sentence on the remedy's fifth form: how many of the four
+/// turnovers of each series keep it within 0.2 points of base and its
+/// worst gaps, the hot set it keeps under the looping scan and the mutex it
+/// takes on the IN-list reads.
 #[test]
-fn the_readme_sentence_on_the_looked_up_remedy_quotes_its_summary() {
-    let report = "hit-ratio-turnover-looked-up";
-    let variant = "fixed-looked-up";
-    let s = summary(report);
+fn the_readme_sentence_on_the_remedy_quotes_its_summaries() {
+    let form = LOOKUP_MARK;
+    let (report, variant) = (form.turnover, form.variant);
     let [(within_10_11, worst_10_11), (within_11_8, worst_11_8)] =
         turnover_standing(report, variant);
-    let text = one_line(&readme());
+    let text = one_line(&std::fs::read_to_string(root().join("README.md")).unwrap());
     let quoted = format!(
         "comes within 0.2 points of base at {within_10_11} of the four turnovers on 10.11.18 and \
          {within_11_8} on 11.8.6, {worst_10_11:+.2} and {worst_11_8:+.2} at worst \
          (`reports/{report}/`)"
     );
     assert!(text.contains(&quoted), "README.md does not say `{quoted}`");
-    let scan = summary("scan-resistance-looked-up-10.11.18");
+    let scan_report = form.scans[0];
+    let scan = summary(scan_report);
     let kept = format!(
         "keeps {:.1}% and {:.1}% of the hot set under a looping scan at `innodb_lru_scan_depth` \
          1024 and 128 where the fix keeps {:.1}% and {:.1}% and base {:.1}% \
-         (`reports/scan-resistance-looked-up-10.11.18/`)",
+         (`reports/{scan_report}/`)",
         hot_kept(&scan, variant),
-        hot_kept(&scan, "fixed-looked-up-d128"),
+        hot_kept(&scan, &format!("{variant}-d128")),
         hot_kept(&scan, "fixed"),
         hot_kept(&scan, "fixed-d128"),
         hot_kept(&scan, "base")
     );
     assert!(text.contains(&kept), "README.md does not say `{kept}`");
-    let mechanism = summary("mechanism-looked-up");
+    let mechanism = summary(form.mechanism);
     let mutex = ["10.11.18", "11.8.6"]
-        .map(|tree| {
-            find_in(&mechanism, tree, "points-covered-pk", variant)["median"]
-                ["buf_pool_mutex_per_query"]
-                .as_f64()
-                .unwrap()
-        })
+        .map(|tree| mutex_per_query(&mechanism, tree, variant))
         .into_iter()
         .fold(0.0, f64::max);
     let takes = format!(
         "takes `buf_pool.mutex` {mutex:.4} times a query on the IN-list reads \
-         (`reports/mechanism-looked-up/`)"
+         (`reports/{}/`)",
+        form.mechanism
     );
     assert!(text.contains(&takes), "README.md does not say `{takes}`");
-    let more = |tree: &str| {
-        let pages = |v: &str| {
-            find_in(&s, tree, TURNOVER_RATES[0], v)["median"]["pages_read_per_query"]
-                .as_f64()
-                .unwrap()
+}
+
+/// docs/evidence.md's sentence on each remedy form's turnover matrix: its
+/// runs, minutes and busy runs, the question, and the pages a query it
+/// reads at the fast end beside base's.
+#[test]
+fn the_evidence_sentences_on_the_remedy_forms_quote_their_summaries() {
+    for form in [LOOKED_UP, LOOKUP_MARK] {
+        let (report, variant) = (form.turnover, form.variant);
+        let s = summary(report);
+        let more = |tree: &str| {
+            let pages = |v: &str| {
+                find_in(&s, tree, TURNOVER_RATES[0], v)["median"]["pages_read_per_query"]
+                    .as_f64()
+                    .unwrap()
+            };
+            100.0 * (pages(variant) / pages("base") - 1.0)
         };
-        100.0 * (pages(variant) / pages("base") - 1.0)
-    };
-    let said = format!(
-        "(`matrix/{report}.toml`, {} runs, 37 min, {} busy, its `NOTES.md` reads it): within 0.2 \
-         points of base at every turnover of both series, the question passes; at the fast end \
-         it reads {:.1}% and {:.1}% more pages a query than base",
-        s["counted_runs"].as_u64().unwrap(),
-        s["busy_runs"].as_u64().unwrap(),
-        more("10.11.18"),
-        more("11.8.6")
-    );
-    assert!(text.contains(&said), "docs do not say `{said}`");
-    assert_eq!(verdicts_of(&s), ["pass"]);
-}
-
-/// The NOTES of reports/mechanism-looked-up quote its summary: base's
-/// buf_pool.mutex acquisitions per query on each series and the remedy's
-/// 0.0000, and the question passes.
-#[test]
-fn the_looked_up_mechanism_notes_quote_their_summary() {
-    let report = "mechanism-looked-up";
-    let s = summary(report);
-    let notes = one_line(&notes_of(report));
-    let mutex = |tree: &str, v: &str| {
-        find_in(&s, tree, "points-covered-pk", v)["median"]["buf_pool_mutex_per_query"]
-            .as_f64()
-            .unwrap()
-    };
-    let said = format!(
-        "takes `buf_pool.mutex` {:.2} times per 100-id IN-list query on 10.11.18 and {:.2} on \
-         11.8.6, and `fixed-looked-up` (`patches/10.11/fixed-looked-up.md` and its 11.8 port) \
-         {:.4} on both",
-        mutex("10.11.18", "base"),
-        mutex("11.8.6", "base"),
-        mutex("10.11.18", "fixed-looked-up").max(mutex("11.8.6", "fixed-looked-up"))
-    );
-    assert!(notes.contains(&said), "NOTES do not say `{said}`");
-    let docs = format!(
-        "takes `buf_pool.mutex` {:.4} times a query on the in-memory IN-list reads of both series, \
-         where base takes it {:.2} and {:.2} times",
-        mutex("10.11.18", "fixed-looked-up").max(mutex("11.8.6", "fixed-looked-up")),
-        mutex("10.11.18", "base"),
-        mutex("11.8.6", "base")
-    );
-    assert!(
-        one_line(&readme()).contains(&docs),
-        "docs do not say `{docs}`"
-    );
-    assert_eq!(verdicts_of(&s), ["pass"]);
-    assert_eq!(s["busy_runs"].as_u64(), Some(0));
-}
-
-/// The NOTES of reports/scan-resistance-looked-up-10.11.18 quote its
-/// summary: the hot set kept by base, the fix and the remedy at both
-/// depths, measured and modelled, and every question passes.
-#[test]
-fn the_looked_up_scan_notes_quote_their_summary() {
-    for report in [
-        "scan-resistance-looked-up-10.11.18",
-        "scan-resistance-looked-up-11.8.6",
-    ] {
-        looked_up_scan_notes_quote(report);
+        let said = format!(
+            "(`matrix/{report}.toml`, {} runs, {} min, {} busy, its `NOTES.md` reads it): within \
+             0.2 points of base at every turnover of both series, the question passes; at the fast \
+             end it reads {:.1}% and {:.1}% more pages a query than base",
+            s["counted_runs"].as_u64().unwrap(),
+            form.turnover_minutes,
+            s["busy_runs"].as_u64().unwrap(),
+            more("10.11.18"),
+            more("11.8.6")
+        );
+        assert!(
+            one_line(&readme()).contains(&said),
+            "docs do not say `{said}`"
+        );
+        assert_eq!(verdicts_of(&s), ["pass"]);
     }
 }
 
-fn looked_up_scan_notes_quote(report: &str) {
+/// The NOTES of each remedy form's mechanism report quote its summary:
+/// base's buf_pool.mutex acquisitions per query on each series and the
+/// remedy's 0.0000, and the question passes; docs/evidence.md says so.
+#[test]
+fn the_remedy_mechanism_notes_quote_their_summary() {
+    for form in [LOOKED_UP, LOOKUP_MARK] {
+        let (report, variant) = (form.mechanism, form.variant);
+        let s = summary(report);
+        let notes = one_line(&notes_of(report));
+        let mutex = |tree: &str, v: &str| mutex_per_query(&s, tree, v);
+        let remedy = mutex("10.11.18", variant).max(mutex("11.8.6", variant));
+        let said = format!(
+            "takes `buf_pool.mutex` {:.2} times per 100-id IN-list query on 10.11.18 and {:.2} on \
+             11.8.6, and `{variant}` (`patches/10.11/{variant}.md` and its 11.8 port) {remedy:.4} \
+             on both",
+            mutex("10.11.18", "base"),
+            mutex("11.8.6", "base"),
+        );
+        assert!(notes.contains(&said), "{report}: NOTES do not say `{said}`");
+        let docs = format!(
+            "takes `buf_pool.mutex` {remedy:.4} times a query on the in-memory IN-list reads of \
+             both series, where base takes it {:.2} and {:.2} times",
+            mutex("10.11.18", "base"),
+            mutex("11.8.6", "base")
+        );
+        assert!(
+            one_line(&readme()).contains(&docs),
+            "docs do not say `{docs}`"
+        );
+        assert_eq!(verdicts_of(&s), ["pass"]);
+        assert_eq!(s["busy_runs"].as_u64(), Some(0));
+    }
+}
+
+/// The NOTES of each remedy form's scan reports quote their summaries:
+/// the hot set kept by base, the fix and the remedy at both depths,
+/// measured and modelled, and every question passes.
+#[test]
+fn the_remedy_scan_notes_quote_their_summary() {
+    for form in [LOOKED_UP, LOOKUP_MARK] {
+        for report in form.scans {
+            remedy_scan_notes_quote(report, form.variant);
+        }
+    }
+}
+
+fn remedy_scan_notes_quote(report: &str, variant: &str) {
     let s = summary(report);
     let notes = one_line(&notes_of(report));
     let model = |v: &str| {
@@ -1773,14 +1817,14 @@ fn looked_up_scan_notes_quote(report: &str) {
             "| 1024 | {:.1}% | {:.1}% | {:.1}% | {:.1}% |",
             hot_kept(&s, "base"),
             hot_kept(&s, "fixed"),
-            hot_kept(&s, "fixed-looked-up"),
-            model("fixed-looked-up")
+            hot_kept(&s, variant),
+            model(variant)
         ),
         format!(
             "| 128 | | {:.1}% | {:.1}% | {:.1}% |",
             hot_kept(&s, "fixed-d128"),
-            hot_kept(&s, "fixed-looked-up-d128"),
-            model("fixed-looked-up-d128")
+            hot_kept(&s, &format!("{variant}-d128")),
+            model(&format!("{variant}-d128"))
         ),
     ];
     for row in rows {

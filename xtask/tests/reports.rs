@@ -270,6 +270,10 @@ fn the_committed_smoke_and_mdev_37992_reports_are_functions_of_their_runs() {
         "mechanism-looked-up",
         "scan-resistance-looked-up-10.11.18",
         "scan-resistance-looked-up-11.8.6",
+        "hit-ratio-turnover-lookup-mark",
+        "mechanism-lookup-mark",
+        "scan-resistance-lookup-mark-10.11.18",
+        "scan-resistance-lookup-mark-11.8.6",
     ] {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../reports")

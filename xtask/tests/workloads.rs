@@ -154,7 +154,7 @@ fn every_kind_runs_on_one_server_in_marks_order() {
 #[test]
 fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
     let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mechanism-looked-up");
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mechanism-lookup-mark");
     let results = xtask::results::read_results(&dir).unwrap();
     let mut seen = std::collections::BTreeSet::new();
     for r in &results {

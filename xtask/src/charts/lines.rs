@@ -19,6 +19,29 @@ pub fn lines_on_data(title: &str, x_label: &str, y_label: &str, lines: &[Line]) 
     line_chart(title, x_label, y_label, lines, Axis::Data)
 }
 
+/// A line's points in the order of x, each a finite number and each
+/// interval with lo <= hi.
+fn sorted_points(title: &str, line: &Line) -> Result<Vec<Point>> {
+    for &(x, y, interval) in &line.points {
+        let (lo, hi) = interval.unwrap_or((y, y));
+        ensure!(
+            [x, y, lo, hi].iter().all(|v| v.is_finite()),
+            "line chart {title:?}: series {:?} has a point that is not a finite number: \
+             ({x}, {y}, {interval:?})",
+            line.series
+        );
+        ensure!(
+            lo <= hi,
+            "line chart {title:?}: series {:?} at x = {x} has an interval with lo > hi: \
+             {interval:?}",
+            line.series
+        );
+    }
+    let mut points = line.points.clone();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Ok(points)
+}
+
 pub(super) fn line_chart(
     title: &str,
     x_label: &str,
@@ -35,27 +58,10 @@ pub(super) fn line_chart(
         bail!("line chart {title:?}: two lines named {twice:?}");
     }
     let series = series_of(title, lines.iter().map(|l| (&l.series, l.style)))?;
-    let mut sorted: Vec<Vec<Point>> = Vec::with_capacity(lines.len());
-    for line in lines {
-        for &(x, y, interval) in &line.points {
-            let (lo, hi) = interval.unwrap_or((y, y));
-            ensure!(
-                [x, y, lo, hi].iter().all(|v| v.is_finite()),
-                "line chart {title:?}: series {:?} has a point that is not a finite number: \
-                 ({x}, {y}, {interval:?})",
-                line.series
-            );
-            ensure!(
-                lo <= hi,
-                "line chart {title:?}: series {:?} at x = {x} has an interval with lo > hi: \
-                 {interval:?}",
-                line.series
-            );
-        }
-        let mut points = line.points.clone();
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
-        sorted.push(points);
-    }
+    let sorted = lines
+        .iter()
+        .map(|line| sorted_points(title, line))
+        .collect::<Result<Vec<_>>>()?;
     let all = sorted.iter().flatten();
     let (x_lo, x_hi) = span(all.clone().map(|p| p.0)).unwrap_or((0.0, 1.0));
     // 3% room at the sides keeps the end markers and whiskers whole

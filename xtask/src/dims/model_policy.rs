@@ -173,7 +173,10 @@ mod tests {
                 "lazy-10.11-port-young-boundary",
             ),
             (ModelPolicy::LazyPortLookedUp, "lazy-10.11-port-looked-up"),
-            (ModelPolicy::LazyPortLookupMark, "lazy-10.11-port-lookup-mark"),
+            (
+                ModelPolicy::LazyPortLookupMark,
+                "lazy-10.11-port-lookup-mark",
+            ),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();

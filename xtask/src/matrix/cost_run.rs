@@ -8,7 +8,7 @@
 use super::prepared::Shared;
 use crate::children;
 use crate::dims::Series;
-use crate::record::{MyCnf, NotMeasured, RunResult};
+use crate::record::{CostPass, MyCnf, NotMeasured, Outcome, RunResult};
 use crate::server::{Launch, RunRoot, Server, ServerBinaries};
 use crate::workload;
 use anyhow::Result;
@@ -109,28 +109,10 @@ pub(super) fn run_cost_server(
         let key = cells[i].key.clone();
         let result = workload::execute_cost_cell(&w, threads, &server, &logs);
         let o = cells[i].outcome.as_mut().expect("filtered");
-        match result {
-            Ok(c) => {
-                eprintln!(
-                    "    cost {key}: {:.0} instructions/query ({} queries, {:.0} q/s under callgrind, {:.0} s)",
-                    c.instructions_per_query, c.queries, c.qps, c.wall_seconds
-                );
-                o.cost = Some(c);
-            }
-            Err(e) if children::interruption_in(&e).is_some() => return Err(e),
-            Err(e) => {
-                eprintln!("warning: cost {key}: {e:#}");
-                o.not_measured.push(NotMeasured {
-                    metric: METRIC.into(),
-                    reason: format!("{e:#}"),
-                });
-                if !server.answers() {
-                    let why =
-                        format!("the server under callgrind was lost in the cost pass of {key}");
-                    ctx.save(&cells[i])?;
-                    return record_all(cells, &why);
-                }
-            }
+        if !record_cost(o, &key.to_string(), result)? && !server.answers() {
+            let why = format!("the server under callgrind was lost in the cost pass of {key}");
+            ctx.save(&cells[i])?;
+            return record_all(cells, &why);
         }
         ctx.save(&cells[i])?;
     }
@@ -143,6 +125,30 @@ pub(super) fn run_cost_server(
         crate::util::human_duration(started.elapsed().as_secs_f64())
     );
     Ok(())
+}
+
+/// Puts a cost pass's result on its cell's outcome: the cost, or why it
+/// was not measured (false). An interruption is returned as an error.
+fn record_cost(o: &mut Outcome, key: &str, result: Result<CostPass>) -> Result<bool> {
+    match result {
+        Ok(c) => {
+            eprintln!(
+                "    cost {key}: {:.0} instructions/query ({} queries, {:.0} q/s under callgrind, {:.0} s)",
+                c.instructions_per_query, c.queries, c.qps, c.wall_seconds
+            );
+            o.cost = Some(c);
+            Ok(true)
+        }
+        Err(e) if children::interruption_in(&e).is_some() => Err(e),
+        Err(e) => {
+            eprintln!("warning: cost {key}: {e:#}");
+            o.not_measured.push(NotMeasured {
+                metric: METRIC.into(),
+                reason: format!("{e:#}"),
+            });
+            Ok(false)
+        }
+    }
 }
 
 #[cfg(test)]

@@ -373,34 +373,7 @@ pub fn check(matrix: &Matrix) -> Result<()> {
     if matrix.threshold_pct.is_nan() || matrix.threshold_pct < 0.0 {
         bail!("threshold_pct must be 0 or more (a magnitude in percent)");
     }
-    // each workload on its own first: a field that cannot run is named
-    // with its line by `load`
-    let mut names: Vec<String> = Vec::new();
-    for w in &matrix.workloads {
-        w.validate().context("[[workload]]")?;
-        if names.contains(&w.name) {
-            bail!("[[workload]] `{}` is listed twice", w.name);
-        }
-        names.push(w.name.clone());
-    }
-    // one server loads the data once for all its cells
-    let first = &matrix.workloads[0];
-    if let Some(w) = matrix
-        .workloads
-        .iter()
-        .find(|w| (w.tables, w.table_size) != (first.tables, first.table_size))
-    {
-        bail!(
-            "[[workload]] `{}`: tables = {}, table_size = {} differ from `{}` ({}, {}): one server \
-             loads the data once for every workload, so they must be the same",
-            w.name,
-            w.tables,
-            w.table_size,
-            first.name,
-            first.tables,
-            first.table_size
-        );
-    }
+    let names = check_workloads(&matrix.workloads)?;
     // a question may name any variant a tree lists, `fixed` (what base is
     // called on a tree with the fix) and the control's second run
     let mut variants: Vec<String> = matrix
@@ -431,6 +404,39 @@ pub fn check(matrix: &Matrix) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Each workload on its own, each named once, and every one with the
+/// first one's data; returns their names.
+fn check_workloads(workloads: &[Workload]) -> Result<Vec<String>> {
+    // each workload on its own first: a field that cannot run is named
+    // with its line by `load`
+    let mut names: Vec<String> = Vec::new();
+    for w in workloads {
+        w.validate().context("[[workload]]")?;
+        if names.contains(&w.name) {
+            bail!("[[workload]] `{}` is listed twice", w.name);
+        }
+        names.push(w.name.clone());
+    }
+    // one server loads the data once for all its cells
+    let first = &workloads[0];
+    if let Some(w) = workloads
+        .iter()
+        .find(|w| (w.tables, w.table_size) != (first.tables, first.table_size))
+    {
+        bail!(
+            "[[workload]] `{}`: tables = {}, table_size = {} differ from `{}` ({}, {}): one server \
+             loads the data once for every workload, so they must be the same",
+            w.name,
+            w.tables,
+            w.table_size,
+            first.name,
+            first.tables,
+            first.table_size
+        );
+    }
+    Ok(names)
 }
 
 #[cfg(test)]

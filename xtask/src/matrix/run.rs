@@ -8,7 +8,7 @@
 use super::manifest::manifest;
 use super::plan::Plan;
 use super::prepare::{build_all, builds_to_make, check_option_names, prepare};
-use super::prepared::{RunOptions, Shared};
+use super::prepared::{Prepared, RunOptions, Shared};
 use super::progress::Progress;
 use super::resume::undecided_cells;
 use super::server_run::run_server;
@@ -20,6 +20,7 @@ use crate::record::Cell;
 use crate::server;
 use crate::util::human_duration;
 use anyhow::{bail, Context, Result};
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 use std::time::Instant;
@@ -135,23 +136,8 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
         if need.is_empty() {
             break;
         }
-        let mut per_unit = Vec::new();
-        for (u, cells) in super::plan::server_groups(matrix, &plan.rotation(rep), &plan.cells) {
-            let p = &prepared[u];
-            let cells: Vec<(usize, u32)> = cells
-                .into_iter()
-                .filter(|&(w, t)| {
-                    need.contains(&Cell {
-                        tree: p.tree_label.clone(),
-                        variant: p.label.clone(),
-                        workload: matrix.workloads[w].name.clone(),
-                        threads: t,
-                    })
-                })
-                .collect();
-            progress.add(cells.len());
-            per_unit.push((u, cells));
-        }
+        let per_unit = undecided_groups(matrix, &plan, &prepared, rep, &need);
+        progress.add(per_unit.iter().map(|(_, cells)| cells.len()).sum());
         eprintln!(
             "==> repetition {rep} (--until-decided): {} undecided cell(s)",
             need.len()
@@ -177,6 +163,35 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
         opts.out.join("report.md").display()
     );
     Ok(failed)
+}
+
+/// Repetition `rep`'s server groups (as `plan::server_groups` gives them)
+/// narrowed to the cells in `need`.
+fn undecided_groups(
+    matrix: &Matrix,
+    plan: &Plan,
+    prepared: &[Prepared],
+    rep: u32,
+    need: &BTreeSet<Cell>,
+) -> Vec<(usize, Vec<(usize, u32)>)> {
+    super::plan::server_groups(matrix, &plan.rotation(rep), &plan.cells)
+        .into_iter()
+        .map(|(u, cells)| {
+            let p = &prepared[u];
+            let cells = cells
+                .into_iter()
+                .filter(|&(w, t)| {
+                    need.contains(&Cell {
+                        tree: p.tree_label.clone(),
+                        variant: p.label.clone(),
+                        workload: matrix.workloads[w].name.clone(),
+                        threads: t,
+                    })
+                })
+                .collect();
+            (u, cells)
+        })
+        .collect()
 }
 
 #[cfg(test)]

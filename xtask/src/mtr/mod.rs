@@ -355,20 +355,7 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
             mtr.display()
         );
     }
-    let mut args = vec![
-        format!("--parallel={parallel}"),
-        "--force".to_string(),
-        "--max-test-fail=0".to_string(),
-        format!("--vardir={}", vardir.display()),
-        format!("--suite-timeout={}", opts.deadline.as_secs().div_ceil(60)),
-    ];
-    if let Some(s) = &opts.suite {
-        args.push(format!("--suite={s}"));
-    }
-    if opts.big_test {
-        args.push("--big-test".into());
-    }
-    args.extend(opts.tests.iter().cloned());
+    let args = mtr_args(opts, parallel, &vardir);
 
     let started_unix = crate::provenance::unix_now();
     let stage = Stage::start(format!(
@@ -420,6 +407,27 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
     write_json(&path, &run)?;
     report::write(&out, &report::read_runs(&out)?)?;
     Ok((path, run))
+}
+
+/// mtr's arguments: `parallel` workers, every test run even after a
+/// failure, the vardir, the suite's deadline, then the suite and tests
+/// asked for.
+fn mtr_args(opts: &Options, parallel: usize, vardir: &Path) -> Vec<String> {
+    let mut args = vec![
+        format!("--parallel={parallel}"),
+        "--force".to_string(),
+        "--max-test-fail=0".to_string(),
+        format!("--vardir={}", vardir.display()),
+        format!("--suite-timeout={}", opts.deadline.as_secs().div_ceil(60)),
+    ];
+    if let Some(s) = &opts.suite {
+        args.push(format!("--suite={s}"));
+    }
+    if opts.big_test {
+        args.push("--big-test".into());
+    }
+    args.extend(opts.tests.iter().cloned());
+    args
 }
 
 /// How long mtr gets after its own suite timeout before it is killed.

@@ -459,41 +459,46 @@ pub fn draw(a: &Analysis) -> Result<Vec<Chart>> {
             svg,
         });
     }
-    // QPS against threads, for workloads run at more than one thread count
     for w in &a.manifest.workloads {
-        let cells: Vec<_> = a.cells.iter().filter(|c| &c.cell.workload == w).collect();
-        let mut threads: Vec<u32> = cells.iter().map(|c| c.cell.threads).collect();
-        threads.dedup();
-        threads.sort_unstable();
-        threads.dedup();
-        if threads.len() < 2 {
-            continue;
+        if let Some(chart) = threads_chart(a, w)? {
+            out.push(chart);
         }
-        let mut lines: Vec<Line> = Vec::new();
-        for c in cells {
-            let Some(q) = c.median(Metric::Qps) else {
-                continue;
-            };
-            let point = (
-                c.cell.threads as f64,
-                q,
-                c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
-            );
-            add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
-        }
-        if lines.is_empty() {
-            continue;
-        }
-        let (drawn, title, caption) = titled(
-            format!("QPS against threads: {w} (median)"),
-            Some(whisker_words(a, Metric::Qps)),
-        );
-        out.push(Chart {
-            file: format!("qps-threads-{}.svg", crate::util::slug(w)),
-            svg: charts::lines(&drawn, "threads", "queries per second", &lines)?,
-            title,
-            caption,
-        });
     }
     Ok(out)
+}
+
+/// QPS against threads, for a workload run at more than one thread count.
+fn threads_chart(a: &Analysis, w: &str) -> Result<Option<Chart>> {
+    let cells: Vec<_> = a.cells.iter().filter(|c| c.cell.workload == w).collect();
+    let mut threads: Vec<u32> = cells.iter().map(|c| c.cell.threads).collect();
+    threads.sort_unstable();
+    threads.dedup();
+    if threads.len() < 2 {
+        return Ok(None);
+    }
+    let mut lines: Vec<Line> = Vec::new();
+    for c in cells {
+        let Some(q) = c.median(Metric::Qps) else {
+            continue;
+        };
+        let point = (
+            c.cell.threads as f64,
+            q,
+            c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
+        );
+        add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
+    }
+    if lines.is_empty() {
+        return Ok(None);
+    }
+    let (drawn, title, caption) = titled(
+        format!("QPS against threads: {w} (median)"),
+        Some(whisker_words(a, Metric::Qps)),
+    );
+    Ok(Some(Chart {
+        file: format!("qps-threads-{}.svg", crate::util::slug(w)),
+        svg: charts::lines(&drawn, "threads", "queries per second", &lines)?,
+        title,
+        caption,
+    }))
 }

@@ -25,53 +25,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_mixed: bool) -> Result<Merged> 
     if dirs.len() < 2 {
         bail!("report merge needs at least two results directories");
     }
-    let mut parts: Vec<(PathBuf, Manifest, Vec<RunResult>)> = Vec::new();
-    for d in dirs {
-        let results = read_results(d)?;
-        if results.is_empty() {
-            bail!("{}: no run results under runs/", d.display());
-        }
-        let text = std::fs::read_to_string(d.join(super::manifest::FILE)).with_context(|| {
-            format!(
-                "{}: no {} (a matrix run writes it; results of an older tool cannot be merged)",
-                d.display(),
-                super::manifest::FILE
-            )
-        })?;
-        let manifest: Manifest = serde_json::from_str(&text)
-            .with_context(|| format!("{}: bad {}", d.display(), super::manifest::FILE))?;
-        parts.push((d.clone(), manifest, results));
-    }
-    let (first_dir, first, _) = &parts[0];
-    for (dir, m, results) in &parts {
-        let same_matrix = m.name == first.name && m.matrix_sha256 == first.matrix_sha256;
-        if !same_matrix && !allow_mixed {
-            bail!(
-                "{} holds results of matrix `{}` (sha256 {}), {} of `{}` (sha256 {}): \
-                 refused (--allow-mixed merges them anyway)",
-                dir.display(),
-                m.name,
-                m.matrix_sha256.as_deref().unwrap_or("unknown"),
-                first_dir.display(),
-                first.name,
-                first.matrix_sha256.as_deref().unwrap_or("unknown")
-            );
-        }
-        let first_rev = &parts[0].2[0].tool_revision;
-        if let Some(r) = results.iter().find(|r| &r.tool_revision != first_rev) {
-            if !allow_mixed {
-                bail!(
-                    "{}: run {} was made by tool revision {}, {} by {}: refused \
-                     (--allow-mixed merges them anyway)",
-                    dir.display(),
-                    r.key,
-                    r.tool_revision,
-                    first_dir.display(),
-                    first_rev
-                );
-            }
-        }
-    }
+    let parts = dirs
+        .iter()
+        .map(|d| read_part(d))
+        .collect::<Result<Vec<_>>>()?;
+    refuse_mixed(&parts, allow_mixed)?;
+    let first = &parts[0].1;
     let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
     let mut hosts: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut runs = 0;
@@ -124,4 +83,61 @@ pub fn merge(out: &Path, dirs: &[PathBuf], allow_mixed: bool) -> Result<Merged> 
         .collect();
     manifest.write(out)?;
     Ok(Merged { runs, hosts })
+}
+
+/// One shard's directory: its runs and its manifest.
+fn read_part(d: &Path) -> Result<Part> {
+    let results = read_results(d)?;
+    if results.is_empty() {
+        bail!("{}: no run results under runs/", d.display());
+    }
+    let text = std::fs::read_to_string(d.join(super::manifest::FILE)).with_context(|| {
+        format!(
+            "{}: no {} (a matrix run writes it; results of an older tool cannot be merged)",
+            d.display(),
+            super::manifest::FILE
+        )
+    })?;
+    let manifest: Manifest = serde_json::from_str(&text)
+        .with_context(|| format!("{}: bad {}", d.display(), super::manifest::FILE))?;
+    Ok((d.to_path_buf(), manifest, results))
+}
+
+/// A results directory of one shard, its manifest and its runs.
+type Part = (PathBuf, Manifest, Vec<RunResult>);
+
+/// Refuses parts of other matrices or tool revisions than the first's,
+/// unless `allow_mixed`.
+fn refuse_mixed(parts: &[Part], allow_mixed: bool) -> Result<()> {
+    let (first_dir, first, _) = &parts[0];
+    for (dir, m, results) in parts {
+        let same_matrix = m.name == first.name && m.matrix_sha256 == first.matrix_sha256;
+        if !same_matrix && !allow_mixed {
+            bail!(
+                "{} holds results of matrix `{}` (sha256 {}), {} of `{}` (sha256 {}): \
+                 refused (--allow-mixed merges them anyway)",
+                dir.display(),
+                m.name,
+                m.matrix_sha256.as_deref().unwrap_or("unknown"),
+                first_dir.display(),
+                first.name,
+                first.matrix_sha256.as_deref().unwrap_or("unknown")
+            );
+        }
+        let first_rev = &parts[0].2[0].tool_revision;
+        if let Some(r) = results.iter().find(|r| &r.tool_revision != first_rev) {
+            if !allow_mixed {
+                bail!(
+                    "{}: run {} was made by tool revision {}, {} by {}: refused \
+                     (--allow-mixed merges them anyway)",
+                    dir.display(),
+                    r.key,
+                    r.tool_revision,
+                    first_dir.display(),
+                    first_rev
+                );
+            }
+        }
+    }
+    Ok(())
 }

@@ -58,7 +58,10 @@ pub fn model_policy(
         Some(f) if f.file_name().is_some_and(|n| n == "fixed-looked-up.patch") => {
             Some(ModelPolicy::LazyPortLookedUp)
         }
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed-lookup-mark.patch") => {
+        Some(f)
+            if f.file_name()
+                .is_some_and(|n| n == "fixed-lookup-mark.patch") =>
+        {
             Some(ModelPolicy::LazyPortLookupMark)
         }
         Some(_) => None,

@@ -108,38 +108,7 @@ impl Server {
         };
         let run_binaries = staged.as_ref().unwrap_or(binaries);
         fs::write(&dir.cnf, cnf.render(&dir, run_binaries, cnf_user))?;
-        let mut install = Command::new(binaries.install_db.display().to_string())
-            .arg(format!("--defaults-file={}", dir.cnf.display()))
-            .args(binaries.install_db_args.iter().cloned())
-            .arg(format!("--datadir={}", dir.data.display()))
-            .args([
-                "--auth-root-authentication-method=normal",
-                "--skip-test-db",
-                "--skip-name-resolve",
-            ]);
-        if let Some(user) = &user {
-            install = install.arg(format!("--user={}", user.name));
-        }
-        install = install.deadline(BOOTSTRAP_TIMEOUT);
-        let bootstrap_log = dir.root.join("bootstrap.log");
-        let bootstrap = AtStep::injected(Step::Bootstrap, None)
-            .and_then(|()| install.run_logged("bootstrap", &bootstrap_log));
-        if let Err(e) = bootstrap {
-            // the server's own log when the bootstrap got that far, else
-            // what the install script said
-            let log = if dir.error_log.exists() {
-                &dir.error_log
-            } else {
-                &bootstrap_log
-            };
-            let tail = tail_lines(log, 30);
-            if !keep {
-                let _ = fs::remove_dir_all(&dir.root);
-            }
-            return Err(e
-                .context(ErrorLogTail(tail))
-                .context(AtStep(Step::Bootstrap)));
-        }
+        bootstrap(binaries, &dir, user.as_ref(), keep)?;
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
         // the root password is set before the server accepts anyone
@@ -353,4 +322,49 @@ impl Drop for Server {
         }
         children::unregister_dir(&self.dir.root);
     }
+}
+
+/// mariadb-install-db into the run directory's datadir, as `user` when the
+/// tool runs as root. On failure the error carries the tail of the
+/// server's log (or of the script's, when the server never started) and
+/// the run directory goes unless kept.
+fn bootstrap(
+    binaries: &ServerBinaries,
+    dir: &RunDir,
+    user: Option<&user::ServerUser>,
+    keep: bool,
+) -> Result<()> {
+    let mut install = Command::new(binaries.install_db.display().to_string())
+        .arg(format!("--defaults-file={}", dir.cnf.display()))
+        .args(binaries.install_db_args.iter().cloned())
+        .arg(format!("--datadir={}", dir.data.display()))
+        .args([
+            "--auth-root-authentication-method=normal",
+            "--skip-test-db",
+            "--skip-name-resolve",
+        ]);
+    if let Some(user) = user {
+        install = install.arg(format!("--user={}", user.name));
+    }
+    install = install.deadline(BOOTSTRAP_TIMEOUT);
+    let bootstrap_log = dir.root.join("bootstrap.log");
+    let bootstrap = AtStep::injected(Step::Bootstrap, None)
+        .and_then(|()| install.run_logged("bootstrap", &bootstrap_log));
+    if let Err(e) = bootstrap {
+        // the server's own log when the bootstrap got that far, else
+        // what the install script said
+        let log = if dir.error_log.exists() {
+            &dir.error_log
+        } else {
+            &bootstrap_log
+        };
+        let tail = tail_lines(log, 30);
+        if !keep {
+            let _ = fs::remove_dir_all(&dir.root);
+        }
+        return Err(e
+            .context(ErrorLogTail(tail))
+            .context(AtStep(Step::Bootstrap)));
+    }
+    Ok(())
 }
