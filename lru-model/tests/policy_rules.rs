@@ -737,6 +737,23 @@ fn lookup_or_moved_flags_a_moved_young_block_on_any_access_and_one_never_moved_o
     assert_eq!(p.promote_pending(), 0, "no lookup yet, no block moved yet");
     // lookups flag every young block; a page-cleaner batch then moves the
     // boundary toward the head over some of them, which moves them
+    let moved = lookups_then_boundary_moves(&mut p);
+    // the moved blocks are young and unflagged again; a scan-like access
+    // flags each of them, since a move has proven them hot
+    for &pg in &moved {
+        p.access(pg).unwrap();
+        assert!(
+            p.page_state(pg).unwrap().promote,
+            "moved page {pg} not flagged"
+        );
+    }
+}
+
+/// On the pool of first_access_at_once_with(): a lookup of every young
+/// block flags it; a page-cleaner batch then moves the boundary toward the
+/// head over some of them, which moves them to the head. Returns the moved
+/// ones: young and unflagged again, at least one, at most one a move.
+fn lookups_then_boundary_moves(p: &mut BufferPool<Lazy>) -> Vec<u64> {
     let young: Vec<u64> = (0..1000)
         .filter(|&pg| p.is_old(pg) == Some(false))
         .collect();
@@ -748,8 +765,6 @@ fn lookup_or_moved_flags_a_moved_young_block_on_any_access_and_one_never_moved_o
     p.check_invariants().unwrap();
     let moves = p.counters().boundary_moves;
     assert!(moves > 0, "{:?}", p.counters());
-    // the moved blocks are young and unflagged again; a scan-like access
-    // flags each of them, since a move has proven them hot
     let moved: Vec<u64> = young
         .iter()
         .copied()
@@ -760,13 +775,7 @@ fn lookup_or_moved_flags_a_moved_young_block_on_any_access_and_one_never_moved_o
         "{} young unflagged blocks after {moves} moves",
         moved.len()
     );
-    for &pg in &moved {
-        p.access(pg).unwrap();
-        assert!(
-            p.page_state(pg).unwrap().promote,
-            "moved page {pg} not flagged"
-        );
-    }
+    moved
 }
 
 #[test]
@@ -823,26 +832,7 @@ fn lookup_mark_is_spent_by_a_move_where_looked_up_keeps_it_for_the_whole_stay() 
         (YoungTouch::LookupMark, false),
     ] {
         let mut p = first_access_at_once_with(rule, Boundary::MoveFlagged);
-        let young: Vec<u64> = (0..1000)
-            .filter(|&pg| p.is_old(pg) == Some(false))
-            .collect();
-        for &pg in &young {
-            p.lookup(pg).unwrap();
-        }
-        assert_eq!(p.promote_pending(), young.len() as u64, "{rule:?}");
-        p.cleaner_batch();
-        p.check_invariants().unwrap();
-        let moves = p.counters().boundary_moves;
-        let moved: Vec<u64> = young
-            .iter()
-            .copied()
-            .filter(|&pg| p.page_state(pg).is_some_and(|s| !s.old && !s.promote))
-            .collect();
-        assert!(
-            !moved.is_empty() && moved.len() as u64 <= moves,
-            "{rule:?}: {} young unflagged blocks after {moves} moves",
-            moved.len()
-        );
+        let moved = lookups_then_boundary_moves(&mut p);
         for &pg in &moved {
             p.access(pg).unwrap();
             assert_eq!(
