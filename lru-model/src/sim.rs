@@ -394,23 +394,14 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
             }
         }
     }
-    let in_window: Vec<&ScanLoopSample> = samples
-        .iter()
-        .filter(|s| s.t_s >= 0.0 && scan_start as f64 + s.t_s * us as f64 >= window_start as f64)
-        .collect();
-    let avg = |f: &dyn Fn(&ScanLoopSample) -> f64| {
-        if in_window.is_empty() {
-            0.0
-        } else {
-            in_window.iter().map(|s| f(s)).sum::<f64>() / in_window.len() as f64
-        }
-    };
+    let window_s = (window_start - scan_start) as f64 / us as f64;
+    let (kept, scan_young_avg) = window_averages(&samples, window_s);
     let c = pool.counters();
     Ok(ScanLoopResult {
         policy: P::KIND,
         lru_scan_depth: p.cfg.lru_scan_depth,
-        kept: avg(&|s| s.hot_kept),
-        scan_young_avg: avg(&|s| s.scan_young as f64),
+        kept,
+        scan_young_avg,
         scan_hits_young,
         boundary_young_per_s: (c.boundary_made_young - at_scan_start.boundary_made_young) as f64
             / p.scan_s.max(1) as f64,
@@ -422,6 +413,24 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
         evictions: c.evictions - at_scan_start.evictions,
         samples,
     })
+}
+
+/// The hot share resident and the scanned pages in the young sublist,
+/// averaged over the samples from `window_s` seconds after the scan's
+/// start (0 and 0 when there are none).
+fn window_averages(samples: &[ScanLoopSample], window_s: f64) -> (f64, f64) {
+    let in_window: Vec<&ScanLoopSample> = samples
+        .iter()
+        .filter(|s| s.t_s >= 0.0 && s.t_s >= window_s)
+        .collect();
+    if in_window.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = in_window.len() as f64;
+    (
+        in_window.iter().map(|s| s.hot_kept).sum::<f64>() / n,
+        in_window.iter().map(|s| s.scan_young as f64).sum::<f64>() / n,
+    )
 }
 
 fn sample<P: Policy>(
