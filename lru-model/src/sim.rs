@@ -416,13 +416,10 @@ fn scan_loop_generic<P: Policy>(p: &ScanLoopParams) -> Result<ScanLoopResult, Mo
 }
 
 /// The hot share resident and the scanned pages in the young sublist,
-/// averaged over the samples from `window_s` seconds after the scan's
-/// start (0 and 0 when there are none).
+/// averaged over the samples from `window_s` (0 or more) seconds after the
+/// scan's start (0 and 0 when there are none).
 fn window_averages(samples: &[ScanLoopSample], window_s: f64) -> (f64, f64) {
-    let in_window: Vec<&ScanLoopSample> = samples
-        .iter()
-        .filter(|s| s.t_s >= 0.0 && s.t_s >= window_s)
-        .collect();
+    let in_window: Vec<&ScanLoopSample> = samples.iter().filter(|s| s.t_s >= window_s).collect();
     if in_window.is_empty() {
         return (0.0, 0.0);
     }

@@ -79,18 +79,18 @@ pub fn run_all() -> Result<()> {
     // mtr on the fixed variant: keep its results out of results/
     let mtr_dir = tempfile::tempdir()?;
     let mtr_out = mtr_dir.path().to_str().context("a UTF-8 temporary path")?;
+    // the stages run under the cache lock this command holds, or under the
+    // one its own parent holds for it (a wrapper such as flock)
+    let holder = crate::environment::current()
+        .lock_parent
+        .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
     let mut timings = Vec::new();
     let mut failed = Vec::new();
     for (label, args) in stages(mtr_out)? {
         let stage = Stage::start(&label);
-        // the stages run under the cache lock this command holds, or under
-        // the one its own parent holds for it (a wrapper such as flock)
-        let holder = crate::environment::current()
-            .lock_parent
-            .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
         let status = Command::new("cargo")
             .args(args)
-            .env(crate::environment::LOCK_PARENT, holder)
+            .env(crate::environment::LOCK_PARENT, &holder)
             .status()?;
         timings.push((label.clone(), stage.done()));
         if !status.success() {

@@ -33,40 +33,34 @@ pub fn model_policy(
         None if cherry_pick => None,
         None if !tree.series.has_eager_promotion() => Some(ModelPolicy::Classic),
         None => Some(ModelPolicy::Eager),
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed.patch") => Some(ModelPolicy::LazyPort),
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-clock.patch") => {
-            Some(ModelPolicy::LazyPortFineClock)
+        Some(f) => {
+            let name = f.file_name()?;
+            PORT_POLICIES
+                .iter()
+                .find(|(file, _)| name == *file)
+                .map(|&(_, policy)| policy)
         }
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed-fine-young.patch") => {
-            Some(ModelPolicy::LazyPortFineYoung)
-        }
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed-lookup.patch") => {
-            Some(ModelPolicy::LazyPortLookup)
-        }
-        Some(f)
-            if f.file_name()
-                .is_some_and(|n| n == "fixed-lookup-boundary.patch") =>
-        {
-            Some(ModelPolicy::LazyPortLookupBoundary)
-        }
-        Some(f)
-            if f.file_name()
-                .is_some_and(|n| n == "fixed-young-boundary.patch") =>
-        {
-            Some(ModelPolicy::LazyPortYoungBoundary)
-        }
-        Some(f) if f.file_name().is_some_and(|n| n == "fixed-looked-up.patch") => {
-            Some(ModelPolicy::LazyPortLookedUp)
-        }
-        Some(f)
-            if f.file_name()
-                .is_some_and(|n| n == "fixed-lookup-mark.patch") =>
-        {
-            Some(ModelPolicy::LazyPortLookupMark)
-        }
-        Some(_) => None,
     }
 }
+
+/// Our lazy-promotion ports and remedies, by patch file name (the same
+/// name in each series' folder), and the model policy of each.
+const PORT_POLICIES: &[(&str, ModelPolicy)] = &[
+    ("fixed.patch", ModelPolicy::LazyPort),
+    ("fixed-fine-clock.patch", ModelPolicy::LazyPortFineClock),
+    ("fixed-fine-young.patch", ModelPolicy::LazyPortFineYoung),
+    ("fixed-lookup.patch", ModelPolicy::LazyPortLookup),
+    (
+        "fixed-lookup-boundary.patch",
+        ModelPolicy::LazyPortLookupBoundary,
+    ),
+    (
+        "fixed-young-boundary.patch",
+        ModelPolicy::LazyPortYoungBoundary,
+    ),
+    ("fixed-looked-up.patch", ModelPolicy::LazyPortLookedUp),
+    ("fixed-lookup-mark.patch", ModelPolicy::LazyPortLookupMark),
+];
 
 /// What pages made young counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,19 +105,13 @@ pub fn young_counts(r: &RunResult) -> Option<YoungCounts> {
         build.patch.as_ref().map(|p| p.file.as_path()),
         build.cherry_pick.is_some(),
     );
-    Some(match policy {
-        Some(
-            ModelPolicy::Lazy
-            | ModelPolicy::LazyPort
-            | ModelPolicy::LazyPortFineClock
-            | ModelPolicy::LazyPortFineYoung
-            | ModelPolicy::LazyPortLookup
-            | ModelPolicy::LazyPortLookupBoundary
-            | ModelPolicy::LazyPortYoungBoundary
-            | ModelPolicy::LazyPortLookedUp
-            | ModelPolicy::LazyPortLookupMark,
-        ) => YoungCounts::SweepMoves,
-        _ => YoungCounts::Promotions,
+    // every lazy policy (upstream's, our ports and remedies) moves flagged
+    // blocks in sweeps; the others promote at the access
+    let lazy = policy.is_some_and(|p| p.model().policy == lru_model::PolicyKind::Lazy);
+    Some(if lazy {
+        YoungCounts::SweepMoves
+    } else {
+        YoungCounts::Promotions
     })
 }
 
