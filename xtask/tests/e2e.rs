@@ -267,8 +267,8 @@ fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
         &file,
         format!(
             "name = \"e2e-undo\"\nrepetitions = 1\n[[tree]]\nspec = \"{TREE}\"\nname = \"10.11.18\"\nvariants = [\"base\", \"tuned\"]\n\
-             [[workload]]\nname = \"points-covered-pk\"\ntables = 1\ntable_size = 1000\narm_seconds = 0\nmeasure_seconds = 1\n\
-             [variant.tuned]\nsettings = {{ innodb_old_blocks_time = 0, skip_innodb_adaptive_hash_index = true, sql_mode = \"ANSI\", \
+             [[workload]]\nname = \"points-covered-pk\"\ntables = 1\ntable_size = 1000\narm_seconds = 0\nwarmup_seconds = 0\n\
+             measure_seconds = 1\ndiagnostic_seconds = 0\n[variant.tuned]\nsettings = {{ innodb_old_blocks_time = 0, skip_innodb_adaptive_hash_index = true, sql_mode = \"ANSI\", \
              innodb_undo_directory = \"{}\" }}\n",
             target.display()
         ),
@@ -281,7 +281,7 @@ fn a_setting_that_names_a_directory_is_refused_by_the_servers_own_help() {
         matrix::run(&m, &RunOptions::new(out.path().to_path_buf())).unwrap_err()
     );
     assert!(
-        err.contains(&format!("{}:14:", file.display()))
+        err.contains(&format!("{}:16:", file.display()))
             && err
                 .contains("`innodb_undo_directory` takes a string (`--innodb-undo-directory=name`"),
         "{err}"

@@ -118,6 +118,12 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
     assert!(fixed.total() > 200, "fixed: {} samples", fixed.total());
     // symbols resolved: named frames at the leaf, and the page access
     assert!(base.unnamed_leaf_share().unwrap() < 0.2);
+    // perf unwound (nearly) every sample up to its thread's start
+    for (variant, stacks) in [("base", &base), ("fixed", &fixed)] {
+        let cut = stacks.cut_short_share().unwrap();
+        eprintln!("{variant}: {:.2}% of the samples cut short", 100.0 * cut);
+        assert!(cut < 0.02, "{variant}: {:.2}% cut short", 100.0 * cut);
+    }
     assert!(base.share_of("row_search_mvcc").unwrap() > 0.1);
     assert!(
         share(&base) > 0.0,
@@ -150,6 +156,18 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
         .find(|s| s.variant == "fixed" && s.profiler == Profiler::OnCpu)
         .expect("fixed's on-CPU row");
     assert_eq!(row.against.as_deref(), Some("base"));
+    // the promotion path holds the promotion and the check above it; fixed
+    // calls neither
+    assert_eq!(row.promotion_path_share, Some(0.0));
+    let base_row = summary
+        .stacks
+        .iter()
+        .find(|s| s.variant == "base" && s.profiler == Profiler::OnCpu)
+        .expect("base's on-CPU row");
+    assert!(
+        base_row.promotion_path_share.unwrap() > base_row.promotion_share.unwrap(),
+        "{base_row:?}"
+    );
     let differential = row.differential.as_ref().unwrap();
     let on_base = xtask::report::stacks::on_baseline(differential);
     for file in [&row.flame_graph, differential, &on_base] {

@@ -216,7 +216,30 @@ impl FoldedStacks {
             frames.last().is_some_and(|f| is_unnamed(f)) && frames.iter().any(|f| !is_unnamed(f))
         })
     }
+
+    /// Share of the samples whose stack does not reach the thread's start
+    /// (no frame of [`THREAD_ENTRIES`]): the unwinder stopped early, so
+    /// the sample hangs from `[unknown]` or from a frame deep inside its
+    /// real callers, and a share counted over callers misses it.
+    pub fn cut_short_share(&self) -> Option<f64> {
+        self.share_where(|frames| {
+            !frames
+                .iter()
+                .any(|f| THREAD_ENTRIES.iter().any(|entry| frame_is(f, entry)))
+        })
+    }
 }
+
+/// The frames a thread's stack starts from: glibc's thread start (under
+/// the kernel's `clone`/`clone3`) or the process's `main`. A stack that
+/// holds none of them was cut short by the unwinder.
+const THREAD_ENTRIES: [&str; 5] = [
+    "clone",
+    "clone3",
+    "start_thread",
+    "__libc_start_main",
+    "_start",
+];
 
 /// Whether a frame names no function.
 pub fn is_unnamed(frame: &str) -> bool {
@@ -286,6 +309,21 @@ mod tests {
         // a frame twice in one stack counts that stack once
         let r = FoldedStacks::parse("f;g;f 4\nh 4\n").unwrap();
         assert_eq!(r.frame_shares()["f"], 0.5);
+    }
+
+    #[test]
+    fn a_stack_that_does_not_reach_the_thread_start_is_cut_short() {
+        // as perf folds them: the process name first, then the outermost frame
+        let f = FoldedStacks::parse(
+            "mariadbd;clone3;start_thread;do_command;row_search_mvcc 6\n\
+             mariadbd;[unknown];dispatch_command;SEL_ARG::sel_cmp 3\n\
+             mariadbd;row_search_mvcc;rec_get_offsets_func 1\n\
+             mariadbd;__libc_start_main.impl;main;handle_connections_sockets 2\n",
+        )
+        .unwrap();
+        assert_eq!(f.cut_short_share(), Some(4.0 / 12.0));
+        assert_eq!(sample().cut_short_share(), Some(0.0));
+        assert_eq!(FoldedStacks::default().cut_short_share(), None);
     }
 
     #[test]

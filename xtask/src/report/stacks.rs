@@ -18,6 +18,12 @@ use serde::{Deserialize, Serialize};
 /// mechanism seen from the stacks.
 pub const PROMOTION: &str = "buf_page_make_young";
 
+/// The whole promotion path: the check on an access that decides to
+/// promote, and the promotion under it. 10.5 inlines the check, so there
+/// the path is the promotion alone; in 10.11 and 11.8 the check is a
+/// function of its own and costs as much as the move it guards.
+pub const PROMOTION_PATH: [&str; 2] = ["buf_page_make_young_if_needed", PROMOTION];
+
 /// Parts of the frames of a thread that sleeps on a lock: glibc's mutex
 /// wait and the futex under it, under whichever alias the symbols give
 /// (`__lll_lock_wait`, `__GI___lll_lock_wait`, `futex_wait`).
@@ -57,6 +63,9 @@ pub struct StackRow {
     pub stop_ms_max: Option<f64>,
     /// share (0 to 1) of the samples with `buf_page_make_young` in the stack
     pub promotion_share: Option<f64>,
+    /// share of the samples with a frame of [`PROMOTION_PATH`] in the stack
+    #[serde(default)]
+    pub promotion_path_share: Option<f64>,
     /// share of the samples asleep on a lock inside `buf_page_make_young`
     pub promotion_lock_wait_share: Option<f64>,
     /// the two frames above `buf_page_make_young` (caller's caller;caller)
@@ -64,6 +73,9 @@ pub struct StackRow {
     pub promotion_callers: Vec<(String, f64)>,
     /// share of the samples whose innermost frame has no name: symbols missing
     pub unnamed_leaf_share: Option<f64>,
+    /// share of the samples whose stack stops before the thread's start
+    #[serde(default)]
+    pub cut_short_share: Option<f64>,
     pub folded: String,
     pub flame_graph: String,
     /// the baseline this profile is held against (absent for the baseline)
@@ -167,9 +179,15 @@ fn row(
         stop_ms_median: stops.as_ref().and_then(|s| super::analysis::median(s)),
         stop_ms_max: stops.as_ref().and_then(|s| s.last().copied()),
         promotion_share: stacks.share_of(PROMOTION),
+        promotion_path_share: stacks.share_where(|frames| {
+            frames
+                .iter()
+                .any(|f| PROMOTION_PATH.iter().any(|p| frame_is(f, p)))
+        }),
         promotion_lock_wait_share: lock_wait,
         promotion_callers: callers(stacks, PROMOTION),
         unnamed_leaf_share: stacks.unnamed_leaf_share(),
+        cut_short_share: stacks.cut_short_share(),
         folded: file.to_string(),
         flame_graph: svg_name(file),
         against: None,
@@ -344,13 +362,29 @@ pub fn blocks(rows: &[StackRow], heading_level: u8) -> Vec<Block> {
          stops add up to more than it). \"QPS under the \
          profiler\" is the server's `Queries` rate in that window against the reference window. \
          `{PROMOTION}` is the promotion that takes buf_pool.mutex on an access before the fix; its \
-         share counts the samples with it anywhere in the stack, \"asleep on the lock\" those \
-         with a lock wait (`__lll_lock_wait`, a futex wait) inside it. On a host with few cores \
-         the mutex is seldom contended (the report's buf_pool.mutex wait per query says how \
-         little), so gdb rarely finds a thread asleep there: the contention needs many cores, \
-         the on-CPU share shows the work."
+         share counts the samples with it anywhere in the stack, \"promotion path\" those with it \
+         or the check that calls it (`{}`, a function of its own in 10.11 and 11.8, inlined in \
+         10.5), \"asleep on the lock\" those with a lock wait (`__lll_lock_wait`, a futex wait) \
+         inside it; \"stack cut short\" is the share of samples the unwinder did not follow up \
+         to the thread's start, which a share counted over callers misses. On a host with few \
+         cores the mutex is seldom contended (the report's buf_pool.mutex wait per query says \
+         how little), so gdb rarely finds a thread asleep there: the contention needs many \
+         cores, the on-CPU share shows the work.",
+        PROMOTION_PATH[0]
     )));
     b.push(profiles_table(rows));
+    if rows
+        .iter()
+        .any(|r| r.profiler == Profiler::OnCpu && r.cut_short_share.is_some_and(|s| s > 0.02))
+    {
+        b.push(Block::Para(
+            "**Stacks cut short**: a perf profile above has more than 2% of its samples whose \
+             stack perf did not unwind up to the thread's start (DWARF unwinding from a copy of \
+             too little of the stack); the promotion's shares there count only the samples that \
+             reach it."
+                .into(),
+        ));
+    }
     if rows
         .iter()
         .any(|r| r.unnamed_leaf_share.is_some_and(|s| s > 0.2))
@@ -377,9 +411,11 @@ fn profiles_table(rows: &[StackRow]) -> Block {
             "samples",
             "QPS under the profiler",
             PROMOTION,
+            "promotion path",
             "asleep on the lock",
             "called from (share)",
             "no symbol at the leaf",
+            "stack cut short",
         ]
         .map(String::from)
         .to_vec(),
@@ -403,6 +439,7 @@ fn profiles_table(rows: &[StackRow]) -> Block {
                         .map(|x| format!("{x:+.1}%"))
                         .unwrap_or_else(|| "n/a".into()),
                     pct(r.promotion_share),
+                    pct(r.promotion_path_share),
                     // a CPU sample is never asleep
                     match r.profiler {
                         Profiler::OnCpu => "-".into(),
@@ -418,6 +455,7 @@ fn profiles_table(rows: &[StackRow]) -> Block {
                             .join("; ")
                     },
                     pct(r.unnamed_leaf_share),
+                    pct(r.cut_short_share),
                 ]
             })
             .collect(),
