@@ -723,17 +723,17 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
     let text = one_line(&readme());
     let s = summary("mdev-37992-10.11.18");
     let stacks = s["stacks"].as_array().expect("stacks rows");
-    let share = |workload: &str, variant: &str| {
+    let field = |workload: &str, variant: &str, name: &str| {
         stacks
             .iter()
             .find(|r| {
                 r["workload"] == workload && r["variant"] == variant && r["profiler"] == "on-cpu"
             })
-            .unwrap_or_else(|| panic!("no on-CPU profile of {variant} on {workload}"))
-            ["promotion_share"]
+            .unwrap_or_else(|| panic!("no on-CPU profile of {variant} on {workload}"))[name]
             .as_f64()
             .unwrap()
     };
+    let share = |workload: &str, variant: &str| field(workload, variant, "promotion_share");
     let quoted = format!(
         "`buf_page_make_young` took {:.2}% (points-covered-pk) and {:.2}% (random-points) of \
          base's on-CPU samples",
@@ -750,6 +750,26 @@ fn the_readme_sentence_on_the_stacks_quotes_mdev_37992() {
         }
     }
     assert!(text.contains("and 0 in gate's, clock's, the workaround's and fixed's"));
+    let said = format!(
+        "promotion under it) took {:.2}% and {:.2}% of base's",
+        100.0 * field("points-covered-pk", "base", "promotion_path_share"),
+        100.0 * field("random-points", "base", "promotion_path_share")
+    );
+    assert!(text.contains(&said), "docs/ do not say `{said}`");
+    let cut: Vec<f64> = stacks
+        .iter()
+        .filter(|r| r["profiler"] == "on-cpu")
+        .map(|r| r["cut_short_share"].as_f64().unwrap())
+        .collect();
+    let (lo, hi) = cut
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), x| (l.min(*x), h.max(*x)));
+    let said = format!(
+        "which left {:.1}% to {:.1}% of each",
+        100.0 * lo,
+        100.0 * hi
+    );
+    assert!(text.contains(&said), "docs/ do not say `{said}`");
     let stops: Vec<f64> = stacks
         .iter()
         .filter_map(|r| r["stop_ms_median"].as_f64())
