@@ -140,6 +140,48 @@ fn median(mut v: Vec<u32>) -> Option<u32> {
     v.get(v.len() / 2).copied()
 }
 
+/// The page requests of the counted records: hits and misses by interval,
+/// and for each miss of a page seen before, the gap since its last stay
+/// ended, by that stay's class.
+#[derive(Default)]
+struct Requests {
+    gets: u64,
+    misses: u64,
+    first_reads: u64,
+    by_interval: Vec<IntervalHits>,
+    first_ms: Option<u32>,
+    gap_ms: HashMap<StayClass, Vec<u32>>,
+}
+
+impl Requests {
+    /// One request at `t_ms`; `gone` is the class and end of the page's
+    /// last stay, when it had one.
+    fn count(&mut self, t_ms: u32, miss: bool, gone: Option<(StayClass, u32)>) {
+        self.gets += 1;
+        // threads claim records slightly out of time order
+        let since = t_ms.saturating_sub(*self.first_ms.get_or_insert(t_ms));
+        let i = (since / INTERVAL_MS) as usize;
+        if self.by_interval.len() <= i {
+            self.by_interval
+                .resize(i + 1, IntervalHits { gets: 0, misses: 0 });
+        }
+        self.by_interval[i].gets += 1;
+        self.by_interval[i].misses += u64::from(miss);
+        if !miss {
+            return;
+        }
+        self.misses += 1;
+        match gone {
+            Some((class, at)) => self
+                .gap_ms
+                .entry(class)
+                .or_default()
+                .push(t_ms.saturating_sub(at)),
+            None => self.first_reads += 1,
+        }
+    }
+}
+
 /// Follow every page of `trace` through its stays; count the evictions and
 /// misses of the records in `counted` (record numbers, as a run result's
 /// `outcome.page_trace.records` gives them).
@@ -149,10 +191,7 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
     let mut gone: HashMap<u64, (StayClass, u32)> = HashMap::new();
     let mut looked_up: HashSet<u64> = HashSet::new();
     let mut stay_ms: HashMap<StayClass, Vec<u32>> = HashMap::new();
-    let mut gap_ms: HashMap<StayClass, Vec<u32>> = HashMap::new();
-    let (mut gets, mut misses, mut first_reads) = (0, 0, 0);
-    let mut by_interval: Vec<IntervalHits> = Vec::new();
-    let mut first_ms: Option<u32> = None;
+    let mut requests = Requests::default();
     let (mut moves, mut moved) = (0, HashSet::new());
     for e in &trace.events {
         let counting = counted.contains(&e.seq);
@@ -160,25 +199,7 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
             ServerOp::Get => {
                 let miss = !held.contains_key(&e.page);
                 if counting {
-                    gets += 1;
-                    // threads claim records slightly out of time order
-                    let since = e.t_ms.saturating_sub(*first_ms.get_or_insert(e.t_ms));
-                    let i = (since / INTERVAL_MS) as usize;
-                    if by_interval.len() <= i {
-                        by_interval.resize(i + 1, IntervalHits { gets: 0, misses: 0 });
-                    }
-                    by_interval[i].gets += 1;
-                    by_interval[i].misses += u64::from(miss);
-                }
-                if counting && miss {
-                    misses += 1;
-                    match gone.get(&e.page) {
-                        Some(&(class, at)) => gap_ms
-                            .entry(class)
-                            .or_default()
-                            .push(e.t_ms.saturating_sub(at)),
-                        None => first_reads += 1,
-                    }
+                    requests.count(e.t_ms, miss, gone.get(&e.page).copied());
                 }
                 // charged once: the next miss of the page needs a new stay
                 if miss {
@@ -239,7 +260,7 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
         .iter()
         .map(|&class| {
             let stays = stay_ms.remove(&class).unwrap_or_default();
-            let gaps = gap_ms.remove(&class).unwrap_or_default();
+            let gaps = requests.gap_ms.remove(&class).unwrap_or_default();
             ClassRow {
                 class,
                 evictions: stays.len() as u64,
@@ -250,11 +271,11 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
         })
         .collect();
     Stays {
-        gets,
-        misses,
-        first_reads,
+        gets: requests.gets,
+        misses: requests.misses,
+        first_reads: requests.first_reads,
         classes,
-        by_interval,
+        by_interval: requests.by_interval,
         moves,
         pages_moved: moved.len() as u64,
     }

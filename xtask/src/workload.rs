@@ -27,7 +27,9 @@ use crate::dims::WorkloadKind;
 use crate::metrics;
 use crate::profile::page_trace;
 use crate::record::IdleWait;
-use crate::record::{Diagnostic, NotMeasured, Outcome, PageTrace, Phase, Threads, Workload};
+use crate::record::{
+    Diagnostic, NotMeasured, Outcome, PageTrace, Phase, ProfilePass, Threads, Workload,
+};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
@@ -515,12 +517,7 @@ pub fn execute_cell(
         if pass.measured.sysbench.queries == 0 {
             bail!("sysbench ran no queries in the measured run");
         }
-        if let (Some(first), Some(end)) = (first, page_trace::claimed(&page_trace)) {
-            out.page_trace = Some(PageTrace {
-                records: (first, end),
-                replayed: None,
-            });
-        }
+        out.page_trace = traced_between(first, &page_trace);
         out.measured = Some(pass.measured);
         out.measured_output = pass.output;
         Ok(())
@@ -528,35 +525,15 @@ pub fn execute_cell(
 
     if w.diagnostic_seconds > 0 {
         phase(&mut phases, w, Step::Diagnostic, || {
-            // without the instrument (performance_schema off, or a server
-            // that lacks it) the pass still runs; the mutex figures are
-            // absent and the outcome says why, never 0
-            let instrument = metrics::instrument_buf_pool_mutex(&mut conn, true);
-            if let Err(e) = &instrument {
-                out.not_measured.push(NotMeasured {
-                    metric: "buf_pool_mutex".into(),
-                    reason: format!("{e:#}"),
-                });
-            }
-            let with_mutex = instrument.is_ok();
             let args = pass_args(w.diagnostic_seconds, &mut out);
-            let pass = measured_pass(
+            let pass = diagnostic_pass(
                 &mut conn,
                 pid,
-                &args,
-                w.diagnostic_seconds,
+                (&args, w.diagnostic_seconds),
                 &log("diagnostic"),
-                with_mutex,
+                &mut out.not_measured,
             )?;
-            if with_mutex {
-                metrics::instrument_buf_pool_mutex(&mut conn, false)?;
-            }
-            let mutex = pass.buf_pool_mutex;
-            out.diagnostic = Some(Diagnostic {
-                measured: pass.measured,
-                buf_pool_mutex_acquisitions: mutex.map(|(c, _)| c),
-                buf_pool_mutex_wait_ms: mutex.map(|(_, ps)| ps as f64 / 1e9),
-            });
+            out.diagnostic = Some(pass);
             Ok(())
         })?;
     }
@@ -564,7 +541,6 @@ pub fn execute_cell(
     if let Some(target) = profile.filter(|_| w.profile_seconds > 0) {
         let args = pass_args(profile_pass::load_seconds(w), &mut out);
         let logs = (log("profile"), log("profile-gdb"));
-        let mut lost = Vec::new();
         let pass = phase(&mut phases, w, Step::Profile, || {
             profile_pass::run(
                 w,
@@ -573,19 +549,10 @@ pub fn execute_cell(
                 &args,
                 target,
                 (&logs.0, &logs.1),
-                &mut lost,
+                &mut out.not_measured,
             )
         });
-        out.not_measured.append(&mut lost);
-        // the cell's measurements stand without its stacks
-        match pass {
-            Ok(p) => out.profile = Some(p),
-            Err(e) if crate::children::interruption_in(&e).is_some() => return Err(e),
-            Err(e) => out.not_measured.push(NotMeasured {
-                metric: "profile pass".into(),
-                reason: format!("{e:#}"),
-            }),
-        }
+        keep_profile(pass, &mut out)?;
     }
 
     if kind.is_write() {
@@ -595,6 +562,62 @@ pub fn execute_cell(
     }
     out.phases = phases;
     Ok(out)
+}
+
+/// The profile pass's stacks into the outcome, or why they are absent:
+/// the cell's measurements stand without them. An interruption stops the
+/// cell.
+fn keep_profile(pass: Result<ProfilePass>, out: &mut Outcome) -> Result<()> {
+    match pass {
+        Ok(p) => out.profile = Some(p),
+        Err(e) if crate::children::interruption_in(&e).is_some() => return Err(e),
+        Err(e) => out.not_measured.push(NotMeasured {
+            metric: "profile pass".into(),
+            reason: format!("{e:#}"),
+        }),
+    }
+    Ok(())
+}
+
+/// The records a traced build added to its page trace since `first` was
+/// claimed (absent for a build that does not trace).
+fn traced_between(first: Option<u64>, page_trace: &Path) -> Option<PageTrace> {
+    let end = page_trace::claimed(page_trace)?;
+    Some(PageTrace {
+        records: (first?, end),
+        replayed: None,
+    })
+}
+
+/// The diagnostic pass: the load again, with the performance_schema
+/// instrument of buf_pool.mutex on. Without the instrument
+/// (performance_schema off, or a server that lacks it) the pass still
+/// runs; the mutex figures are absent and `not_measured` says why, never 0.
+fn diagnostic_pass(
+    conn: &mut mysql::Conn,
+    pid: u32,
+    (args, seconds): (&[String], u64),
+    log: &Path,
+    not_measured: &mut Vec<NotMeasured>,
+) -> Result<Diagnostic> {
+    let instrument = metrics::instrument_buf_pool_mutex(conn, true);
+    if let Err(e) = &instrument {
+        not_measured.push(NotMeasured {
+            metric: "buf_pool_mutex".into(),
+            reason: format!("{e:#}"),
+        });
+    }
+    let with_mutex = instrument.is_ok();
+    let pass = measured_pass(conn, pid, args, seconds, log, with_mutex)?;
+    if with_mutex {
+        metrics::instrument_buf_pool_mutex(conn, false)?;
+    }
+    let mutex = pass.buf_pool_mutex;
+    Ok(Diagnostic {
+        measured: pass.measured,
+        buf_pool_mutex_acquisitions: mutex.map(|(c, _)| c),
+        buf_pool_mutex_wait_ms: mutex.map(|(_, ps)| ps as f64 / 1e9),
+    })
 }
 
 /// Mark's post-write step (mark-setup.md 4.3), scaled: ANALYZE TABLE

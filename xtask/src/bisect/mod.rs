@@ -93,7 +93,31 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
     let plan = plan(opts)?;
     fs::create_dir_all(&plan.out)
         .with_context(|| format!("cannot create {}", plan.out.display()))?;
-    let mut record = BisectRecord {
+    let mut record = new_record(&plan);
+    check_resumed(&plan.out, &record)?;
+    eprintln!(
+        "==> bisect {} candidates by {} ({} rule), {} runs a step",
+        plan.candidates.len(),
+        plan.metric.name(),
+        rule_name(plan.rule),
+        plan.base.repetitions
+    );
+    let (ends, made_later) = endpoints_step(&plan, opts, &mut record)?;
+    if let Endpoints::Same { why } = &ends {
+        record.outcome = Some(BisectOutcome::NoDifference { why: why.clone() });
+        finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
+        eprintln!("the endpoints do not differ: {why}");
+        return Ok(NO_DIFFERENCE);
+    }
+    let outcome = midpoint_steps(&plan, opts, &ends, &mut record, started)?;
+    record.outcome = Some(outcome.clone());
+    finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
+    Ok(announce(&plan, &outcome))
+}
+
+/// The record of a bisection not yet stepped.
+fn new_record(plan: &Bisection) -> BisectRecord {
+    BisectRecord {
         schema_version: BISECT_SCHEMA_VERSION,
         matrix: plan.base.name.clone(),
         workload: plan.base.workloads[0].name.clone(),
@@ -107,44 +131,21 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         host: Host::detect().hostname,
         tool_revision: crate::provenance::tool_revision(),
         wall_seconds: 0.0,
-    };
-    check_resumed(&plan.out, &record)?;
-    let last = plan.candidates.len() - 1;
-    let reps = plan.base.repetitions;
-    eprintln!(
-        "==> bisect {} candidates by {} ({} rule), {} runs a step",
-        plan.candidates.len(),
-        plan.metric.name(),
-        rule_name(plan.rule),
-        reps
-    );
+    }
+}
 
-    // the endpoints first: they must differ. A timing gets more runs
-    // while its test cannot tell them apart, up to --max-runs: 3 runs a
-    // side can never give p < 0.05
+/// Measures the endpoints (they must differ) and records their steps;
+/// returns how they compare and the builds that stay until the end
+/// (statistical steps run the endpoints again beside each candidate). An
+/// endpoint that cannot be measured is an error, not "no difference".
+fn endpoints_step(
+    plan: &Bisection,
+    opts: &BisectOptions,
+    record: &mut BisectRecord,
+) -> Result<(Endpoints, Vec<PathBuf>)> {
+    let last = plan.candidates.len() - 1;
     let step_start = Instant::now();
-    let mut ends_reps = reps;
-    let (good_runs, bad_runs, ends) = loop {
-        let mut ends_runs = measure(&plan, "endpoints", &[0, last], ends_reps)?;
-        let bad_runs = ends_runs.pop().unwrap_or_default();
-        let good_runs = ends_runs.pop().unwrap_or_default();
-        let ends = decide::endpoints(
-            plan.rule,
-            &good_runs.values,
-            &bad_runs.values,
-            plan.base.threshold_pct,
-        );
-        let more = plan.rule == Rule::Statistical
-            && matches!(ends, Endpoints::Same { .. })
-            && !good_runs.values.is_empty()
-            && !bad_runs.values.is_empty()
-            && ends_reps < opts.max_runs;
-        if !more {
-            break (good_runs, bad_runs, ends);
-        }
-        ends_reps = (ends_reps + reps.max(1)).min(opts.max_runs);
-        eprintln!("    endpoints: not told apart yet; {ends_reps} runs a side");
-    };
+    let (good_runs, bad_runs, ends) = measure_endpoints(plan, opts.max_runs)?;
     let ends_why = match &ends {
         Endpoints::Differ { why, .. } | Endpoints::Same { why } => why.clone(),
     };
@@ -165,10 +166,8 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
             ..step
         });
     }
-    print_step(&record, record.steps.len() - 2);
-    print_step(&record, record.steps.len() - 1);
-    // statistical steps run the endpoints again beside each candidate:
-    // their builds stay until the end
+    print_step(record, record.steps.len() - 2);
+    print_step(record, record.steps.len() - 1);
     let mut made_later: Vec<PathBuf> = Vec::new();
     for runs in [&good_runs, &bad_runs] {
         made_later.extend(runs.made.iter().cloned());
@@ -177,7 +176,6 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         remove_made(&made_later, opts.keep_builds);
         made_later.clear();
     }
-    // an endpoint that cannot be measured is an error, not "no difference"
     for (which, runs) in [("good", &good_runs), ("bad", &bad_runs)] {
         if runs.values.is_empty() {
             remove_made(&made_later, opts.keep_builds);
@@ -190,55 +188,72 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
             );
         }
     }
-    if let Endpoints::Same { why } = &ends {
-        record.outcome = Some(BisectOutcome::NoDifference { why: why.clone() });
-        finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
-        eprintln!("the endpoints do not differ: {why}");
-        return Ok(NO_DIFFERENCE);
-    }
+    Ok((ends, made_later))
+}
 
-    let (mut good, mut bad) = (0usize, last);
+/// The endpoints' runs and how they compare. A timing gets more runs while
+/// its test cannot tell them apart, up to `max_runs`: 3 runs a side can
+/// never give p < 0.05.
+fn measure_endpoints(plan: &Bisection, max_runs: u32) -> Result<(Runs, Runs, Endpoints)> {
+    let last = plan.candidates.len() - 1;
+    let reps = plan.base.repetitions;
+    let mut ends_reps = reps;
+    loop {
+        let mut ends_runs = measure(plan, "endpoints", &[0, last], ends_reps)?;
+        let bad_runs = ends_runs.pop().unwrap_or_default();
+        let good_runs = ends_runs.pop().unwrap_or_default();
+        let ends = decide::endpoints(
+            plan.rule,
+            &good_runs.values,
+            &bad_runs.values,
+            plan.base.threshold_pct,
+        );
+        let more = plan.rule == Rule::Statistical
+            && matches!(ends, Endpoints::Same { .. })
+            && !good_runs.values.is_empty()
+            && !bad_runs.values.is_empty()
+            && ends_reps < max_runs;
+        if !more {
+            return Ok((good_runs, bad_runs, ends));
+        }
+        ends_reps = (ends_reps + reps.max(1)).min(max_runs);
+        eprintln!("    endpoints: not told apart yet; {ends_reps} runs a side");
+    }
+}
+
+/// Halves the range between the last good and the first bad candidate
+/// until they are neighbours (skipped candidates aside) or the steps run
+/// out, writing the record after each step.
+fn midpoint_steps(
+    plan: &Bisection,
+    opts: &BisectOptions,
+    ends: &Endpoints,
+    record: &mut BisectRecord,
+    started: Instant,
+) -> Result<BisectOutcome> {
+    let (mut good, mut bad) = (0usize, plan.candidates.len() - 1);
     let mut skipped: BTreeSet<usize> = BTreeSet::new();
     let mut midpoints = 0u32;
-    let outcome = loop {
+    loop {
         let Some(mid) = next_candidate(good, bad, &skipped) else {
-            break if skipped.iter().any(|s| (good + 1..bad).contains(s)) {
-                BisectOutcome::Undecided {
-                    last_good: good,
-                    first_bad: bad,
-                    why: format!(
-                        "every candidate between them was skipped ({})",
-                        skipped
-                            .iter()
-                            .filter(|s| (good + 1..bad).contains(*s))
-                            .map(|s| plan.candidates[*s].label(*s))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                }
-            } else {
-                BisectOutcome::Found {
-                    first_bad: bad,
-                    last_good: good,
-                }
-            };
+            return Ok(end_of_range(plan, good, bad, &skipped));
         };
         if midpoints >= opts.max_steps {
-            break BisectOutcome::Undecided {
+            return Ok(BisectOutcome::Undecided {
                 last_good: good,
                 first_bad: bad,
                 why: format!("--max-steps {} reached", opts.max_steps),
-            };
+            });
         }
         midpoints += 1;
         let step_start = Instant::now();
         let label = plan.candidates[mid].label(mid);
-        let (decision, why, runs) = decide_candidate(&plan, &ends, mid, &label, opts.max_runs)?;
+        let (decision, why, runs) = decide_candidate(plan, ends, mid, &label, opts.max_runs)?;
         record.steps.push(BisectStep {
             wall_seconds: step_start.elapsed().as_secs_f64(),
             ..step_of(mid, false, &runs, decision, why, &format!("steps/{label}"))
         });
-        print_step(&record, record.steps.len() - 1);
+        print_step(record, record.steps.len() - 1);
         remove_made(&runs.made, opts.keep_builds);
         match decision {
             CandidateDecision::Good => good = mid,
@@ -248,13 +263,45 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
             }
         }
         record.wall_seconds = started.elapsed().as_secs_f64();
-        write_json(&plan.out.join(RECORD_FILE), &record)?;
-    };
-    record.outcome = Some(outcome.clone());
-    finish(&plan, &mut record, started, &made_later, opts.keep_builds)?;
-    Ok(match outcome {
+        write_json(&plan.out.join(RECORD_FILE), record)?;
+    }
+}
+
+/// The outcome when no candidate is left between `good` and `bad`: found,
+/// unless some between them were skipped.
+fn end_of_range(
+    plan: &Bisection,
+    good: usize,
+    bad: usize,
+    skipped: &BTreeSet<usize>,
+) -> BisectOutcome {
+    let between: Vec<String> = skipped
+        .iter()
+        .filter(|s| (good + 1..bad).contains(*s))
+        .map(|s| plan.candidates[*s].label(*s))
+        .collect();
+    if between.is_empty() {
+        BisectOutcome::Found {
+            first_bad: bad,
+            last_good: good,
+        }
+    } else {
+        BisectOutcome::Undecided {
+            last_good: good,
+            first_bad: bad,
+            why: format!(
+                "every candidate between them was skipped ({})",
+                between.join(", ")
+            ),
+        }
+    }
+}
+
+/// Says the outcome as `git bisect` does; returns the exit status.
+fn announce(plan: &Bisection, outcome: &BisectOutcome) -> i32 {
+    match outcome {
         BisectOutcome::Found { first_bad, .. } => {
-            let c = &plan.candidates[first_bad];
+            let c = &plan.candidates[*first_bad];
             let line = format!(
                 "first bad {}: {} {}",
                 if c.commit.is_some() { "commit" } else { "tree" },
@@ -271,13 +318,13 @@ pub fn run(opts: &BisectOptions) -> Result<i32> {
         } => {
             eprintln!(
                 "undecided: the first bad one is after {} and no later than {} ({why})",
-                plan.candidates[last_good].label(last_good),
-                plan.candidates[first_bad].label(first_bad)
+                plan.candidates[*last_good].label(*last_good),
+                plan.candidates[*first_bad].label(*first_bad)
             );
             UNDECIDED
         }
         BisectOutcome::NoDifference { .. } => NO_DIFFERENCE,
-    })
+    }
 }
 
 /// Reads the matrix file and the options into what the bisection runs,

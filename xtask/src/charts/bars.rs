@@ -94,16 +94,7 @@ pub(super) fn grouped(
             .axis_desc_style((FONT, 15))
             .draw()?;
 
-        let label_style =
-            TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
-        for (g, group) in groups.iter().enumerate() {
-            let (x, y) = chart.backend_coord(&(g as f64 + 0.5, y_lo));
-            root.draw(&Text::new(
-                group.label.clone(),
-                (x, y + 8),
-                label_style.clone(),
-            ))?;
-        }
+        draw_group_labels(&root, &chart, groups, y_lo)?;
         for rule in rules {
             chart.draw_series([plotters::element::DashedPathElement::new(
                 [(0.0, rule.y), (group_count as f64, rule.y)],
@@ -115,72 +106,14 @@ pub(super) fn grouped(
         // each group spans [g, g+1): bars fill the middle 80%
         let slot_width = 0.8 / slot_count as f64;
         let bar_x = |g: usize, s: usize| g as f64 + 0.1 + slot_width * s as f64;
-        let na_style = TextStyle::from((FONT, 13).into_font())
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        // above the marker
-        let value_style = TextStyle::from((FONT, 12).into_font())
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Bottom));
-        let below_style = TextStyle::from((FONT, 12).into_font())
-            .color(&BLACK)
-            .pos(Pos::new(HPos::Center, VPos::Top));
         for (s, (name, style)) in series.iter().enumerate() {
-            let fill = colour(style.colour).filled();
             for (g, row) in slots.iter().enumerate() {
-                let left = bar_x(g, s);
-                let centre = left + slot_width / 2.0;
-                let Some((bar, value)) = row[s].and_then(|b| b.value.map(|v| (b, v))) else {
-                    let floor = if axis == Axis::FromZero { 0.0 } else { y_lo };
-                    chart.draw_series([Text::new("n/a", (centre, floor), na_style.clone())])?;
-                    continue;
+                let slot = Slot {
+                    left: bar_x(g, s),
+                    width: slot_width,
+                    style: *style,
                 };
-                if axis == Axis::FromZero {
-                    chart.draw_series([Rectangle::new(
-                        [
-                            (left + slot_width * 0.08, 0.0),
-                            (left + slot_width * 0.92, value),
-                        ],
-                        fill,
-                    )])?;
-                }
-                if let Some((lo, hi)) = bar.interval {
-                    chart.draw_series(error_bar(centre, slot_width * 0.2, lo, hi, BLACK))?;
-                }
-                let marker_fill = match axis {
-                    Axis::FromZero => WHITE,
-                    Axis::Data => colour(style.colour),
-                };
-                draw_marker(&mut chart, (centre, value), *style, marker_fill, BLACK)?;
-                if !bar.label.is_empty() {
-                    // a block of lines past the bar's end and its whisker
-                    let (lo, hi) = bar.interval.unwrap_or((value, value));
-                    let n = bar.label.len() as i32;
-                    for (k, line) in bar.label.iter().enumerate() {
-                        let k = k as i32;
-                        let text = if value >= 0.0 {
-                            EmptyElement::at((centre, value.max(hi)))
-                                + Text::new(
-                                    line.clone(),
-                                    (0, -6 - LABEL_LINE_PX * (n - 1 - k)),
-                                    value_style.clone(),
-                                )
-                        } else {
-                            EmptyElement::at((centre, value.min(lo)))
-                                + Text::new(
-                                    line.clone(),
-                                    (0, 6 + LABEL_LINE_PX * k),
-                                    below_style.clone(),
-                                )
-                        };
-                        chart.draw_series([text])?;
-                    }
-                } else if axis == Axis::FromZero && value.abs() < (y_hi - y_lo) * TINY_BAR {
-                    // a bar too short to see says its value: a 0 is a
-                    // measured 0, not a missing bar (6 px above the marker)
-                    chart.draw_series([EmptyElement::at((centre, value.max(0.0)))
-                        + Text::new(small_value(value), (0, -6), value_style.clone())])?;
-                }
+                draw_slot(&mut chart, &slot, row[s], axis, (y_lo, y_hi))?;
             }
             draw_legend_entry(
                 &legend_area,
@@ -194,6 +127,117 @@ pub(super) fn grouped(
         root.present()?;
     }
     Ok(svg)
+}
+
+/// Each group's label below the axis at the group's centre (plotters
+/// places x labels at round numbers, not at group centres).
+fn draw_group_labels(
+    root: &DrawingArea<SVGBackend<'_>, plotters::coord::Shift>,
+    chart: &Plot<'_, '_>,
+    groups: &[BarGroup],
+    y_lo: f64,
+) -> Result<()> {
+    let label_style =
+        TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Center, VPos::Top));
+    for (g, group) in groups.iter().enumerate() {
+        let (x, y) = chart.backend_coord(&(g as f64 + 0.5, y_lo));
+        root.draw(&Text::new(
+            group.label.clone(),
+            (x, y + 8),
+            label_style.clone(),
+        ))?;
+    }
+    Ok(())
+}
+
+/// Where one bar goes: its slot's left edge and width, and its series' look.
+struct Slot {
+    left: f64,
+    width: f64,
+    style: Style,
+}
+
+/// One slot of a group: "n/a" where its series has no value there, else
+/// the bar (on an axis from 0), its interval, its marker and its label,
+/// or its value where the bar is too short to see.
+fn draw_slot(
+    chart: &mut Plot<'_, '_>,
+    slot: &Slot,
+    bar: Option<&Bar>,
+    axis: Axis,
+    (y_lo, y_hi): (f64, f64),
+) -> Result<()> {
+    let centre = slot.left + slot.width / 2.0;
+    let Some((bar, value)) = bar.and_then(|b| b.value.map(|v| (b, v))) else {
+        let floor = if axis == Axis::FromZero { 0.0 } else { y_lo };
+        let na_style = TextStyle::from((FONT, 13).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart.draw_series([Text::new("n/a", (centre, floor), na_style)])?;
+        return Ok(());
+    };
+    if axis == Axis::FromZero {
+        chart.draw_series([Rectangle::new(
+            [
+                (slot.left + slot.width * 0.08, 0.0),
+                (slot.left + slot.width * 0.92, value),
+            ],
+            colour(slot.style.colour).filled(),
+        )])?;
+    }
+    if let Some((lo, hi)) = bar.interval {
+        chart.draw_series(error_bar(centre, slot.width * 0.2, lo, hi, BLACK))?;
+    }
+    let marker_fill = match axis {
+        Axis::FromZero => WHITE,
+        Axis::Data => colour(slot.style.colour),
+    };
+    draw_marker(chart, (centre, value), slot.style, marker_fill, BLACK)?;
+    // above the marker
+    let value_style = TextStyle::from((FONT, 12).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    if !bar.label.is_empty() {
+        draw_bar_label(chart, bar, centre, value, value_style)?;
+    } else if axis == Axis::FromZero && value.abs() < (y_hi - y_lo) * TINY_BAR {
+        // a bar too short to see says its value: a 0 is a measured 0, not
+        // a missing bar (6 px above the marker)
+        chart.draw_series([EmptyElement::at((centre, value.max(0.0)))
+            + Text::new(small_value(value), (0, -6), value_style)])?;
+    }
+    Ok(())
+}
+
+/// A bar's label: a block of lines past the bar's end and its whisker
+/// (above a positive value, below a negative one).
+fn draw_bar_label(
+    chart: &mut Plot<'_, '_>,
+    bar: &Bar,
+    centre: f64,
+    value: f64,
+    above: TextStyle,
+) -> Result<()> {
+    let below = TextStyle::from((FONT, 12).into_font())
+        .color(&BLACK)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    let (lo, hi) = bar.interval.unwrap_or((value, value));
+    let n = bar.label.len() as i32;
+    for (k, line) in bar.label.iter().enumerate() {
+        let k = k as i32;
+        let text = if value >= 0.0 {
+            EmptyElement::at((centre, value.max(hi)))
+                + Text::new(
+                    line.clone(),
+                    (0, -6 - LABEL_LINE_PX * (n - 1 - k)),
+                    above.clone(),
+                )
+        } else {
+            EmptyElement::at((centre, value.min(lo)))
+                + Text::new(line.clone(), (0, 6 + LABEL_LINE_PX * k), below.clone())
+        };
+        chart.draw_series([text])?;
+    }
+    Ok(())
 }
 
 /// Each group's bars by series slot (None where a series has no bar in

@@ -184,6 +184,51 @@ pub fn describe(matrix: &Matrix) -> String {
             .map(|c| format!("; control `{c}` (run again as `{c}{CONTROL_SUFFIX}`)"))
             .unwrap_or_default()
     );
+    let builds = describe_builds(matrix, &mut s);
+    let _ = writeln!(s, "\ndatadir on {}", matrix.datadir.words());
+    describe_servers(matrix, &plan, &mut s);
+    let _ = writeln!(s, "\nquestions ({}):", matrix.questions.len());
+    for q in &matrix.questions {
+        let _ = writeln!(
+            s,
+            "  {}: {}",
+            q.name,
+            question_words(q, matrix.threshold_pct)
+        );
+    }
+    let starts =
+        plan.repetitions as usize * server_groups(matrix, &plan.rotation(1), &plan.cells).len();
+    let _ = writeln!(
+        s,
+        "\n{builds} build{}, {starts} server start{}, {} cell run{}",
+        if builds == 1 { "" } else { "s" },
+        if starts == 1 { "" } else { "s" },
+        plan.total_cells(),
+        if plan.total_cells() == 1 { "" } else { "s" }
+    );
+    if matrix.cost_passes > 0 {
+        let servers = cost_servers(matrix, &plan, |u| {
+            let u = &plan.units[u];
+            run_label(&u.variant, u.again)
+        });
+        let _ = writeln!(
+            s,
+            "cost passes: in repetitions 1 to {}, after each timed server of {} a server under \
+             callgrind ({servers} in all) counts every cell's instructions per query",
+            matrix.cost_passes,
+            if matrix.cost_variants.is_empty() {
+                "every variant".to_string()
+            } else {
+                matrix.cost_variants.join(", ")
+            }
+        );
+    }
+    s
+}
+
+/// The `--dry-run` listing's builds: each tree with its spec and series,
+/// each variant with what it applies; returns how many builds.
+fn describe_builds(matrix: &Matrix, s: &mut String) -> usize {
     let _ = writeln!(
         s,
         "\nbuilds (trees are fetched and variants resolved only by a real run):"
@@ -211,7 +256,12 @@ pub fn describe(matrix: &Matrix) -> String {
             );
         }
     }
-    let _ = writeln!(s, "\ndatadir on {}", matrix.datadir.words());
+    builds
+}
+
+/// The `--dry-run` listing's servers: how many a repetition starts, the
+/// order of the cells on each, and every cell with its repetitions.
+fn describe_servers(matrix: &Matrix, plan: &Plan, s: &mut String) {
     if matrix.fresh_server {
         let _ = writeln!(
             s,
@@ -251,43 +301,6 @@ pub fn describe(matrix: &Matrix) -> String {
             let _ = writeln!(s, "  {} x{}", key.cell(), plan.repetitions);
         }
     }
-    let _ = writeln!(s, "\nquestions ({}):", matrix.questions.len());
-    for q in &matrix.questions {
-        let _ = writeln!(
-            s,
-            "  {}: {}",
-            q.name,
-            question_words(q, matrix.threshold_pct)
-        );
-    }
-    let starts =
-        plan.repetitions as usize * server_groups(matrix, &plan.rotation(1), &plan.cells).len();
-    let _ = writeln!(
-        s,
-        "\n{builds} build{}, {starts} server start{}, {} cell run{}",
-        if builds == 1 { "" } else { "s" },
-        if starts == 1 { "" } else { "s" },
-        plan.total_cells(),
-        if plan.total_cells() == 1 { "" } else { "s" }
-    );
-    if matrix.cost_passes > 0 {
-        let servers = cost_servers(matrix, &plan, |u| {
-            let u = &plan.units[u];
-            run_label(&u.variant, u.again)
-        });
-        let _ = writeln!(
-            s,
-            "cost passes: in repetitions 1 to {}, after each timed server of {} a server under \
-             callgrind ({servers} in all) counts every cell's instructions per query",
-            matrix.cost_passes,
-            if matrix.cost_variants.is_empty() {
-                "every variant".to_string()
-            } else {
-                matrix.cost_variants.join(", ")
-            }
-        );
-    }
-    s
 }
 
 /// What a question asks, in words.

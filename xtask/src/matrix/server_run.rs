@@ -8,11 +8,12 @@ use super::progress::Progress;
 use super::resume::cells_to_run;
 use crate::children;
 use crate::dims::Step;
-use crate::record::{CellKey, Failure, MyCnf, RunResult, Tree};
+use crate::record::{CellKey, Failure, MyCnf, Phase, RunResult, Tree, Workload};
 use crate::server::{self, Server};
 use crate::workload;
 use anyhow::Result;
 use std::fs;
+use std::path::Path;
 
 /// Runs `cells` of repetition `rep` of `p` on one server; returns the
 /// number of failed cells.
@@ -26,16 +27,7 @@ pub(super) fn run_server(
     let matrix = ctx.matrix;
     let settings = p.resolved().map(|r| r.settings.clone()).unwrap_or_default();
     let runs = server::RunRoot::of(matrix.datadir);
-    // the my.cnf this server gets: Mark's settings scaled to this host and
-    // to where its datadir is, then the variant's (the resume check
-    // compares it)
-    let my_cnf = |tree: &Tree| {
-        let mut cnf = MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs());
-        for (k, v) in &settings {
-            cnf.set(k, v);
-        }
-        cnf
-    };
+    let my_cnf = |tree: &Tree| server_cnf(ctx, tree, &runs, &settings);
     let planned_cnf = p.tree().map(my_cnf);
     let todo = cells_to_run(
         ctx,
@@ -92,76 +84,28 @@ pub(super) fn run_server(
     let logs = ctx.opts.out.join("logs").join(&name);
     // every workload of a matrix has the same tables (checked on load)
     let first_workload = &matrix.workloads[todo[0].0];
-    let data_phases = match workload::prepare_data(first_workload, &mut server, &logs, None) {
+    let data_phases = match prepare(ctx, first_workload, &mut server, &logs)? {
         Ok(phases) => phases,
-        Err(e) if children::interruption_in(&e).is_some() => return Err(e),
-        Err(e) => {
-            let mut f = Failure::from_error(&e, Step::Prepare);
-            f.error_log_tail = Some(server.error_log_tail());
-            if let Some(what) = cell::lost(&mut server) {
-                f.message = format!("{what}: {}", f.message);
-            }
-            if ctx.opts.keep {
-                server.keep_files();
-            }
-            return fail_all(f, progress);
-        }
+        Err(f) => return fail_all(f, progress),
     };
-
-    let mut written: Vec<RunResult> = Vec::new();
-    let mut failed = 0;
-    // after the server was lost, the cells left fail with this
-    let mut lost: Option<Failure> = None;
-    for (w, threads, key) in &todo {
-        let mut r = blank(*w, key);
+    let new_record = |w: usize, key: &CellKey| {
+        let mut r = blank(w, key);
         r.my_cnf = Some(cnf.clone());
         r.my_cnf_text = cnf_text.clone();
         r.data_phases = data_phases.clone();
-        if let Some(f) = &lost {
-            r.failure = Some(f.clone());
-        } else {
-            eprintln!("==> {} {key}", progress.counter());
-            match cell::run_cell(ctx, p, &mut server, (*w, *threads), &logs, &mut r) {
-                Ok(After::GoOn) => {}
-                Ok(After::ServerLost(f)) => lost = Some(f),
-                Err(e) => {
-                    if ctx.opts.keep {
-                        server.keep_files();
-                    }
-                    drop(server);
-                    return Err(e);
-                }
-            }
-        }
-        if r.failure.is_some() {
-            failed += 1;
-        }
-        cell::print_end(&r, matrix.busy_cpu_bound);
-        ctx.save(&r)?;
-        written.push(r);
-        progress.finished();
-        eprintln!("    {}", progress.status());
-    }
-
-    if ctx.opts.keep {
-        server.keep_files();
-    }
-    let clean = if lost.is_some() {
-        Some(false)
-    } else {
-        Some(server.stop_keeping_files())
+        r
     };
-    if clean == Some(false) {
-        eprintln!("warning: {server_label}: the server did not shut down cleanly");
-    }
-    // a traced server's page stream is complete once it stopped
-    super::trace_replay::replay_cells(&server.dir.page_trace(), &cnf, &mut written);
-    drop(server);
-    // the shutdown is part of every cell's record: rewrite them with it
-    for r in &mut written {
-        r.clean_shutdown = clean;
-        ctx.save(r)?;
-    }
+    let (mut written, failed, lost) =
+        run_cells(ctx, p, &mut server, &todo, &logs, &new_record, progress)?;
+
+    stop(
+        ctx,
+        server,
+        lost.is_some(),
+        &server_label,
+        &cnf,
+        &mut written,
+    )?;
     match p.tree().map(|t| t.series) {
         Some(series) if costs && lost.is_none() => {
             let started = std::time::Instant::now();
@@ -173,4 +117,116 @@ pub(super) fn run_server(
         _ => {}
     }
     Ok(failed)
+}
+
+/// The my.cnf a server gets: Mark's settings scaled to this host and to
+/// where its datadir is, then the variant's (the resume check compares it).
+fn server_cnf(
+    ctx: &Shared,
+    tree: &Tree,
+    runs: &server::RunRoot,
+    settings: &std::collections::BTreeMap<String, String>,
+) -> MyCnf {
+    let mut cnf = MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs());
+    for (k, v) in settings {
+        cnf.set(k, v);
+    }
+    cnf
+}
+
+/// Stops the server (a lost one is not clean) and rewrites every cell's
+/// record with how it shut down, and with its page trace replayed where
+/// the build traces (its page stream is complete once it stopped).
+fn stop(
+    ctx: &Shared,
+    mut server: Server,
+    lost: bool,
+    server_label: &str,
+    cnf: &MyCnf,
+    written: &mut [RunResult],
+) -> Result<()> {
+    if ctx.opts.keep {
+        server.keep_files();
+    }
+    let clean = Some(!lost && server.stop_keeping_files());
+    if clean == Some(false) {
+        eprintln!("warning: {server_label}: the server did not shut down cleanly");
+    }
+    super::trace_replay::replay_cells(&server.dir.page_trace(), cnf, written);
+    drop(server);
+    for r in written.iter_mut() {
+        r.clean_shutdown = clean;
+        ctx.save(r)?;
+    }
+    Ok(())
+}
+
+/// Loads the matrix's data into the server once. The inner error is a
+/// failure of the load, which every cell of the server records; the
+/// outer one an interruption, which stops the matrix.
+fn prepare(
+    ctx: &Shared,
+    first_workload: &Workload,
+    server: &mut Server,
+    logs: &Path,
+) -> Result<std::result::Result<Vec<Phase>, Failure>> {
+    match workload::prepare_data(first_workload, server, logs, None) {
+        Ok(phases) => Ok(Ok(phases)),
+        Err(e) if children::interruption_in(&e).is_some() => Err(e),
+        Err(e) => {
+            let mut f = Failure::from_error(&e, Step::Prepare);
+            f.error_log_tail = Some(server.error_log_tail());
+            if let Some(what) = cell::lost(server) {
+                f.message = format!("{what}: {}", f.message);
+            }
+            if ctx.opts.keep {
+                server.keep_files();
+            }
+            Ok(Err(f))
+        }
+    }
+}
+
+/// Runs the cells in order on `server`, saving each record as it ends;
+/// once the server is lost, the cells left fail with its reason. Returns
+/// the records, how many failed, and the loss.
+fn run_cells(
+    ctx: &Shared,
+    p: &Prepared,
+    server: &mut Server,
+    todo: &[(usize, u32, CellKey)],
+    logs: &Path,
+    new_record: &dyn Fn(usize, &CellKey) -> RunResult,
+    progress: &mut Progress,
+) -> Result<(Vec<RunResult>, usize, Option<Failure>)> {
+    let mut written: Vec<RunResult> = Vec::new();
+    let mut failed = 0;
+    let mut lost: Option<Failure> = None;
+    for (w, threads, key) in todo {
+        let mut r = new_record(*w, key);
+        if let Some(f) = &lost {
+            r.failure = Some(f.clone());
+        } else {
+            eprintln!("==> {} {key}", progress.counter());
+            match cell::run_cell(ctx, p, server, (*w, *threads), logs, &mut r) {
+                Ok(After::GoOn) => {}
+                Ok(After::ServerLost(f)) => lost = Some(f),
+                Err(e) => {
+                    if ctx.opts.keep {
+                        server.keep_files();
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        if r.failure.is_some() {
+            failed += 1;
+        }
+        cell::print_end(&r, ctx.matrix.busy_cpu_bound);
+        ctx.save(&r)?;
+        written.push(r);
+        progress.finished();
+        eprintln!("    {}", progress.status());
+    }
+    Ok((written, failed, lost))
 }

@@ -103,52 +103,27 @@ pub fn run(
             Ok((recorded, qps))
         })?;
 
-        let mut gdb_window = None;
-        if gdb_ready {
-            let rate = Rate::begin(conn)?;
-            release.sample()?;
-            let sampled = Instant::now();
-            if let Ok(pmp::Signal::Done) = heard.recv_timeout(window * 3 + OVERRUN * 6) {
-                // the rate counts only if the load lasted the whole window
-                let during_load = load_began.elapsed() < load_seconds;
-                let (qps, _) = rate.next(conn)?;
-                gdb_window = Some((during_load.then_some(qps).flatten(), sampled.elapsed()));
-            }
-        }
+        let gdb_qps = if gdb_ready {
+            gdb_window_qps(
+                conn,
+                &mut release,
+                &heard,
+                window,
+                load_began + load_seconds,
+            )?
+        } else {
+            None
+        };
         let load = load.join().expect("the load's thread panicked");
         load.context("the profile pass's load failed")?;
 
-        let on_cpu = match recorded.and_then(|()| {
-            let began = Instant::now();
-            let stacks = perf::fold(&perf_data)?;
-            if stacks.is_empty() {
-                anyhow::bail!("perf recorded no sample of the server");
-            }
-            Ok((stacks, began.elapsed().as_secs_f64()))
-        }) {
-            Ok((stacks, fold_seconds)) => {
-                let folded = target.folded(Profiler::OnCpu);
-                crate::util::write_atomic(&target.out.join(&folded), stacks.to_text().as_bytes())?;
-                Some(OnCpuProfile {
-                    event: event.name.to_string(),
-                    hardware_event: event.hardware,
-                    frequency_hz: perf::FREQUENCY_HZ,
-                    call_graph: perf::CALL_GRAPH.to_string(),
-                    samples: stacks.total(),
-                    unnamed_leaf_share: stacks.unnamed_leaf_share(),
-                    qps: perf_qps,
-                    folded,
-                    fold_seconds,
-                })
-            }
-            Err(e) => {
-                not_measured.push(NotMeasured {
-                    metric: "on-CPU profile (perf)".into(),
-                    reason: format!("{e:#}"),
-                });
-                None
-            }
-        };
+        let on_cpu = on_cpu_profile(
+            recorded,
+            (&perf_data, &event),
+            perf_qps,
+            target,
+            not_measured,
+        )?;
 
         drop(release);
         let waits = match gdb.join().expect("gdb's thread panicked") {
@@ -159,36 +134,7 @@ pub fn run(
             ))),
             other => other,
         };
-        let waits = match waits {
-            Ok(samples) => {
-                let folded = target.folded(Profiler::Waits);
-                crate::util::write_atomic(
-                    &target.out.join(&folded),
-                    samples.stacks.to_text().as_bytes(),
-                )?;
-                let qps = gdb_window.and_then(|(qps, _)| qps);
-                if qps.is_none() {
-                    not_measured.push(NotMeasured {
-                        metric: "QPS under gdb".into(),
-                        reason: "gdb's samples outlasted the load".into(),
-                    });
-                }
-                Some(WaitProfile {
-                    stops_ms: samples.stops_ms,
-                    thread_stacks: samples.thread_stacks,
-                    unnamed_leaf_share: samples.stacks.unnamed_leaf_share(),
-                    qps,
-                    folded,
-                })
-            }
-            Err(e) => {
-                not_measured.push(NotMeasured {
-                    metric: "wait profile (gdb)".into(),
-                    reason: format!("{e:#}"),
-                });
-                None
-            }
-        };
+        let waits = wait_profile(waits, gdb_qps, target, not_measured)?;
         Ok(ProfilePass {
             window_seconds: w.profile_seconds,
             reference_qps,
@@ -197,6 +143,107 @@ pub fn run(
             wall_seconds: start.elapsed().as_secs_f64(),
         })
     })
+}
+
+/// Lets gdb take its samples and reads the server's rate meanwhile; the
+/// rate counts only if gdb finished and the load (ending at `load_ends`)
+/// lasted the whole window.
+fn gdb_window_qps(
+    conn: &mut mysql::Conn,
+    release: &mut Release<'_>,
+    heard: &mpsc::Receiver<pmp::Signal>,
+    window: Duration,
+    load_ends: Instant,
+) -> Result<Option<f64>> {
+    let rate = Rate::begin(conn)?;
+    release.sample()?;
+    let Ok(pmp::Signal::Done) = heard.recv_timeout(window * 3 + OVERRUN * 6) else {
+        return Ok(None);
+    };
+    let during_load = Instant::now() < load_ends;
+    let (qps, _) = rate.next(conn)?;
+    Ok(during_load.then_some(qps).flatten())
+}
+
+/// perf's recording folded and written beside the results; what went
+/// wrong goes to `not_measured` (the error returned is a write that failed).
+fn on_cpu_profile(
+    recorded: Result<()>,
+    (perf_data, event): (&Path, &perf::Event),
+    qps: Option<f64>,
+    target: &ProfileTarget,
+    not_measured: &mut Vec<NotMeasured>,
+) -> Result<Option<OnCpuProfile>> {
+    let folded_stacks = recorded.and_then(|()| {
+        let began = Instant::now();
+        let stacks = perf::fold(perf_data)?;
+        if stacks.is_empty() {
+            anyhow::bail!("perf recorded no sample of the server");
+        }
+        Ok((stacks, began.elapsed().as_secs_f64()))
+    });
+    let (stacks, fold_seconds) = match folded_stacks {
+        Ok(done) => done,
+        Err(e) => {
+            not_measured.push(NotMeasured {
+                metric: "on-CPU profile (perf)".into(),
+                reason: format!("{e:#}"),
+            });
+            return Ok(None);
+        }
+    };
+    let folded = target.folded(Profiler::OnCpu);
+    crate::util::write_atomic(&target.out.join(&folded), stacks.to_text().as_bytes())?;
+    Ok(Some(OnCpuProfile {
+        event: event.name.to_string(),
+        hardware_event: event.hardware,
+        frequency_hz: perf::FREQUENCY_HZ,
+        call_graph: perf::CALL_GRAPH.to_string(),
+        samples: stacks.total(),
+        unnamed_leaf_share: stacks.unnamed_leaf_share(),
+        qps,
+        folded,
+        fold_seconds,
+    }))
+}
+
+/// gdb's samples written beside the results, with the rate under them
+/// (absent when they outlasted the load); what went wrong goes to
+/// `not_measured`.
+fn wait_profile(
+    samples: Result<pmp::Samples>,
+    qps: Option<f64>,
+    target: &ProfileTarget,
+    not_measured: &mut Vec<NotMeasured>,
+) -> Result<Option<WaitProfile>> {
+    let samples = match samples {
+        Ok(samples) => samples,
+        Err(e) => {
+            not_measured.push(NotMeasured {
+                metric: "wait profile (gdb)".into(),
+                reason: format!("{e:#}"),
+            });
+            return Ok(None);
+        }
+    };
+    let folded = target.folded(Profiler::Waits);
+    crate::util::write_atomic(
+        &target.out.join(&folded),
+        samples.stacks.to_text().as_bytes(),
+    )?;
+    if qps.is_none() {
+        not_measured.push(NotMeasured {
+            metric: "QPS under gdb".into(),
+            reason: "gdb's samples outlasted the load".into(),
+        });
+    }
+    Ok(Some(WaitProfile {
+        stops_ms: samples.stops_ms,
+        thread_stacks: samples.thread_stacks,
+        unnamed_leaf_share: samples.stacks.unnamed_leaf_share(),
+        qps,
+        folded,
+    }))
 }
 
 /// The file gdb waits on: `go` starts its samples; dropped before that,

@@ -261,31 +261,19 @@ pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample
     Ok(s)
 }
 
-/// Runs one cell: idle wait; warm-up with hot lookups only (it brings the
-/// hot table in: the first sample counts its pages); the residency pass
-/// (scans start, samples every `sample_seconds`); the measured pass (no
-/// sampling); a last sample.
-pub fn execute_cell(
-    w: &Workload,
-    threads: u32,
-    server: &mut Server,
-    logs: &Path,
-) -> Result<Outcome> {
-    let (mut conn, mut out, mut phases) =
-        super::pass::begin_cell(w, WorkloadKind::ScanLoop, threads, server, logs)?;
-    let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
-    let pid = server.pid;
-    let pool = settings(&mut conn)?;
-    let spaces = Spaces::read(&mut conn)?;
-    let leaf_pages = |conn: &mut mysql::Conn, table: &str| -> Result<u64> {
-        conn.query_first(format!(
-            "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name = 'sbtest' \
-             AND table_name = '{table}' AND index_name = 'PRIMARY' AND stat_name = 'n_leaf_pages'"
-        ))?
-        .with_context(|| format!("no n_leaf_pages for sbtest.{table} in mysql.innodb_index_stats"))
-    };
-    let hot_leaf_pages = leaf_pages(&mut conn, "hot")?;
-    let scan_pages = leaf_pages(&mut conn, "scan")?;
+/// The leaf pages of `sbtest.<table>`'s primary key, as InnoDB's
+/// persistent statistics count them.
+fn leaf_pages(conn: &mut mysql::Conn, table: &str) -> Result<u64> {
+    conn.query_first(format!(
+        "SELECT stat_value FROM mysql.innodb_index_stats WHERE database_name = 'sbtest' \
+         AND table_name = '{table}' AND index_name = 'PRIMARY' AND stat_name = 'n_leaf_pages'"
+    ))?
+    .with_context(|| format!("no n_leaf_pages for sbtest.{table} in mysql.innodb_index_stats"))
+}
+
+/// Refuses a pool where the question cannot be asked: one the page cleaner
+/// keeps mostly free, or one the hot table alone fills more than half of.
+fn check_room(w: &Workload, pool: &PoolSettings, hot_leaf_pages: u64) -> Result<()> {
     if u64::from(pool.lru_scan_depth) * 2 > pool.pool_pages {
         bail!(
             "workload `{}`: innodb_lru_scan_depth = {} against a pool of {} pages: the page \
@@ -304,6 +292,101 @@ pub fn execute_cell(
             pool.pool_pages
         );
     }
+    Ok(())
+}
+
+/// Samples the pool on its own connection every `every`, from `every` on,
+/// until `done` is set; the samples taken.
+fn sample_until(
+    mut conn: mysql::Conn,
+    spaces: Spaces,
+    every: Duration,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<Result<Vec<Sample>>> {
+    std::thread::spawn(move || -> Result<Vec<Sample>> {
+        let start = Instant::now();
+        let mut taken = Vec::new();
+        let mut next = every;
+        loop {
+            while start.elapsed() < next {
+                if done.load(Ordering::SeqCst) {
+                    return Ok(taken);
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            taken.push(sample(&mut conn, spaces, next.as_secs_f64())?);
+            next += every;
+        }
+    })
+}
+
+/// Why the shares are not of the whole hot table, when the warm-up left
+/// some of its leaf pages out of the pool.
+fn hot_table_short(hot_pages: u64, hot_leaf_pages: u64) -> Option<NotMeasured> {
+    (hot_pages < hot_leaf_pages).then(|| NotMeasured {
+        metric: "hot_pages".into(),
+        reason: format!(
+            "the warm-up left {} of the hot table's {hot_leaf_pages} leaf pages out of the pool: \
+             shares are of the {hot_pages} resident when the scans started",
+            hot_leaf_pages - hot_pages
+        ),
+    })
+}
+
+/// The residency pass: sysbench's hot lookups and scans under `args`,
+/// sampled on a connection of its own; its samples are added to
+/// `samples`. Returns the hot lookups and the scans it made.
+fn residency_pass(
+    w: &Workload,
+    server: &Server,
+    args: &[String],
+    spaces: Spaces,
+    log: &Path,
+    samples: &mut Vec<Sample>,
+) -> Result<(u64, u64)> {
+    let done = Arc::new(AtomicBool::new(false));
+    let sampler = sample_until(
+        server.connect()?,
+        spaces,
+        Duration::from_secs(w.sample_seconds),
+        done.clone(),
+    );
+    let run = sysbench::run(args, deadline(w.residency_seconds), log);
+    done.store(true, Ordering::SeqCst);
+    let taken = sampler
+        .join()
+        .map_err(|_| anyhow::anyhow!("the residency sampler panicked"))??;
+    let run = run?;
+    // a sample taken after the pass (its last event can run late); one due
+    // at its very end is kept but read by no figure
+    // (`ScanLoopOutcome::during_pass`)
+    samples.extend(
+        taken
+            .into_iter()
+            .filter(|s| s.t_s <= w.residency_seconds as f64),
+    );
+    parse_events(&run.output)
+}
+
+/// Runs one cell: idle wait; warm-up with hot lookups only (it brings the
+/// hot table in: the first sample counts its pages); the residency pass
+/// (scans start, samples every `sample_seconds`); the measured pass (no
+/// sampling); a last sample.
+pub fn execute_cell(
+    w: &Workload,
+    threads: u32,
+    server: &mut Server,
+    logs: &Path,
+) -> Result<Outcome> {
+    let (mut conn, mut out, mut phases) =
+        super::pass::begin_cell(w, WorkloadKind::ScanLoop, threads, server, logs)?;
+    let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
+    let pid = server.pid;
+    let pool = settings(&mut conn)?;
+    let spaces = Spaces::read(&mut conn)?;
+    let hot_leaf_pages = leaf_pages(&mut conn, "hot")?;
+    let scan_pages = leaf_pages(&mut conn, "scan")?;
+    check_room(w, &pool, hot_leaf_pages)?;
 
     if w.warmup_seconds > 0 {
         phase(&mut phases, w, Step::WarmUp, || {
@@ -317,16 +400,8 @@ pub fn execute_cell(
     // the hot table as the warm-up left it: the denominator of every share
     let start = sample(&mut conn, spaces, 0.0)?;
     let hot_pages = start.hot_resident;
-    if hot_pages < hot_leaf_pages {
-        out.not_measured.push(NotMeasured {
-            metric: "hot_pages".into(),
-            reason: format!(
-                "the warm-up left {} of the hot table's {hot_leaf_pages} leaf pages out of the pool: \
-                 shares are of the {hot_pages} resident when the scans started",
-                hot_leaf_pages - hot_pages
-            ),
-        });
-    }
+    out.not_measured
+        .extend(hot_table_short(hot_pages, hot_leaf_pages));
     let mut samples = vec![start];
     let (residency_hot, residency_scans) = phase(&mut phases, w, Step::Residency, || {
         let a = args(
@@ -338,42 +413,7 @@ pub fn execute_cell(
             w.residency_seconds,
         );
         record_command(&mut out, &a);
-        let done = Arc::new(AtomicBool::new(false));
-        let sampler = {
-            let mut sconn = server.connect()?;
-            let done = done.clone();
-            let every = Duration::from_secs(w.sample_seconds);
-            std::thread::spawn(move || -> Result<Vec<Sample>> {
-                let start = Instant::now();
-                let mut taken = Vec::new();
-                let mut next = every;
-                loop {
-                    while start.elapsed() < next {
-                        if done.load(Ordering::SeqCst) {
-                            return Ok(taken);
-                        }
-                        std::thread::sleep(Duration::from_millis(50));
-                    }
-                    taken.push(sample(&mut sconn, spaces, next.as_secs_f64())?);
-                    next += every;
-                }
-            })
-        };
-        let run = sysbench::run(&a, deadline(w.residency_seconds), &log("residency"));
-        done.store(true, Ordering::SeqCst);
-        let taken = sampler
-            .join()
-            .map_err(|_| anyhow::anyhow!("the residency sampler panicked"))??;
-        let run = run?;
-        // a sample taken after the pass (its last event can run late);
-        // one due at its very end is kept but read by no figure
-        // (`ScanLoopOutcome::during_pass`)
-        samples.extend(
-            taken
-                .into_iter()
-                .filter(|s| s.t_s <= w.residency_seconds as f64),
-        );
-        parse_events(&run.output)
+        residency_pass(w, server, &a, spaces, &log("residency"), &mut samples)
     })?;
 
     let (hot, scans) = phase(&mut phases, w, Step::Measured, || {
