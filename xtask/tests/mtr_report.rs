@@ -70,9 +70,10 @@ fn the_committed_mtr_report_of_11_8_6_is_a_function_of_its_results() {
 
 #[test]
 fn the_committed_mtr_report_is_a_function_of_its_results() {
-    // the fixed-looked-up port's Debug run too
+    // the fixed-looked-up and fixed-lookup-mark ports' Debug runs too
     let mut labels = LABELS.to_vec();
     labels.insert(5, "fixed-looked-up (Debug)");
+    labels.push("fixed-lookup-mark (Debug)");
     let files = rendered_again("mtr-10.11.18", &labels, &["report.md", "report.jira"]);
     let md = &files[0].1;
     for (_, part) in &files[1..] {

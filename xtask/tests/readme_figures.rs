@@ -1853,3 +1853,30 @@ fn remedy_scan_notes_quote(report: &str, variant: &str) {
     assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
+
+/// docs/evidence.md quotes the fifth form's Debug runs of the innodb suite
+/// on both series: the clean revision, passed, failed and skipped.
+#[test]
+fn the_sentences_on_the_fifth_forms_debug_runs_quote_their_results() {
+    let text = one_line(&readme());
+    for (series, revision_lead) in [
+        ("11.8.6", "On 11.8.6's Debug build, from clean"),
+        ("10.11.18", "on 10.11.18's, from clean"),
+    ] {
+        let file = format!("reports/mtr-{series}/fixed-lookup-mark-debug.json");
+        let run: Value =
+            serde_json::from_str(&std::fs::read_to_string(root().join(&file)).unwrap()).unwrap();
+        assert_eq!(run["build_type"], "Debug", "{file}");
+        let revision = run["tool_revision"].as_str().unwrap();
+        assert!(!revision.contains("dirty"), "{file}: {revision}");
+        let t = &run["totals"];
+        assert_eq!(t["failed"], 0, "{file}");
+        let quoted = format!(
+            "{revision_lead} `{}`: {} passed, 0 failed, {} skipped (`{file}`)",
+            &revision[..7],
+            t["passed"],
+            t["skipped"]
+        );
+        assert!(text.contains(&quoted), "docs/ do not say `{quoted}`");
+    }
+}
