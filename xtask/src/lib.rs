@@ -42,6 +42,7 @@ pub mod results;
 pub mod server;
 pub mod settings;
 pub mod snapshot;
+pub mod soak;
 pub mod stale;
 pub mod stats;
 pub mod tasks;

@@ -44,6 +44,7 @@ enum Command {
         #[command(subcommand)]
         command: patch_check::PatchCommand,
     },
+    Soak(tasks::SoakCommand),
     Test(tasks::TestCommand),
 }
 
@@ -77,6 +78,7 @@ fn main() {
         Command::Model { command } => run(Needs::Nothing, || model::run(command)),
         Command::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
         Command::Patch { command } => run(Needs::Cache, || patch_check::run(command)),
+        Command::Soak(c) => run(tasks::SoakCommand::NEEDS, || c.run()),
         Command::Test(c) => run(tasks::TestCommand::NEEDS, || c.run()),
     };
     std::process::exit(code);

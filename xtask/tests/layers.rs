@@ -55,6 +55,7 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
             "patch_check",
             "mtr",
             "validate",
+            "soak",
             "testing",
             "tasks",
         ],

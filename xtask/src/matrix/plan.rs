@@ -69,6 +69,28 @@ impl Plan {
     pub fn total_cells(&self) -> usize {
         self.units.len() * self.cells.len() * self.repetitions as usize
     }
+
+    /// The key of every run the plan makes (all repetitions), with the
+    /// labels the matrix gives (a tree that carries the fix records its
+    /// `base` as `fixed`, which this does not know before the fetch).
+    pub fn keys(&self, matrix: &Matrix) -> Vec<CellKey> {
+        let mut keys = Vec::with_capacity(self.total_cells());
+        for rep in 1..=self.repetitions {
+            for u in &self.units {
+                let entry = &matrix.trees[u.tree];
+                for (w, t) in &self.cells {
+                    keys.push(CellKey::new(
+                        &tree_label(entry),
+                        &run_label(&u.variant, u.again),
+                        &matrix.workloads[*w].name,
+                        *t,
+                        rep,
+                    ));
+                }
+            }
+        }
+        keys
+    }
 }
 
 /// The label of a variant's run: `<name>-again` for the control's second.
