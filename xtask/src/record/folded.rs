@@ -220,12 +220,16 @@ impl FoldedStacks {
     /// Share of the samples whose stack does not reach the thread's start
     /// (no frame of [`THREAD_ENTRIES`]): the unwinder stopped early, so
     /// the sample hangs from `[unknown]` or from a frame deep inside its
-    /// real callers, and a share counted over callers misses it.
+    /// real callers, and a share counted over callers misses it. As for
+    /// [`Self::unnamed_leaf_share`], a stack with no named frame at all
+    /// (a thread with no user-space stack, as gdb shows an io_uring
+    /// worker) has nothing to unwind and is not counted.
     pub fn cut_short_share(&self) -> Option<f64> {
         self.share_where(|frames| {
-            !frames
-                .iter()
-                .any(|f| THREAD_ENTRIES.iter().any(|entry| frame_is(f, entry)))
+            frames.iter().any(|f| !is_unnamed(f))
+                && !frames
+                    .iter()
+                    .any(|f| THREAD_ENTRIES.iter().any(|entry| frame_is(f, entry)))
         })
     }
 }
@@ -318,10 +322,11 @@ mod tests {
             "mariadbd;clone3;start_thread;do_command;row_search_mvcc 6\n\
              mariadbd;[unknown];dispatch_command;SEL_ARG::sel_cmp 3\n\
              mariadbd;row_search_mvcc;rec_get_offsets_func 1\n\
-             mariadbd;__libc_start_main.impl;main;handle_connections_sockets 2\n",
+             mariadbd;__libc_start_main.impl;main;handle_connections_sockets 2\n\
+             ?? 4\n",
         )
         .unwrap();
-        assert_eq!(f.cut_short_share(), Some(4.0 / 12.0));
+        assert_eq!(f.cut_short_share(), Some(4.0 / 16.0));
         assert_eq!(sample().cut_short_share(), Some(0.0));
         assert_eq!(FoldedStacks::default().cut_short_share(), None);
     }
