@@ -1880,3 +1880,87 @@ fn the_sentences_on_the_fifth_forms_debug_runs_quote_their_results() {
         assert!(text.contains(&quoted), "docs/ do not say `{quoted}`");
     }
 }
+
+/// The NOTES of reports/stacks-10.11.18 quote its summary: the share of
+/// each on-CPU profile cut short, the samples per profile beside the
+/// mdev-37992 run's, each variant's promotion and path shares, the rate
+/// under perf, and the mdev-37992 run's shares they are held against.
+#[test]
+fn the_notes_of_the_stacks_run_quote_its_summary() {
+    let notes = notes_of("stacks-10.11.18");
+    let on_cpu = |report: &str| -> Vec<Value> {
+        summary(report)["stacks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["profiler"] == "on-cpu")
+            .cloned()
+            .collect()
+    };
+    let here = on_cpu("stacks-10.11.18");
+    let before = on_cpu("mdev-37992-10.11.18");
+    let range = |rows: &[Value], field: &str| {
+        rows.iter()
+            .map(|r| r[field].as_f64().unwrap())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+                (l.min(x), h.max(x))
+            })
+    };
+    let (lo, hi) = range(&here, "cut_short_share");
+    assert!(hi < 0.02, "a profile is cut short by {hi}");
+    let said = format!(
+        "all but {:.2}% to {:.2}% of its samples",
+        100.0 * lo,
+        100.0 * hi
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    assert!(here.iter().all(|r| r["unnamed_leaf_share"] == 0.0));
+    let thousands = |x: f64| {
+        let n = x as u64;
+        format!("{},{:03}", n / 1000, n % 1000)
+    };
+    let (lo, hi) = range(&here, "samples");
+    let (blo, bhi) = range(&before, "samples");
+    let said = format!(
+        "were {} to {} here, where the 16 KiB recordings of the mdev-37992 run kept {} to {}",
+        thousands(lo),
+        thousands(hi),
+        thousands(blo),
+        thousands(bhi)
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let (lo, hi) = range(&before, "cut_short_share");
+    assert_eq!(
+        ((100.0 * lo).floor(), (100.0 * hi).ceil()),
+        (12.0, 15.0),
+        "the NOTES say 12% to 15% of the mdev-37992 run's samples stopped short"
+    );
+    let share = |rows: &[Value], workload: &str, variant: &str, field: &str| {
+        let r = rows
+            .iter()
+            .find(|r| r["workload"] == workload && r["variant"] == variant)
+            .unwrap_or_else(|| panic!("no on-CPU profile of {variant} on {workload}"));
+        format!("{:.2}%", 100.0 * r[field].as_f64().unwrap())
+    };
+    for variant in ["base", "gate", "clock", "workaround", "fixed"] {
+        let row = format!(
+            "| {variant} | {} | {} | {} | {} |",
+            share(&here, "points-covered-pk", variant, "promotion_share"),
+            share(&here, "random-points", variant, "promotion_share"),
+            share(&here, "points-covered-pk", variant, "promotion_path_share"),
+            share(&here, "random-points", variant, "promotion_path_share"),
+        );
+        assert!(notes.contains(&row), "NOTES.md does not say `{row}`");
+    }
+    let said = format!(
+        "({} and {} for the frame, {} and {} for the path)",
+        share(&before, "points-covered-pk", "base", "promotion_share"),
+        share(&before, "random-points", "base", "promotion_share"),
+        share(&before, "points-covered-pk", "base", "promotion_path_share"),
+        share(&before, "random-points", "base", "promotion_path_share"),
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let (lo, hi) = range(&here, "qps_change_pct");
+    let said = format!("ranged from {lo:+.1}% to {hi:+.1}%");
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+}

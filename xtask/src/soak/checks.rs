@@ -244,8 +244,14 @@ mod tests {
         // no run file at all: every planned cell is missing, and only those
         let found = one_result_per_planned_cell(&matrix(), out.path());
         assert_eq!(found.len(), 4, "{found:?}");
-        assert!(found.iter().all(|f| f.ends_with(": no result")), "{found:?}");
-        assert!(found[0].starts_with("10.11.18 base points-covered-pk"), "{found:?}");
+        assert!(
+            found.iter().all(|f| f.ends_with(": no result")),
+            "{found:?}"
+        );
+        assert!(
+            found[0].starts_with("10.11.18 base points-covered-pk"),
+            "{found:?}"
+        );
         let found = summary_has_the_plan(&matrix(), out.path());
         assert!(found[0].contains("summary.json"), "{found:?}");
     }
@@ -253,7 +259,11 @@ mod tests {
     #[test]
     fn only_the_matrixs_own_run_directories_count_as_left() {
         let shm = tempfile::tempdir().unwrap();
-        for name in ["10.11.18-gate-rep2-4711", "10.11.18-other-rep1-5", "mtr-slots"] {
+        for name in [
+            "10.11.18-gate-rep2-4711",
+            "10.11.18-other-rep1-5",
+            "mtr-slots",
+        ] {
             std::fs::create_dir(shm.path().join(name)).unwrap();
         }
         let found = no_run_directory_left(&matrix(), shm.path());
