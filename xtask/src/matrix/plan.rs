@@ -310,18 +310,8 @@ fn describe_servers(matrix: &Matrix, plan: &Plan, s: &mut String) {
         );
     }
     let _ = writeln!(s, "\ncells ({} runs):", plan.total_cells());
-    for u in &plan.units {
-        let entry = &matrix.trees[u.tree];
-        for (w, t) in &plan.cells {
-            let key = CellKey::new(
-                &tree_label(entry),
-                &run_label(&u.variant, u.again),
-                &matrix.workloads[*w].name,
-                *t,
-                1,
-            );
-            let _ = writeln!(s, "  {} x{}", key.cell(), plan.repetitions);
-        }
+    for key in plan.keys(matrix).iter().filter(|k| k.repetition == 1) {
+        let _ = writeln!(s, "  {} x{}", key.cell(), plan.repetitions);
     }
 }
 

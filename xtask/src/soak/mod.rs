@@ -102,7 +102,7 @@ pub fn run(opts: &SoakOptions) -> Result<()> {
         );
     }
     eprintln!(
-        "soak passed: seed {}, {landed} of {} faults landed, {runs} runs of the tool, {:.0} s; every planned cell has \
+        "soak passed: seed {}, {landed} of {} faults came due (each says above what it hit), {runs} runs of the tool, {:.0} s; every planned cell has \
          one successful result, summary.json has the plan's cells and questions, every file \
          parses, nothing is left running or on {}",
         opts.seed,
