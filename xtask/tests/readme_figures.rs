@@ -1964,3 +1964,68 @@ fn the_notes_of_the_stacks_run_quote_its_summary() {
     let said = format!("ranged from {lo:+.1}% to {hi:+.1}%");
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
 }
+
+/// The NOTES of reports/scan-resistance-lookup-mark-depth1024-10.11.18
+/// quote its summary and its runs: each variant's median kept and the
+/// model's, the verdict, and that no run's least resident sample fell
+/// below the hot pages the warm-up left.
+#[test]
+fn the_notes_of_the_fifth_forms_depth_1024_runs_quote_them() {
+    let report = "scan-resistance-lookup-mark-depth1024-10.11.18";
+    let notes = notes_of(report);
+    let s = summary(report);
+    let row = |variant: &str| {
+        s["scan_resistance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == variant)
+            .unwrap_or_else(|| panic!("no scan row of {variant}"))
+            .clone()
+    };
+    let (form, fix) = (row("fixed-lookup-mark"), row("fixed"));
+    let said = format!(
+        "`fixed-lookup-mark` keeps {:.1}% of the hot set (median of {}), the fix {:.1}% (median of {})",
+        form["kept_pct"].as_f64().unwrap(),
+        form["runs"],
+        fix["kept_pct"].as_f64().unwrap(),
+        fix["runs"]
+    );
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let said = format!(
+        "(100.0% for the form, {:.1}% for the fix)",
+        fix["model_kept_pct"].as_f64().unwrap()
+    );
+    assert_eq!(form["model_kept_pct"].as_f64().unwrap(), 100.0);
+    assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    let verdicts = verdicts_of(&s);
+    assert_eq!(verdicts, ["pass"], "{verdicts:?}");
+    // every run: the least resident hot pages at any sample
+    fn json_under(dir: &std::path::Path, into: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                json_under(&p, into);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                into.push(p);
+            }
+        }
+    }
+    let mut runs = Vec::new();
+    json_under(&root().join("reports").join(report).join("runs"), &mut runs);
+    assert_eq!(runs.len(), 10, "{runs:?}");
+    for run in runs {
+        let r: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
+        let scan = &r["outcome"]["scan_loop"];
+        let least = scan["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["hot_resident"].as_u64().unwrap())
+            .min()
+            .unwrap();
+        assert_eq!(least, 1769, "{}", run.display());
+        assert_eq!(scan["hot_pages"], 1769, "{}", run.display());
+    }
+    assert!(notes.contains("all 1,769 hot pages were in the pool at every sample"));
+}
