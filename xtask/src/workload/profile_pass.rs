@@ -182,15 +182,10 @@ fn on_cpu_profile(
         }
         Ok((stacks, began.elapsed().as_secs_f64()))
     });
-    let (stacks, fold_seconds) = match folded_stacks {
-        Ok(done) => done,
-        Err(e) => {
-            not_measured.push(NotMeasured {
-                metric: "on-CPU profile (perf)".into(),
-                reason: format!("{e:#}"),
-            });
-            return Ok(None);
-        }
+    let Some((stacks, fold_seconds)) =
+        or_not_measured(folded_stacks, "on-CPU profile (perf)", not_measured)
+    else {
+        return Ok(None);
     };
     let folded = target.folded(Profiler::OnCpu);
     crate::util::write_atomic(&target.out.join(&folded), stacks.to_text().as_bytes())?;
@@ -207,6 +202,23 @@ fn on_cpu_profile(
     }))
 }
 
+/// `result`'s value, or None with the reason in `not_measured` under
+/// `metric`: a profiler that failed leaves its profile absent, never empty.
+fn or_not_measured<T>(
+    result: Result<T>,
+    metric: &str,
+    not_measured: &mut Vec<NotMeasured>,
+) -> Option<T> {
+    result
+        .map_err(|e| {
+            not_measured.push(NotMeasured {
+                metric: metric.into(),
+                reason: format!("{e:#}"),
+            })
+        })
+        .ok()
+}
+
 /// gdb's samples written beside the results, with the rate under them
 /// (absent when they outlasted the load); what went wrong goes to
 /// `not_measured`.
@@ -216,15 +228,8 @@ fn wait_profile(
     target: &ProfileTarget,
     not_measured: &mut Vec<NotMeasured>,
 ) -> Result<Option<WaitProfile>> {
-    let samples = match samples {
-        Ok(samples) => samples,
-        Err(e) => {
-            not_measured.push(NotMeasured {
-                metric: "wait profile (gdb)".into(),
-                reason: format!("{e:#}"),
-            });
-            return Ok(None);
-        }
+    let Some(samples) = or_not_measured(samples, "wait profile (gdb)", not_measured) else {
+        return Ok(None);
     };
     let folded = target.folded(Profiler::Waits);
     crate::util::write_atomic(
