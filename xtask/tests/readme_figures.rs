@@ -1963,6 +1963,26 @@ fn the_notes_of_the_stacks_run_quote_its_summary() {
     let (lo, hi) = range(&here, "qps_change_pct");
     let said = format!("ranged from {lo:+.1}% to {hi:+.1}%");
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
+    // the counters' answers, after the second repetition
+    let s = summary("stacks-10.11.18");
+    assert_eq!(verdicts_of(&s), ["pass"; 4]);
+    assert_eq!(
+        (s["counted_runs"].as_u64(), s["busy_runs"].as_u64()),
+        (Some(18), Some(2))
+    );
+    for r in s["rows"].as_array().unwrap() {
+        let m = &r["median"];
+        let (young, mutex) = (
+            m["pages_made_young_per_query"].as_f64().unwrap(),
+            m["buf_pool_mutex_per_query"].as_f64().unwrap(),
+        );
+        match r["variant"].as_str().unwrap() {
+            "base" => assert!(young > 25.0 && mutex > 25.0, "{r}"),
+            "fixed" => assert!(young == 0.0 && mutex < 0.001, "{r}"),
+            _ => assert_eq!(young, 0.0, "{r}"),
+        }
+    }
+    assert!(notes.contains("18 runs counted, and the four questions pass"));
 }
 
 /// The NOTES of reports/scan-resistance-lookup-mark-depth1024-10.11.18
