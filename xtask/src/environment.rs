@@ -2,9 +2,10 @@
 //! the tool looks at is named here with what it means, read once into an
 //! [`Environment`] the first time anything asks (the command's `main` asks
 //! first), so a command sees one environment from start to end and nothing
-//! below the tasks calls `std::env`. The exception is the failure seam of
-//! the tests ([`injected_failures`]), which in-process tests set and unset
-//! around one run and so is read each time it is asked.
+//! below the tasks calls `std::env`. The exceptions are the failure seams
+//! of the tests ([`injected_failures`], [`injected_write_failure`]), which
+//! in-process tests set and unset around one run and so are read each time
+//! they are asked.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -34,6 +35,10 @@ pub const LOCK_PARENT: &str = "INNODB_LAB_LOCK_PARENT";
 /// The test seam: a comma-separated list of steps (`warm-up`) or steps of
 /// one workload (`read-only:arm`) that fail as soon as they start.
 pub const FAIL_STEP: &str = "INNODB_LAB_FAIL_STEP";
+/// The write seam, SQLite's way: the Nth atomic write of this process
+/// (1 is the first) fails after its temporary file is written and before
+/// the rename, as a full disk or a crash there would leave it.
+pub const FAIL_WRITE: &str = "INNODB_LAB_FAIL_WRITE";
 /// Set by a test run that rewrites its snapshots instead of comparing
 /// with them.
 pub const UPDATE_SNAPSHOTS: &str = "UPDATE_SNAPSHOTS";
@@ -129,6 +134,12 @@ pub fn injected_failures() -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The write [`FAIL_WRITE`] asks to fail; None when it is unset. Read each
+/// time, as [`injected_failures`], since a test sets it around one run.
+pub fn injected_write_failure() -> Option<u64> {
+    std::env::var(FAIL_WRITE).ok()?.trim().parse().ok()
 }
 
 #[cfg(test)]

@@ -25,8 +25,17 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
+/// The atomic writes this process has made (or tried): what
+/// [`crate::environment::FAIL_WRITE`] counts.
+pub fn atomic_writes() -> u64 {
+    ATOMIC_WRITES.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+static ATOMIC_WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, then a rename, so a reader never sees half a result.
+/// directory, synced, then a rename, so a reader never sees half a result
+/// and a crash leaves the file as it was or as it is now.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -34,6 +43,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
+    let n = ATOMIC_WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+    if crate::environment::injected_write_failure() == Some(n) {
+        // the temporary file goes with `tmp`; the target is as it was
+        anyhow::bail!(
+            "cannot write {}: write {n} of this process made to fail by {} (a test)",
+            path.display(),
+            crate::environment::FAIL_WRITE
+        );
+    }
     tmp.persist(path)
         .with_context(|| format!("cannot rename the temporary file to {}", path.display()))?;
     Ok(())

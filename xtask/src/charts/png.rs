@@ -34,13 +34,22 @@ pub fn render(svg: &Path) -> Result<PathBuf> {
         .and_then(|n| n.to_str())
         .with_context(|| format!("{}: not a chart file name", svg.display()))?;
     let png = svg.with_file_name(png_name(name));
+    // the renderer writes a scratch file; the PNG itself is written
+    // atomically, as every file of a report is
+    let scratch = tempfile::Builder::new()
+        .suffix(".png")
+        .tempfile()
+        .context("no temporary file for the PNG renderer")?;
     Command::new(RENDERER)
         .args(["--background-color", "white", "--output"])
-        .arg(png.display().to_string())
+        .arg(scratch.path().display().to_string())
         .arg(svg.display().to_string())
         .deadline(Duration::from_secs(120))
         .read()
         .with_context(|| format!("rendering {} as a PNG", svg.display()))?;
+    let bytes = std::fs::read(scratch.path())
+        .with_context(|| format!("reading the PNG rendered from {}", svg.display()))?;
+    crate::util::write_atomic(&png, &bytes)?;
     Ok(png)
 }
 
