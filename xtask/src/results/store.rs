@@ -177,6 +177,31 @@ mod tests {
     }
 
     #[test]
+    fn a_run_file_torn_anywhere_in_its_first_kilobyte_is_refused_by_name_and_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = fs::read_to_string(repo_root().join(
+            "xtask/tests/fixtures/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json",
+        ))
+        .unwrap();
+        let r = parse(&text).unwrap();
+        let path = r.write(dir.path()).unwrap();
+        let whole = fs::read(&path).unwrap();
+        for cut in 0..1024.min(whole.len()) {
+            fs::write(&path, &whole[..cut]).unwrap();
+            // the resume check takes it for no result: the cell runs again
+            assert!(previous(dir.path(), &r.key).is_none(), "cut at {cut}");
+            // reading the results names it instead of dropping it
+            let err = format!("{:#}", read_results(dir.path()).unwrap_err());
+            assert!(
+                err.contains(&path.display().to_string()),
+                "cut at {cut}: {err}"
+            );
+        }
+        fs::write(&path, &whole).unwrap();
+        assert_eq!(previous(dir.path(), &r.key).unwrap().key, r.key);
+    }
+
+    #[test]
     fn a_written_result_reads_back_and_a_failure_keeps_its_tail() {
         let dir = tempfile::tempdir().unwrap();
         let text = fs::read_to_string(repo_root().join(
