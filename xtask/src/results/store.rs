@@ -176,14 +176,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_run_file_torn_anywhere_in_its_first_kilobyte_is_refused_by_name_and_run_again() {
-        let dir = tempfile::tempdir().unwrap();
+    /// A run result of the smoke fixture.
+    fn fixture_result() -> RunResult {
         let text = fs::read_to_string(repo_root().join(
             "xtask/tests/fixtures/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json",
         ))
         .unwrap();
-        let r = parse(&text).unwrap();
+        parse(&text).unwrap()
+    }
+
+    #[test]
+    fn a_run_file_torn_anywhere_in_its_first_kilobyte_is_refused_by_name_and_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = fixture_result();
         let path = r.write(dir.path()).unwrap();
         let whole = fs::read(&path).unwrap();
         for cut in 0..1024.min(whole.len()) {
@@ -204,11 +209,7 @@ mod tests {
     #[test]
     fn a_written_result_reads_back_and_a_failure_keeps_its_tail() {
         let dir = tempfile::tempdir().unwrap();
-        let text = fs::read_to_string(repo_root().join(
-            "xtask/tests/fixtures/smoke-10.11.18/runs/10.11.18/gate/points-covered-pk/rep1.json",
-        ))
-        .unwrap();
-        let mut r = parse(&text).unwrap();
+        let mut r = fixture_result();
         r.key.repetition = 7;
         r.failure = Some(Failure {
             step: Step::Diagnostic,
