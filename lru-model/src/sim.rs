@@ -506,7 +506,7 @@ impl Default for ScanResistanceParams {
 
 /// One expectation of the upstream test.
 #[derive(Clone, Debug, Serialize)]
-pub struct Check {
+pub struct SimCheck {
     /// the expectation, as the test states it
     pub what: String,
     /// whether it holds
@@ -529,7 +529,7 @@ pub struct ScanResistanceResult {
     /// t3 pages resident at the end
     pub t3_pages_final: u64,
     /// the test's four expectations
-    pub checks: Vec<Check>,
+    pub checks: Vec<SimCheck>,
 }
 
 impl ScanResistanceResult {
@@ -607,19 +607,19 @@ fn scan_resistance_generic<P: Policy>(
     let t1_final = c.resident(table(1), p.t1_pages);
     let t3_final = c.resident(table(3), p.t3_pages);
     let checks = vec![
-        Check {
+        SimCheck {
             what: format!("pages made young {made_young} < 200"),
             ok: made_young < 200,
         },
-        Check {
+        SimCheck {
             what: format!("t1 pages after its burst {t1_after} > 0"),
             ok: t1_after > 0,
         },
-        Check {
+        SimCheck {
             what: format!("t1 pages at the end {t1_final} < half of {t1_after}"),
             ok: 2 * t1_final < t1_after,
         },
-        Check {
+        SimCheck {
             what: format!("t3 pages unchanged: {t3_after} -> {t3_final}"),
             ok: t3_final == t3_after,
         },

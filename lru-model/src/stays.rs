@@ -144,7 +144,7 @@ fn median(mut v: Vec<u32>) -> Option<u32> {
 /// and for each miss of a page seen before, the gap since its last stay
 /// ended, by that stay's class.
 #[derive(Default)]
-struct Requests {
+struct RequestTally {
     gets: u64,
     misses: u64,
     first_reads: u64,
@@ -153,7 +153,7 @@ struct Requests {
     gap_ms: HashMap<StayClass, Vec<u32>>,
 }
 
-impl Requests {
+impl RequestTally {
     /// One request at `t_ms`; `gone` is the class and end of the page's
     /// last stay, when it had one.
     fn count(&mut self, t_ms: u32, miss: bool, gone: Option<(StayClass, u32)>) {
@@ -191,7 +191,7 @@ pub fn stays(trace: &ServerTrace, counted: Range<u64>) -> Stays {
     let mut gone: HashMap<u64, (StayClass, u32)> = HashMap::new();
     let mut looked_up: HashSet<u64> = HashSet::new();
     let mut stay_ms: HashMap<StayClass, Vec<u32>> = HashMap::new();
-    let mut requests = Requests::default();
+    let mut requests = RequestTally::default();
     let (mut moves, mut moved) = (0, HashSet::new());
     for e in &trace.events {
         let counting = counted.contains(&e.seq);

@@ -14,11 +14,11 @@ use xtask::{children, ffi, model, mtr, patch_check};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Task,
 }
 
 #[derive(Subcommand)]
-enum Command {
+enum Task {
     Matrix(tasks::MatrixCommand),
     Tree(tasks::TreeCommand),
     Build(tasks::BuildCommand),
@@ -67,19 +67,19 @@ fn main() {
     });
     let code = match cli.command {
         // validate answers with its exit status
-        Command::Validate(c) => c.run(),
+        Task::Validate(c) => c.run(),
         // bisect too: found, nothing to bisect, undecided, error
-        Command::Bisect(c) => c.run(),
-        Command::Matrix(c) => run(c.needs(), || c.run()),
-        Command::Tree(c) => run(tasks::TreeCommand::NEEDS, || c.run()),
-        Command::Build(c) => run(tasks::BuildCommand::NEEDS, || c.run()),
-        Command::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
-        Command::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
-        Command::Model { command } => run(Needs::Nothing, || model::run(command)),
-        Command::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
-        Command::Patch { command } => run(Needs::Cache, || patch_check::run(command)),
-        Command::Soak(c) => run(tasks::SoakCommand::NEEDS, || c.run()),
-        Command::Test(c) => run(tasks::TestCommand::NEEDS, || c.run()),
+        Task::Bisect(c) => c.run(),
+        Task::Matrix(c) => run(c.needs(), || c.run()),
+        Task::Tree(c) => run(tasks::TreeCommand::NEEDS, || c.run()),
+        Task::Build(c) => run(tasks::BuildCommand::NEEDS, || c.run()),
+        Task::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
+        Task::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
+        Task::Model { command } => run(Needs::Nothing, || model::run(command)),
+        Task::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
+        Task::Patch { command } => run(Needs::Cache, || patch_check::run(command)),
+        Task::Soak(c) => run(tasks::SoakCommand::NEEDS, || c.run()),
+        Task::Test(c) => run(tasks::TestCommand::NEEDS, || c.run()),
     };
     std::process::exit(code);
 }

@@ -667,7 +667,7 @@ mod tests {
     use clap::Parser;
 
     #[derive(Parser)]
-    struct Cli {
+    struct ModelCli {
         #[command(subcommand)]
         model: ModelCommand,
     }
@@ -681,7 +681,7 @@ mod tests {
     }
 
     fn replay_args(policy: &str, trace: &std::path::Path) -> ReplayArgs {
-        let cli = Cli::try_parse_from([
+        let cli = ModelCli::try_parse_from([
             "model",
             "replay",
             "--policy",
@@ -751,7 +751,7 @@ mod tests {
     #[test]
     fn a_server_trace_that_is_not_one_is_refused_with_its_name() {
         let trace = trace_file("not-a-trace.bin", &"x".repeat(80));
-        let cli = Cli::try_parse_from([
+        let cli = ModelCli::try_parse_from([
             "model",
             "replay-server",
             "--trace",
@@ -773,7 +773,7 @@ mod tests {
 
     #[test]
     fn unknown_policy_is_refused_by_the_parser() {
-        let err = Cli::try_parse_from(["model", "replay", "--policy", "lru2", "--trace", "x"])
+        let err = ModelCli::try_parse_from(["model", "replay", "--policy", "lru2", "--trace", "x"])
             .err()
             .unwrap()
             .to_string();
@@ -782,7 +782,7 @@ mod tests {
 
     #[test]
     fn simulate_takes_a_list_of_scan_depths() {
-        let cli = Cli::try_parse_from([
+        let cli = ModelCli::try_parse_from([
             "model",
             "simulate",
             "--scenario",

@@ -118,7 +118,7 @@ fn load(text: &str) -> Result<Loaded> {
 }
 
 /// One compared cell.
-pub struct Row {
+pub struct CellChange {
     pub tree: String,
     pub workload: String,
     pub threads: u32,
@@ -182,7 +182,7 @@ fn allowed_side(threshold: f64, metric: Metric) -> String {
 /// change lies on the right side of the allowed change (non-inferiority,
 /// the rule of a no-slower question: the noise floor plays no part);
 /// else 2.
-pub fn exit_code(rows: &[Row], threshold: f64, metric: Metric) -> i32 {
+pub fn exit_code(rows: &[CellChange], threshold: f64, metric: Metric) -> i32 {
     let worse = if metric.higher_is_better() {
         Decision::Lower
     } else {
@@ -201,12 +201,17 @@ pub fn exit_code(rows: &[Row], threshold: f64, metric: Metric) -> i32 {
 }
 
 /// A row's non-inferiority at the threshold, with its words.
-fn no_worse(r: &Row, threshold: f64, metric: Metric) -> (NonInferiority, String) {
+fn no_worse(r: &CellChange, threshold: f64, metric: Metric) -> (NonInferiority, String) {
     r.comparison
         .non_inferiority(-threshold, metric.higher_is_better())
 }
 
-fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Result<Vec<Row>> {
+fn compare(
+    base: &Loaded,
+    cand: &Loaded,
+    threshold: f64,
+    metric: Metric,
+) -> Result<Vec<CellChange>> {
     let trees =
         |l: &Loaded| -> BTreeSet<String> { l.results.iter().map(|r| r.key.tree.clone()).collect() };
     let (bt, ct) = (trees(base), trees(cand));
@@ -245,7 +250,7 @@ fn compare(base: &Loaded, cand: &Loaded, threshold: f64, metric: Metric) -> Resu
         let pairs = (same_results(base, cand) && one_host(b, c))
             .then(|| analysis::pair_ratios_of(b, c, metric))
             .flatten();
-        rows.push(Row {
+        rows.push(CellChange {
             runs_to_decide: analysis::estimate_runs(b, c, metric, boundary, pairs.clone()),
             tree: if across {
                 format!("{} → {}", b.cell.tree, c.cell.tree)
@@ -292,7 +297,7 @@ fn one_host(base: &analysis::CellRuns, cand: &analysis::CellRuns) -> bool {
     hosts.len() == 1
 }
 
-fn table(base: &str, cand: &str, threshold: f64, metric: Metric, rows: &[Row]) -> String {
+fn table(base: &str, cand: &str, threshold: f64, metric: Metric, rows: &[CellChange]) -> String {
     let worse = if metric.higher_is_better() {
         "drop"
     } else {

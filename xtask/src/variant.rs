@@ -266,10 +266,10 @@ mod tests {
 
     fn defs(text: &str) -> BTreeMap<String, VariantDef> {
         #[derive(Deserialize)]
-        struct F {
+        struct VariantTables {
             variant: BTreeMap<String, VariantDef>,
         }
-        toml::from_str::<F>(text).unwrap().variant
+        toml::from_str::<VariantTables>(text).unwrap().variant
     }
 
     #[test]

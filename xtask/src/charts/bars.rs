@@ -3,7 +3,7 @@
 
 use super::frame::*;
 use super::look::*;
-use super::{Bar, BarGroup, Rule, Style};
+use super::{Bar, BarGroup, RefLine, Style};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -18,7 +18,7 @@ pub fn grouped_bars(
     title: &str,
     y_label: &str,
     groups: &[BarGroup],
-    rules: &[Rule],
+    rules: &[RefLine],
 ) -> Result<String> {
     grouped(title, y_label, groups, rules, Axis::FromZero)
 }
@@ -30,7 +30,7 @@ pub fn grouped_points(
     title: &str,
     y_label: &str,
     groups: &[BarGroup],
-    rules: &[Rule],
+    rules: &[RefLine],
 ) -> Result<String> {
     grouped(title, y_label, groups, rules, Axis::Data)
 }
@@ -39,7 +39,7 @@ pub(super) fn grouped(
     title: &str,
     y_label: &str,
     groups: &[BarGroup],
-    rules: &[Rule],
+    rules: &[RefLine],
     axis: Axis,
 ) -> Result<String> {
     ensure!(!groups.is_empty(), "bar chart {title:?}: no groups to draw");
@@ -282,7 +282,7 @@ fn present(groups: &[BarGroup]) -> impl Iterator<Item = &Bar> + Clone {
 /// The y range: the values, their intervals and the rules, padded, with
 /// room beyond the longest bars for their labels (a share of the range
 /// per line of text).
-fn y_range(groups: &[BarGroup], rules: &[Rule], axis: Axis) -> (f64, f64) {
+fn y_range(groups: &[BarGroup], rules: &[RefLine], axis: Axis) -> (f64, f64) {
     let values = present(groups)
         .flat_map(|b| {
             let (lo, hi) = b.interval.unwrap_or((f64::NAN, f64::NAN));
@@ -332,7 +332,7 @@ fn chart_width(title: &str, groups: &[BarGroup], slot_count: usize) -> u32 {
 /// label on the plot would sit under some workload's bar.
 fn draw_rule_legend<DB: DrawingBackend>(
     legend_area: &DrawingArea<DB, plotters::coord::Shift>,
-    rules: &[Rule],
+    rules: &[RefLine],
     first: usize,
 ) -> Result<()>
 where

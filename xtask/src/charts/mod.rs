@@ -56,7 +56,7 @@ pub struct Bar {
 /// A horizontal line across a bar chart at `y` (an allowed change, a
 /// bound), dashed, with `label` beside a dashed swatch in the legend.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Rule {
+pub struct RefLine {
     pub y: f64,
     pub label: String,
 }
@@ -550,7 +550,7 @@ mod tests {
                 bar("fixed", Some(88.1), Some((87.5, 88.6))),
             ],
         }];
-        let rule = Rule {
+        let rule = RefLine {
             y: 91.9,
             label: "base less 0.2 points".into(),
         };
@@ -607,7 +607,7 @@ mod tests {
             label: "w".into(),
             bars: vec![bar("fixed", Some(2.0), Some((1.0, 3.0)))],
         }];
-        let rule = Rule {
+        let rule = RefLine {
             y: -5.0,
             label: "allowed change -5%".into(),
         };
@@ -629,7 +629,7 @@ mod tests {
             texts(&ruled)
         );
         assert!(!texts(&plain).iter().any(|t| t.starts_with('-')));
-        let bad = Rule {
+        let bad = RefLine {
             y: f64::NAN,
             label: "allowed".into(),
         };

@@ -70,7 +70,7 @@ pub struct MetricInfo {
     /// a column of the report's results table: its header and decimals
     pub column: Option<(&'static str, usize)>,
     /// a bar chart of its medians per workload and variant
-    pub chart: Option<Chart>,
+    pub chart: Option<ChartSpec>,
     /// a column of the relative table (variant / baseline per workload,
     /// Mark Callaghan's form): its header
     pub relative: Option<&'static str>,
@@ -96,7 +96,7 @@ pub struct MetricInfo {
 
 /// A metric's bar chart.
 #[derive(Debug, Clone, Copy)]
-pub struct Chart {
+pub struct ChartSpec {
     pub file: &'static str,
     /// the title, without the interval a QPS chart adds
     pub title: &'static str,
@@ -136,7 +136,7 @@ impl MetricInfo {
         self.column = Some((header, decimals));
         self
     }
-    const fn chart(mut self, chart: Chart) -> Self {
+    const fn chart(mut self, chart: ChartSpec) -> Self {
         self.chart = Some(chart);
         self
     }
@@ -174,7 +174,7 @@ pub const METRICS: [MetricInfo; 22] = [
         .timing()
         .median()
         .relative("QPS")
-        .chart(Chart {
+        .chart(ChartSpec {
             file: "qps.svg",
             title: "QPS per workload and variant",
             y_label: "queries per second",
@@ -192,7 +192,7 @@ pub const METRICS: [MetricInfo; 22] = [
     )
     .median()
     .column("pages made young / query", 4)
-    .chart(Chart {
+    .chart(ChartSpec {
         file: "pages-made-young.svg",
         title: "Pages made young per query (median)",
         y_label: "pages made young / query",
@@ -300,7 +300,7 @@ pub const METRICS: [MetricInfo; 22] = [
     )
     .median()
     .column("buf_pool.mutex / query", 2)
-    .chart(Chart {
+    .chart(ChartSpec {
         file: "buf-pool-mutex.svg",
         title: "buf_pool.mutex acquisitions per query (diagnostic pass, median)",
         y_label: "acquisitions / query",

@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 /// One server's worth of work per repetition: a variant of a tree.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unit {
+pub struct ServerUnit {
     /// index into `Matrix::trees`
     pub tree: usize,
     /// the variant as the matrix names it
@@ -24,7 +24,7 @@ pub struct Unit {
 
 #[derive(Debug, Clone)]
 pub struct Plan {
-    pub units: Vec<Unit>,
+    pub units: Vec<ServerUnit>,
     /// (index into `Matrix::workloads`, threads), in the order a server
     /// runs them
     pub cells: Vec<(usize, u32)>,
@@ -36,13 +36,13 @@ impl Plan {
         let mut units = Vec::new();
         for (tree, entry) in matrix.trees.iter().enumerate() {
             for v in &entry.variants {
-                units.push(Unit {
+                units.push(ServerUnit {
                     tree,
                     variant: v.clone(),
                     again: false,
                 });
                 if matrix.control.as_ref() == Some(v) {
-                    units.push(Unit {
+                    units.push(ServerUnit {
                         tree,
                         variant: v.clone(),
                         again: true,

@@ -305,7 +305,7 @@ pub(super) fn model_policy(t: &Tree, change: &SourceChange) -> Option<ModelPolic
 mod tests {
     use super::*;
     use crate::dims::Series;
-    use crate::matrix::plan::Unit;
+    use crate::matrix::plan::ServerUnit;
     use crate::variant::Resolved;
     use std::path::Path;
 
@@ -323,8 +323,8 @@ mod tests {
         }
     }
 
-    fn unit(tree: usize, variant: &str, again: bool) -> Unit {
-        Unit {
+    fn unit(tree: usize, variant: &str, again: bool) -> ServerUnit {
+        ServerUnit {
             tree,
             variant: variant.into(),
             again,

@@ -185,7 +185,7 @@ pub fn read(path: &Path) -> Result<Counts> {
 /// page cleaner, purge, the master and timer threads, an idle connection),
 /// whose work goes on at their own pace whatever the queries do.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Threads {
+pub struct ThreadCounts {
     /// the dispatching threads' counts, summed (self costs merged by name)
     pub query: Counts,
     pub query_threads: usize,
@@ -194,10 +194,10 @@ pub struct Threads {
     pub other_threads: usize,
 }
 
-impl Threads {
+impl ThreadCounts {
     /// Sums per-thread dumps.
-    pub fn of(per_thread: impl IntoIterator<Item = Counts>) -> Threads {
-        let mut t = Threads::default();
+    pub fn of(per_thread: impl IntoIterator<Item = Counts>) -> ThreadCounts {
+        let mut t = ThreadCounts::default();
         for c in per_thread {
             if c.dispatched == 0 {
                 t.other_instructions += c.instructions;
@@ -216,9 +216,9 @@ impl Threads {
 }
 
 /// Reads the per-thread files of one dump.
-pub fn read_threads(paths: &[std::path::PathBuf]) -> Result<Threads> {
+pub fn read_threads(paths: &[std::path::PathBuf]) -> Result<ThreadCounts> {
     let per_thread = paths.iter().map(|p| read(p)).collect::<Result<Vec<_>>>()?;
-    Ok(Threads::of(per_thread))
+    Ok(ThreadCounts::of(per_thread))
 }
 
 #[cfg(test)]
@@ -281,7 +281,7 @@ totals: 1000
         let mut cleaner = connection.clone();
         cleaner.dispatched = 0;
         cleaner.instructions = 250;
-        let t = Threads::of([connection.clone(), cleaner, connection.clone()]);
+        let t = ThreadCounts::of([connection.clone(), cleaner, connection.clone()]);
         assert_eq!((t.query_threads, t.other_threads), (2, 1));
         assert_eq!(t.query.instructions, 2 * connection.instructions);
         assert_eq!(t.query.dispatched, 2 * connection.dispatched);

@@ -28,15 +28,15 @@ pub const CALL_GRAPH: &str = "dwarf,65528";
 
 /// The event perf samples on.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
+pub struct SamplingEvent {
     pub name: &'static str,
     pub hardware: bool,
 }
 
-impl Event {
+impl SamplingEvent {
     /// `cycles` where the host counts them; `cpu-clock`, the software
     /// timer, where it does not (virtual machines without a PMU).
-    pub fn available() -> Event {
+    pub fn available() -> SamplingEvent {
         let counts_cycles = Command::new("perf")
             .args(["stat", "-x", ",", "-e", "cycles", "--", "true"])
             .deadline(Duration::from_secs(30))
@@ -44,12 +44,12 @@ impl Event {
             .map(|o| hardware_counted(&String::from_utf8_lossy(&o.stderr)))
             .unwrap_or(false);
         if counts_cycles {
-            Event {
+            SamplingEvent {
                 name: "cycles",
                 hardware: true,
             }
         } else {
-            Event {
+            SamplingEvent {
                 name: "cpu-clock",
                 hardware: false,
             }
@@ -71,7 +71,7 @@ fn hardware_counted(stat_csv: &str) -> bool {
 /// `data` (perf's own format). No build-id pass at the end: it would read
 /// the whole recording again while the load runs on, and the binaries are
 /// still where the recording names them when it is folded.
-pub fn record(pid: u32, seconds: u64, event: &Event, data: &Path) -> Result<()> {
+pub fn record(pid: u32, seconds: u64, event: &SamplingEvent, data: &Path) -> Result<()> {
     Command::new("perf")
         .args([
             "record",

@@ -9,7 +9,7 @@
 use super::analysis::{Analysis, Comparison};
 use super::look::look;
 use super::verdict;
-use crate::charts::{self, Bar, BarGroup, Line, Rule, Style};
+use crate::charts::{self, Bar, BarGroup, Line, RefLine, Style};
 use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
 use crate::results::question::{Kind, Question};
@@ -163,7 +163,7 @@ fn change_bar(a: &Analysis, cell: &Cell, c: &Comparison, decision: &str) -> Bar 
 fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     let mut groups: Vec<BarGroup> = Vec::new();
     let mut coverages: Vec<String> = Vec::new();
-    let mut rules: Vec<Rule> = Vec::new();
+    let mut rules: Vec<RefLine> = Vec::new();
     let mut a_question_decides = false;
     for (cell, qps) in &a.comparisons {
         let c = if metric == Metric::Qps {
@@ -176,7 +176,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
             Some(q) => {
                 let y = allowed_change(a, q);
                 if !rules.iter().any(|r| r.y == y) {
-                    rules.push(Rule {
+                    rules.push(RefLine {
                         y,
                         label: format!("allowed change {y:+}%"),
                     });
@@ -208,7 +208,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
         rules = [1.0, -1.0]
             .map(|sign| {
                 let y = sign * a.manifest.threshold_pct;
-                Rule {
+                RefLine {
                     y,
                     label: format!("{y:+}%"),
                 }
@@ -285,7 +285,7 @@ fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     {
         return Ok(None);
     }
-    let mut rules: Vec<Rule> = Vec::new();
+    let mut rules: Vec<RefLine> = Vec::new();
     for q in &a.manifest.questions {
         let side = match q.kind {
             Kind::Below => "below",
@@ -294,7 +294,7 @@ fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
         };
         if let (true, Some(y)) = (q.metric() == metric, q.value) {
             if !rules.iter().any(|r| r.y == y) {
-                rules.push(Rule {
+                rules.push(RefLine {
                     y,
                     label: format!("bound: {side} {y}"),
                 });

@@ -185,13 +185,13 @@ mod tests {
     use super::*;
 
     #[derive(Debug, Deserialize)]
-    struct F {
+    struct QuestionTables {
         question: Vec<Question>,
     }
 
     #[test]
     fn questions_parse_and_bad_ones_are_named() {
-        let f: F = toml::from_str(
+        let f: QuestionTables = toml::from_str(
             "[[question]]\nname = \"gate removes promotion\"\nkind = \"below\"\nmetric = \"pages_made_young_per_query\"\n\
              variant = \"gate\"\nvalue = 0.001\nbaseline_above = 1\n\
              [[question]]\nname = \"w\"\nkind = \"no-slower\"\nvariant = \"workaround\"\nthreshold_pct = -5\n",
@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(f.question[1].metric(), Metric::Qps);
         assert_eq!(f.question[1].against(), "base");
         // an unknown metric is refused where the file is read, at its line
-        let err = toml::from_str::<F>(
+        let err = toml::from_str::<QuestionTables>(
             "[[question]]\nname = \"q\"\nkind = \"below\"\nmetric = \"young\"\nvariant = \"gate\"\n",
         )
         .unwrap_err()
@@ -227,7 +227,7 @@ mod tests {
             err.contains("variant `fixed` is not in the matrix"),
             "{err}"
         );
-        let err = toml::from_str::<F>(
+        let err = toml::from_str::<QuestionTables>(
             "[[question]]\nname = \"x\"\nkind = \"faster\"\nvariant = \"gate\"\n",
         )
         .err()

@@ -25,14 +25,14 @@ impl Normal {
 /// (a slow spell of the host), own the run's own noise; the candidate's
 /// runs carry the factor.
 #[derive(Debug, Clone, Copy)]
-struct Scenario {
+struct PowerCase {
     factor: f64,
     boundary: f64,
     host_sd: f64,
     own_sd: f64,
 }
 
-impl Scenario {
+impl PowerCase {
     /// n repetitions: (baseline, candidate) per repetition.
     fn draw(&self, n: usize, g: &mut Normal) -> Vec<(f64, f64)> {
         (0..n)
@@ -52,7 +52,7 @@ fn clears(i: Option<Interval>, boundary: f64) -> bool {
 
 /// The share of `trials` draws of n repetitions that the unpaired rule
 /// decides.
-fn unpaired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
+fn unpaired_rate(s: PowerCase, n: usize, trials: u32, seed: u64) -> f64 {
     let mut g = Normal(SplitMix64::new(seed));
     let decided = (0..trials)
         .filter(|t| {
@@ -64,7 +64,7 @@ fn unpaired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
     decided as f64 / f64::from(trials)
 }
 
-fn paired_rate(s: Scenario, n: usize, trials: u32, seed: u64) -> f64 {
+fn paired_rate(s: PowerCase, n: usize, trials: u32, seed: u64) -> f64 {
     let mut g = Normal(SplitMix64::new(seed));
     let decided = (0..trials)
         .filter(|t| {
@@ -87,27 +87,27 @@ fn estimates_decide_as_often_as_they_say() {
     // slow spells shared by a repetition's runs
     let unpaired = [
         // no change, 5% allowed: the bootstrap tier
-        Scenario {
+        PowerCase {
             factor: 1.0,
             boundary: 0.95,
             host_sd: 0.0,
             own_sd: 0.06,
         },
-        Scenario {
+        PowerCase {
             factor: 1.0,
             boundary: 0.95,
             host_sd: 0.0,
             own_sd: 0.035,
         },
         // a clear loss of 12%: refuted
-        Scenario {
+        PowerCase {
             factor: 0.88,
             boundary: 0.95,
             host_sd: 0.0,
             own_sd: 0.05,
         },
         // tight runs: the Hodges-Lehmann tier
-        Scenario {
+        PowerCase {
             factor: 1.02,
             boundary: 0.95,
             host_sd: 0.0,
@@ -128,25 +128,25 @@ fn estimates_decide_as_often_as_they_say() {
     }
     let paired = [
         // the release run's case: runs move 10% together, 4% on their own
-        Scenario {
+        PowerCase {
             factor: 1.0,
             boundary: 0.95,
             host_sd: 0.10,
             own_sd: 0.04,
         },
-        Scenario {
+        PowerCase {
             factor: 1.03,
             boundary: 0.95,
             host_sd: 0.10,
             own_sd: 0.04,
         },
-        Scenario {
+        PowerCase {
             factor: 0.9,
             boundary: 0.95,
             host_sd: 0.10,
             own_sd: 0.03,
         },
-        Scenario {
+        PowerCase {
             factor: 1.0,
             boundary: 0.95,
             host_sd: 0.10,
@@ -171,7 +171,7 @@ fn estimates_decide_as_often_as_they_say() {
 fn pairing_decides_with_fewer_runs_when_the_host_moves_both() {
     // the same scenario as the release run: unpaired needs many times the
     // runs that pairs need, because the host's spells are in both samples
-    let s = Scenario {
+    let s = PowerCase {
         factor: 1.0,
         boundary: 0.95,
         host_sd: 0.10,

@@ -61,7 +61,7 @@ pub fn run(
     let scratch = tempfile::tempdir().context("no temporary directory for the profilers")?;
     let go = scratch.path().join("go");
     let perf_data = scratch.path().join("perf.data");
-    let event = perf::Event::available();
+    let event = perf::SamplingEvent::available();
     // the server's own binary, whichever build or package it is
     let binary = crate::procfs::exe(pid);
 
@@ -169,7 +169,7 @@ fn gdb_window_qps(
 /// wrong goes to `not_measured` (the error returned is a write that failed).
 fn on_cpu_profile(
     recorded: Result<()>,
-    (perf_data, event): (&Path, &perf::Event),
+    (perf_data, event): (&Path, &perf::SamplingEvent),
     qps: Option<f64>,
     target: &ProfileTarget,
     not_measured: &mut Vec<NotMeasured>,
