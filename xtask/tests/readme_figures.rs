@@ -2021,18 +2021,7 @@ fn the_notes_of_the_fifth_forms_depth_1024_runs_quote_them() {
     let verdicts = verdicts_of(&s);
     assert_eq!(verdicts, ["pass"], "{verdicts:?}");
     // every run: the least resident hot pages at any sample
-    fn json_under(dir: &std::path::Path, into: &mut Vec<PathBuf>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                json_under(&p, into);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                into.push(p);
-            }
-        }
-    }
-    let mut runs = Vec::new();
-    json_under(&root().join("reports").join(report).join("runs"), &mut runs);
+    let runs = xtask::results::store::json_files(&root().join("reports").join(report).join("runs"));
     assert_eq!(runs.len(), 10, "{runs:?}");
     for run in runs {
         let r: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();

@@ -66,8 +66,7 @@ fn upgrade_v1(v: &mut serde_json::Value) -> Result<()> {
 
 /// Every result file under `<out>/runs`, of either schema, in key order.
 pub fn read_results(out: &Path) -> Result<Vec<RunResult>> {
-    let mut files = Vec::new();
-    collect_json(&out.join("runs"), &mut files)?;
+    let files = json_files(&out.join("runs"));
     let mut results = files
         .iter()
         .map(|f| {
@@ -140,19 +139,25 @@ impl Inputs<'_> {
     }
 }
 
-fn collect_json(dir: &Path, into: &mut Vec<PathBuf>) -> Result<()> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(());
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            collect_json(&p, into)?;
-        } else if p.extension().is_some_and(|x| x == "json") {
-            into.push(p);
+/// Every JSON file under `dir`, at any depth (none when `dir` is missing
+/// or unreadable).
+pub fn json_files(dir: &Path) -> Vec<PathBuf> {
+    fn walk(dir: &Path, into: &mut Vec<PathBuf>) {
+        let Ok(entries) = fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, into);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                into.push(p);
+            }
         }
     }
-    Ok(())
+    let mut files = Vec::new();
+    walk(dir, &mut files);
+    files
 }
 
 #[cfg(test)]

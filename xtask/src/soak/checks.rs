@@ -2,13 +2,13 @@
 //! a run without faults would have left, and nothing of the soak is left
 //! running or lying on /dev/shm.
 
-use super::faults::{targets, Target};
+use super::faults::started_since;
 use crate::matrix::{plan::Plan, Matrix};
 use crate::record::CellKey;
 use crate::report::summary::Summary;
 use crate::results;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Every problem found, each one line; empty when the soak held.
 pub fn problems(matrix: &Matrix, out: &Path, soak_started: u64, shm: &Path) -> Vec<String> {
@@ -24,8 +24,7 @@ pub fn problems(matrix: &Matrix, out: &Path, soak_started: u64, shm: &Path) -> V
 /// Every JSON file under the results directory parses, and every run file
 /// reads as a run result (a torn write would not).
 fn every_file_parses(out: &Path) -> Vec<String> {
-    let mut files = Vec::new();
-    json_files(out, &mut files);
+    let files = results::store::json_files(out);
     let mut found: Vec<String> = files
         .iter()
         .filter_map(|f| {
@@ -39,20 +38,6 @@ fn every_file_parses(out: &Path) -> Vec<String> {
         found.push(format!("the run files do not read back: {e:#}"));
     }
     found
-}
-
-fn json_files(dir: &Path, into: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            json_files(&p, into);
-        } else if p.extension().is_some_and(|x| x == "json") {
-            into.push(p);
-        }
-    }
 }
 
 /// Each planned cell has exactly one result, a successful one, and no
@@ -147,28 +132,14 @@ fn summary_has_the_plan(matrix: &Matrix, out: &Path) -> Vec<String> {
 
 /// No server, sysbench or gdb started since the soak began is alive.
 fn nothing_left_running(soak_started: u64) -> Vec<String> {
-    let mut found: Vec<String> = [Target::Server, Target::Sysbench]
+    ["mariadbd", "sysbench", "gdb"]
         .into_iter()
-        .flat_map(|t| targets(t, 0, soak_started))
-        .map(|pid| {
-            format!(
-                "process {pid} ({}) still runs",
-                crate::procfs::comm(pid as i32)
-            )
+        .flat_map(|comm| {
+            started_since(comm, soak_started)
+                .into_iter()
+                .map(move |pid| format!("process {pid} ({comm}) still runs"))
         })
-        .collect();
-    found.extend(
-        crate::procfs::pids()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|&pid| {
-                crate::procfs::comm(pid) == "gdb"
-                    && crate::procfs::ProcStat::of(pid)
-                        .is_some_and(|s| s.start_time >= soak_started && !s.is_zombie())
-            })
-            .map(|pid| format!("process {pid} (gdb) still runs")),
-    );
-    found
+        .collect()
 }
 
 /// No run directory of the matrix's servers is left under the run root.

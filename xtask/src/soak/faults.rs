@@ -90,9 +90,15 @@ pub fn schedule(seed: u64, count: u32, gap: (u64, u64)) -> Vec<Fault> {
 /// server or sysbench started since the soak began (nothing else of
 /// theirs runs on the host: the soak's matrix holds the cache lock).
 pub fn targets(target: Target, tool: u32, soak_started: u64) -> Vec<u32> {
-    let Some(comm) = target.comm() else {
-        return vec![tool];
-    };
+    match target.comm() {
+        Some(comm) => started_since(comm, soak_started),
+        None => vec![tool],
+    }
+}
+
+/// The live processes named `comm` started at or after `soak_started`
+/// (clock ticks after boot, as /proc counts a start).
+pub fn started_since(comm: &str, soak_started: u64) -> Vec<u32> {
     procfs::pids()
         .unwrap_or_default()
         .into_iter()
