@@ -2,8 +2,11 @@
 //! (matrix, build, ffi check, patch check, test), and one per results
 //! directory. A second command is refused, not queued: the error names
 //! the holder's pid and command line, so that the user can wait for it or
-//! stop it. The locks are `flock`s: the kernel releases them when their
-//! holder dies, however it dies.
+//! stop it. Under the cache's lock, one lock per piece of cached work (a
+//! tree fetch, a build, a configured tree) is waited for instead: the test
+//! command runs suites side by side, and two of them asking for the same
+//! build must get one build, made once. The locks are `flock`s: the kernel
+//! releases them when their holder dies, however it dies.
 
 use anyhow::{bail, Context, Result};
 use std::fs::{self, File};
@@ -73,6 +76,34 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
          a second one is refused rather than run beside it: wait for it to finish or stop it",
         path.display()
     )
+}
+
+/// The lock of one piece of cached work (`path`, made if missing), waited
+/// for while another command or thread of the same cache holds it; the
+/// wait is said once, with the holder's pid.
+pub fn work(path: &Path, what: &str) -> Result<Lock> {
+    if let Some(dir) = path.parent() {
+        fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(path)
+        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    use rustix::fs::FlockOperation::{LockExclusive, NonBlockingLockExclusive};
+    if rustix::fs::flock(&file, NonBlockingLockExclusive).is_err() {
+        let who = holder(path).map_or_else(|| "another process".into(), |p| format!("pid {p}"));
+        eprintln!("    waiting for {what}: {who} is making it");
+        rustix::fs::flock(&file, LockExclusive)
+            .map_err(std::io::Error::from)
+            .with_context(|| format!("cannot lock {}", path.display()))?;
+    }
+    Ok(Lock {
+        _file: Some(file),
+        path: path.to_path_buf(),
+    })
 }
 
 /// The pid holding a flock on `path`, from /proc/locks.
@@ -147,6 +178,38 @@ mod tests {
         let lock = acquire(&path, "the cache").unwrap();
         assert_eq!(holder(&path), Some(std::process::id() as i32));
         drop(lock);
+    }
+
+    #[test]
+    fn a_work_lock_is_waited_for_until_its_holder_lets_it_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("work.lock");
+        let first = work(&path, "the build").unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let waiter = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let second = work(&path, "the build").unwrap();
+                tx.send(()).unwrap();
+                drop(second);
+            })
+        };
+        // the second is blocked on it (the kernel lists it as a waiter,
+        // `->`) and has not got it while the first holds it
+        let ino = fs::metadata(&path).unwrap().ino();
+        let blocked = (0..1500).any(|_| {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            crate::procfs::locks().is_some_and(|l| {
+                l.lines()
+                    .any(|line| line.contains("->") && line.contains(&format!(":{ino} ")))
+            })
+        });
+        assert!(blocked, "the second never waited for the lock");
+        assert!(rx.try_recv().is_err(), "the second took a held lock");
+        drop(first);
+        rx.recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the second got the lock once the first let it go");
+        waiter.join().unwrap();
     }
 
     #[test]

@@ -1,10 +1,16 @@
-//! `cargo xtask test`: the README's test command. Runs each suite with its
-//! output streamed (CI reads cargo's own closing lines) and prints how
-//! long each stage took. Builds are keyed, so a variant is built once and
-//! shared by every stage that needs it.
+//! `cargo xtask test`: the README's test command. Runs each suite and
+//! prints how long each stage took. Builds are keyed, so a variant is
+//! built once and shared by every stage that needs it. The integration
+//! suites run two at a time: most of their time is servers running phases
+//! of a set length, which a second suite's phases can overlap; a suite
+//! beside another has its output kept and printed whole when it ends (CI
+//! reads cargo's own closing lines), and two suites asking for one build
+//! get one (`lock::work`).
 
 use crate::util::{human_duration, Command, Stage};
 use anyhow::{bail, Context, Result};
+use std::collections::VecDeque;
+use std::sync::Mutex;
 
 /// The tree and the mtr tests the test command runs on its `fixed`
 /// variant: MariaDB's own buffer pool tests and ours (mtr/suite/).
@@ -75,33 +81,87 @@ fn xtask_suites() -> Result<Vec<String>> {
     Ok(names)
 }
 
+/// How many integration suites run at a time.
+const LANES: usize = 2;
+
+/// The suites that took longest in the timed runs (docs/testing.md),
+/// started first so that the lanes end at about the same time; the others
+/// follow in name order.
+const LONGEST_FIRST: &[&str] = &[
+    "faults",
+    "e2e",
+    "bisect",
+    "cost",
+    "stacks",
+    "buildbot",
+    "workloads",
+];
+
+/// Whether a stage may run beside another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lane {
+    /// compiling, the unit tests, the ffi checks, the patch check and mtr
+    Alone,
+    /// an integration suite: its servers, run directories and results
+    /// are its own, and the cached work it shares is locked per piece
+    Beside,
+}
+
+/// One stage of the test command: a cargo command and how it may run.
+#[derive(Debug, Clone)]
+struct TestStage {
+    label: String,
+    args: Vec<String>,
+    lane: Lane,
+}
+
+/// A stage that ran: its place in the order, label, seconds and success.
+struct Ran {
+    index: usize,
+    label: String,
+    seconds: f64,
+    passed: bool,
+}
+
 pub fn run_all() -> Result<()> {
     // mtr on the fixed variant: keep its results out of results/
     let mtr_dir = tempfile::tempdir()?;
     let mtr_out = mtr_dir.path().to_str().context("a UTF-8 temporary path")?;
+    // the output of the suites that run beside another
+    let logs = tempfile::tempdir()?;
     // the stages run under the cache lock this command holds, or under the
     // one its own parent holds for it (a wrapper such as flock)
     let holder = crate::environment::current()
         .lock_parent
         .map_or_else(|| std::process::id().to_string(), |p| p.to_string());
-    let mut timings = Vec::new();
-    let mut failed = Vec::new();
-    for (label, args) in stages(mtr_out)? {
-        let stage = Stage::start(&label);
-        let status = Command::new("cargo")
-            .args(args)
-            .env(crate::environment::LOCK_PARENT, &holder)
-            .status()?;
-        timings.push((label.clone(), stage.done()));
-        if !status.success() {
-            failed.push(label);
+    let stages = stages(mtr_out)?;
+    let mut ran = Vec::new();
+    let mut i = 0;
+    while i < stages.len() {
+        if stages[i].lane == Lane::Alone {
+            ran.push(run_alone(i, &stages[i], &holder)?);
+            i += 1;
+            continue;
         }
+        let batch: Vec<(usize, TestStage)> = (i..stages.len())
+            .take_while(|&j| stages[j].lane == Lane::Beside)
+            .map(|j| (j, stages[j].clone()))
+            .collect();
+        i += batch.len();
+        ran.extend(run_beside(batch, &holder, logs.path())?);
     }
+    ran.sort_by_key(|r| r.index);
+    let timings: Vec<(String, f64)> = ran.iter().map(|r| (r.label.clone(), r.seconds)).collect();
     print_timings(&timings);
+    let failed: Vec<&str> = ran
+        .iter()
+        .filter(|r| !r.passed)
+        .map(|r| r.label.as_str())
+        .collect();
     // the closing line: suites (each a cargo test run or a check), not tests
     println!(
         "suites: {} passed, {} failed",
-        timings.len() - failed.len(),
+        ran.len() - failed.len(),
         failed.len()
     );
     if !failed.is_empty() {
@@ -110,50 +170,142 @@ pub fn run_all() -> Result<()> {
     Ok(())
 }
 
-/// Every stage of the test command, in order, as (label, cargo arguments):
-/// one stage per suite, so that the timings say which suite is slow;
-/// everything is compiled first, in a stage of its own. The mtr stage
-/// writes its results to `mtr_out`.
-fn stages(mtr_out: &str) -> Result<Vec<(String, Vec<String>)>> {
-    let mut steps: Vec<(String, Vec<String>)> = vec![
-        (
+/// The cargo command of a stage, under the lock `holder` holds.
+fn cargo(stage: &TestStage, holder: &str) -> Command {
+    Command::new("cargo")
+        .args(stage.args.clone())
+        .env(crate::environment::LOCK_PARENT, holder)
+}
+
+/// A stage run by itself, its output streamed.
+fn run_alone(index: usize, stage: &TestStage, holder: &str) -> Result<Ran> {
+    let timer = Stage::start(&stage.label);
+    let status = cargo(stage, holder).status()?;
+    Ok(Ran {
+        index,
+        label: stage.label.clone(),
+        seconds: timer.done(),
+        passed: status.success(),
+    })
+}
+
+/// Stages run `LANES` at a time, the longest first; each one's output goes
+/// to a log under `logs` and is printed whole when it ends.
+fn run_beside(
+    batch: Vec<(usize, TestStage)>,
+    holder: &str,
+    logs: &std::path::Path,
+) -> Result<Vec<Ran>> {
+    let queue = Mutex::new(VecDeque::from(longest_first(batch)));
+    let ran = Mutex::new(Vec::new());
+    let errors = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..LANES {
+            scope.spawn(|| loop {
+                let Some((index, stage)) = queue.lock().unwrap().pop_front() else {
+                    break;
+                };
+                match run_logged(index, &stage, holder, logs) {
+                    Ok(r) => ran.lock().unwrap().push(r),
+                    Err(e) => errors
+                        .lock()
+                        .unwrap()
+                        .push(format!("{}: {e:#}", stage.label)),
+                }
+            });
+        }
+    });
+    let errors = errors.into_inner().unwrap();
+    if !errors.is_empty() {
+        bail!("{}", errors.join("\n"));
+    }
+    Ok(ran.into_inner().unwrap())
+}
+
+/// One stage beside others: its output to its log, printed when it ends.
+fn run_logged(
+    index: usize,
+    stage: &TestStage,
+    holder: &str,
+    logs: &std::path::Path,
+) -> Result<Ran> {
+    let log = logs.join(format!("{index}.log"));
+    let timer = Stage::start(format!(
+        "{} (beside another; its output follows at its end)",
+        stage.label
+    ));
+    let streamed = cargo(stage, holder).stream(Some(&log), |_| ())?;
+    let output = std::fs::read_to_string(&log).unwrap_or_default();
+    // one write, so that a stage's output is not cut by another's lines
+    eprint!("{output}");
+    let seconds = timer.done();
+    Ok(Ran {
+        index,
+        label: stage.label.clone(),
+        seconds,
+        passed: streamed.status.success() && !streamed.timed_out,
+    })
+}
+
+/// `batch` reordered: the suites of LONGEST_FIRST in its order, then the
+/// others as they came.
+fn longest_first(mut batch: Vec<(usize, TestStage)>) -> Vec<(usize, TestStage)> {
+    let rank = |label: &str| {
+        LONGEST_FIRST
+            .iter()
+            .position(|s| label == format!("xtask suite {s}"))
+            .unwrap_or(LONGEST_FIRST.len())
+    };
+    batch.sort_by_key(|(i, st)| (rank(&st.label), *i));
+    batch
+}
+
+/// Every stage of the test command, in order: one stage per suite, so that
+/// the timings say which suite is slow; everything is compiled first, in a
+/// stage of its own. The mtr stage writes its results to `mtr_out`.
+fn stages(mtr_out: &str) -> Result<Vec<TestStage>> {
+    let alone = |label: String, args: Vec<String>| TestStage {
+        label,
+        args,
+        lane: Lane::Alone,
+    };
+    let mut steps = vec![
+        // exactly the package the suites below test, so that they find it
+        // built: with --workspace cargo would resolve the dependencies'
+        // features with lru-model's dev-dependencies too, and the first
+        // suite would compile xtask again
+        alone(
             "compile the tests".into(),
-            [
-                "test",
-                "--release",
-                "--workspace",
-                "--exclude",
-                "ffi",
-                "--no-run",
-            ]
-            .map(String::from)
-            .to_vec(),
+            ["test", "--release", "--package", "xtask", "--no-run"]
+                .map(String::from)
+                .to_vec(),
         ),
-        ("lru-model tests".into(), cargo_test("lru-model", &[])),
-        (
+        alone("lru-model tests".into(), cargo_test("lru-model", &[])),
+        alone(
             "xtask unit tests".into(),
             cargo_test("xtask", &["--lib", "--bins"]),
         ),
     ];
     for suite in xtask_suites()? {
-        steps.push((
-            format!("xtask suite {suite}"),
-            cargo_test("xtask", &["--test", &suite]),
-        ));
+        steps.push(TestStage {
+            label: format!("xtask suite {suite}"),
+            args: cargo_test("xtask", &["--test", &suite]),
+            lane: Lane::Beside,
+        });
     }
     for tree in crate::tree::DEBIAN_TREES {
-        steps.push((
+        steps.push(alone(
             format!("ffi check {tree}"),
             xtask(&["ffi", "check", "--tree", tree]),
         ));
     }
     for (tree, variant) in FFI_PATCH_CHECKS {
-        steps.push((
+        steps.push(alone(
             format!("ffi check {tree} --variant {variant}"),
             xtask(&["ffi", "check", "--tree", tree, "--variant", variant]),
         ));
     }
-    steps.push((
+    steps.push(alone(
         "patch check (every patch on every Debian tree)".into(),
         xtask(&["patch", "check"]),
     ));
@@ -171,7 +323,7 @@ fn stages(mtr_out: &str) -> Result<Vec<(String, Vec<String>)>> {
         mtr.extend(["--may-skip", t]);
     }
     mtr.extend(MTR_TESTS);
-    steps.push((
+    steps.push(alone(
         format!("mtr on fixed of {MTR_TREE} (buffer pool tests and ours)"),
         xtask(&mtr),
     ));
@@ -200,6 +352,55 @@ fn slowest(timings: &[(String, f64)], n: usize) -> Vec<(String, f64)> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_suites_start_first_and_the_others_keep_their_order() {
+        let stage = |name: &str| TestStage {
+            label: format!("xtask suite {name}"),
+            args: Vec::new(),
+            lane: Lane::Beside,
+        };
+        let batch: Vec<_> = ["bisect", "layers", "cost", "e2e", "reports"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (i, stage(n)))
+            .collect();
+        let order: Vec<String> = longest_first(batch)
+            .into_iter()
+            .map(|(_, s)| s.label)
+            .collect();
+        assert_eq!(
+            order,
+            ["e2e", "bisect", "cost", "layers", "reports"].map(|n| format!("xtask suite {n}"))
+        );
+    }
+
+    #[test]
+    fn only_the_integration_suites_run_beside_another() {
+        let all = stages("/tmp/mtr-out").unwrap();
+        for s in &all {
+            assert_eq!(
+                s.lane == Lane::Beside,
+                s.label.starts_with("xtask suite "),
+                "{}",
+                s.label
+            );
+        }
+        // every suite of xtask/tests/ is a stage, and the compile stage
+        // builds the package the suites test, alone
+        let suites = xtask_suites().unwrap();
+        assert_eq!(
+            all.iter().filter(|s| s.lane == Lane::Beside).count(),
+            suites.len()
+        );
+        for name in LONGEST_FIRST {
+            assert!(suites.iter().any(|s| s == name), "no suite {name}");
+        }
+        assert!(all[0].args.windows(2).any(|w| w == ["--package", "xtask"]));
+        assert!(!all[0].args.iter().any(|a| a == "--workspace"));
+    }
+
     #[test]
     fn the_slowest_stages_come_longest_first() {
         let t = |l: &str, s: f64| (l.to_string(), s);

@@ -247,6 +247,12 @@ pub fn build(
     let key_hash = key.hash();
     let dir = build_dir_of(&key);
     let record = dir.join("build.json");
+    // a suite beside this one may be making the same build: wait for it,
+    // then reuse it
+    let _making = crate::lock::work(
+        &dir.with_extension("lock"),
+        &format!("build {key_hash} of {} {variant}", tree.version),
+    )?;
     if let Some(mut done) = in_cache(&key) {
         eprintln!(
             "    reusing build {key_hash} of {} {variant} ({build_type})",
@@ -391,6 +397,10 @@ pub fn configure_with(tree: &Tree, patch: Option<&Patch>) -> Result<ConfiguredTr
         .join(configured_dir_name(&tree.id, patch));
     let build_dir = dir.join("build");
     let marker = dir.join("configured.json");
+    let _making = crate::lock::work(
+        &dir.with_extension("lock"),
+        &format!("the configured tree {}", dir.display()),
+    )?;
     let configured = ConfiguredTree {
         src: match patch {
             None => tree.src.clone(),

@@ -142,9 +142,18 @@ pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
     if let TreeSpec::Package { mariadbd } = &parsed {
         return package_tree(spec, mariadbd);
     }
+    // fetches share the cache's apt configuration and git mirrors: one at a
+    // time (a suite beside this one may be fetching the same tree)
+    let fetching = || crate::lock::work(&cache.join("trees.lock"), &format!("tree `{spec}`"));
     let src = match &parsed {
-        TreeSpec::Debian { package, version } => debian_tree(package, version, cache)?,
-        TreeSpec::Git { url, reference } => git_tree(url, reference, cache)?,
+        TreeSpec::Debian { package, version } => {
+            let _fetching = fetching()?;
+            debian_tree(package, version, cache)?
+        }
+        TreeSpec::Git { url, reference } => {
+            let _fetching = fetching()?;
+            git_tree(url, reference, cache)?
+        }
         TreeSpec::Path {
             dir,
             reference: Some(reference),
