@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod command;
+pub mod space;
 pub use command::{start_time, tool_identity, Child, Command, MeteredRun, Streamed, TOOL_ENV};
 
 /// The directory under which sources, builds, ccache and datadir templates
@@ -37,12 +38,23 @@ static ATOMIC_WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 /// directory, synced, then a rename, so a reader never sees half a result
 /// and a crash leaves the file as it was or as it is now.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    // a write that failed on a full disk names the filesystem
+    replace_file(path, bytes).map_err(|e| match space::full_filesystem(path) {
+        Some(full) => e.context(full),
+        None => e,
+    })
+}
+
+/// `write_atomic`'s steps: the temporary file, its bytes, the sync, the
+/// write-failure seam, the rename.
+fn replace_file(path: &Path, bytes: &[u8]) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
+    let cannot_write = || format!("cannot write {}", path.display());
+    tmp.write_all(bytes).with_context(cannot_write)?;
+    tmp.as_file().sync_all().with_context(cannot_write)?;
     let n = ATOMIC_WRITES.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
     if crate::environment::injected_write_failure() == Some(n) {
         // the temporary file goes with `tmp`; the target is as it was

@@ -96,7 +96,7 @@ pub(super) fn run_cell(
             return Err(i.into());
         }
         Err(e) => {
-            let mut f = Failure::from_error(&e, Step::Measured);
+            let mut f = with_room_note(Failure::from_error(&e, Step::Measured), &server.dir.root);
             // died, or stopped/deadlocked (then killed): the cells left on
             // this server fail, the matrix goes on
             if let Some(what) = lost(server) {
@@ -127,6 +127,16 @@ fn profile_stem(key: &CellKey) -> String {
         slug(&key.workload),
         key.threads
     )
+}
+
+/// A failure of a server on a full filesystem (its datadir could not
+/// grow, its bootstrap could not write) says so, naming the filesystem of
+/// `dir`.
+pub(super) fn with_room_note(mut f: Failure, dir: &Path) -> Failure {
+    if let Some(full) = crate::util::space::full_filesystem(dir) {
+        f.message = format!("{}; {full}", f.message);
+    }
+    f
 }
 
 /// How the server was lost, in the words a failure message starts with.

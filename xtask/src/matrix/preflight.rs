@@ -6,8 +6,9 @@ use crate::dims;
 use crate::host::Host;
 use crate::matrix::Matrix;
 use crate::tree::TreeSpec;
+use crate::util::space::{free_bytes, human_bytes};
 use anyhow::{bail, Result};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 const MIB: u64 = 1 << 20;
 const GIB: u64 = 1 << 30;
@@ -78,8 +79,8 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
                 "{} has {} free, the matrix needs about {} for its run directories \
                  (datadir, redo log, binlogs{}): free space there, or shrink tables/table_size",
                 runs.path.display(),
-                human(free),
-                human(need),
+                human_bytes(free),
+                human_bytes(need),
                 if keep {
                     ", every run kept by --keep"
                 } else {
@@ -109,8 +110,8 @@ pub fn cache_space(builds_to_make: usize) -> Result<()> {
              make (the others are in the cache) need about {}: free space on that filesystem or \
              point INNODB_LAB_CACHE elsewhere; nothing was built",
             cache.display(),
-            human(free),
-            human(need)
+            human_bytes(free),
+            human_bytes(need)
         ),
         _ => Ok(()),
     }
@@ -196,27 +197,8 @@ pub fn shm_estimate(matrix: &Matrix, host: &Host, keep: bool) -> u64 {
     }
 }
 
-/// Free bytes for an unprivileged writer on the filesystem of `path` (or
-/// of its nearest existing ancestor).
-fn free_bytes(path: &Path) -> Option<u64> {
-    let mut p: PathBuf = path.to_path_buf();
-    while !p.exists() {
-        p = p.parent()?.to_path_buf();
-    }
-    let st = rustix::fs::statvfs(&p).ok()?;
-    Some(st.f_bavail * st.f_frsize)
-}
-
 fn find_in_path(program: &str) -> Option<PathBuf> {
     crate::environment::current().find_program(program)
-}
-
-fn human(bytes: u64) -> String {
-    if bytes >= GIB {
-        format!("{:.1} GiB", bytes as f64 / GIB as f64)
-    } else {
-        format!("{} MiB", bytes / MIB)
-    }
 }
 
 #[cfg(test)]

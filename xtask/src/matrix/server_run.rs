@@ -78,7 +78,10 @@ pub(super) fn run_server(
         Ok(s) => s,
         Err(e) if children::interruption_in(&e).is_some() => return Err(e),
         // the bootstrap carries its own step; anything else is the start
-        Err(e) => return fail_all(Failure::from_error(&e, Step::Start), progress),
+        Err(e) => {
+            let f = Failure::from_error(&e, Step::Start);
+            return fail_all(cell::with_room_note(f, &runs.path), progress);
+        }
     };
     let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
     let logs = ctx.opts.out.join("logs").join(&name);
@@ -174,7 +177,8 @@ fn prepare(
         Ok(phases) => Ok(Ok(phases)),
         Err(e) if children::interruption_in(&e).is_some() => Err(e),
         Err(e) => {
-            let mut f = Failure::from_error(&e, Step::Prepare);
+            let mut f =
+                cell::with_room_note(Failure::from_error(&e, Step::Prepare), &server.dir.root);
             f.error_log_tail = Some(server.error_log_tail());
             if let Some(what) = cell::lost(server) {
                 f.message = format!("{what}: {}", f.message);

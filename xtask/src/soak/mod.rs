@@ -12,7 +12,7 @@
 //! moments the faults land on depend on the host's speed, so a replay is
 //! the same faults at the same times, not the same interleaving.
 
-mod checks;
+pub mod checks;
 pub mod faults;
 
 use crate::procfs::ProcStat;

@@ -1,6 +1,8 @@
 //! Results written for tests: run files with chosen numbers, no server.
 #![allow(dead_code)]
 
+pub mod results_dir;
+
 use std::path::Path;
 use xtask::dims::Step;
 use xtask::host::Host;
