@@ -1,0 +1,2164 @@
+//! The figures the hand-written NOTES.md of each committed report quote
+//! that `readme_figures.rs` does not already hold: each is worked out here
+//! from the report's summary.json (or its run files) and printed the way
+//! the NOTES print it, so a report rendered again, or a NOTES edited, that
+//! makes prose and numbers part fails here. Figures the summary cannot
+//! give (hand replays, logs, other hosts) are not checked.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn summary(report: &str) -> Value {
+    let path = root().join("reports").join(report).join("summary.json");
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A report's NOTES.md on one line: the NOTES wrap sentences anywhere.
+fn notes(report: &str) -> String {
+    let path = root().join("reports").join(report).join("NOTES.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Fails naming the report and the sentence its NOTES lack.
+fn says(report: &str, text: &str, said: &str) {
+    assert!(
+        text.contains(said),
+        "reports/{report}/NOTES.md does not say `{said}`"
+    );
+}
+
+fn rows(s: &Value) -> &Vec<Value> {
+    s["rows"].as_array().expect("summary rows")
+}
+
+/// The row of one cell; `tree` None when the report has one tree.
+fn cell<'a>(s: &'a Value, tree: Option<&str>, workload: &str, variant: &str) -> &'a Value {
+    rows(s)
+        .iter()
+        .find(|r| {
+            tree.is_none_or(|t| r["tree"] == t)
+                && r["workload"] == workload
+                && r["variant"] == variant
+        })
+        .unwrap_or_else(|| panic!("no {tree:?} {workload} {variant}"))
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// A median of one cell.
+fn med(s: &Value, tree: Option<&str>, workload: &str, variant: &str, metric: &str) -> f64 {
+    num(&cell(s, tree, workload, variant)["median"][metric])
+}
+
+fn change(r: &Value) -> f64 {
+    num(&r["qps_vs_base"]["change_pct"])
+}
+
+/// `-9.9% to +13.5%`: the interval of a QPS change, as the NOTES print it.
+fn interval(r: &Value) -> String {
+    let i = &r["qps_vs_base"]["ratio_interval"];
+    format!(
+        "{:+.1}% to {:+.1}%",
+        (num(&i["lo"]) - 1.0) * 100.0,
+        (num(&i["hi"]) - 1.0) * 100.0
+    )
+}
+
+fn verdicts(s: &Value) -> Vec<String> {
+    s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["verdict"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// A cost row (one cell's callgrind passes).
+fn cost<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
+    s["cost"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["workload"] == workload && r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
+}
+
+fn cost_change(r: &Value) -> f64 {
+    (num(&r["ratio"]) - 1.0) * 100.0
+}
+
+/// The interval a verdict's detail line gives for one workload: the text
+/// between "the interval of the change, " and " (".
+fn detail_interval(s: &Value, question: usize, workload: &str) -> String {
+    let line = s["verdicts"][question]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .find(|d| d.contains(&format!(" {workload} 2t:")))
+        .unwrap_or_else(|| panic!("no detail of {workload} in question {question}"));
+    let rest = line.split("the interval of the change, ").nth(1).unwrap();
+    rest.split(" (").next().unwrap().to_string()
+}
+
+/// `1,552,140`: an integer with thousands separators.
+fn thousands(x: f64) -> String {
+    let digits = format!("{:.0}", x);
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The least and the most of some figures.
+fn range(xs: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    xs.into_iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
+            (l.min(x), h.max(x))
+        })
+}
+
+/// A number rounded to `d` decimals, as the NOTES print it, read back: the
+/// NOTES sometimes work a difference out of the figures they print.
+fn printed(x: f64, d: usize) -> f64 {
+    format!("{x:.d$}").parse().unwrap()
+}
+
+/// Every run record of a report, parsed.
+fn runs(report: &str) -> Vec<Value> {
+    let dir = root().join("reports").join(report).join("runs");
+    xtask::results::store::json_files(&dir)
+        .iter()
+        .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+        .collect()
+}
+
+/// The counted runs of one cell in repetition order.
+fn cell_runs<'a>(runs: &'a [Value], tree: &str, workload: &str, variant: &str) -> Vec<&'a Value> {
+    let mut found: Vec<&Value> = runs
+        .iter()
+        .filter(|r| r["tree"] == tree && r["workload"] == workload && r["variant"] == variant)
+        .collect();
+    found.sort_by_key(|r| r["repetition"].as_u64());
+    found
+}
+
+/// A run's hit ratio by the counters, in percent.
+fn run_hit_ratio(run: &Value) -> f64 {
+    let m = &run["outcome"]["measured"];
+    100.0 * (1.0 - num(&m["reads"]) / num(&m["read_requests"]))
+}
+
+/// The across-releases NOTES: both tables row by row (QPS, the ratio to
+/// 10.5.23 base, the counters), the runs, the widest spread of a cell, the
+/// smallest p, fixed's interval on 10.11.18 and base's mutex wait.
+#[test]
+fn the_across_releases_notes_quote_every_row_of_their_summary() {
+    let report = "across-releases";
+    let (s, text) = (summary(report), notes(report));
+    for w in ["points-covered-pk", "random-points-100"] {
+        let oldest = med(&s, Some("10.5.23"), w, "base", "qps");
+        for r in rows(&s).iter().filter(|r| r["workload"] == w) {
+            let m = |k: &str| num(&r["median"][k]);
+            let variant = r["variant"].as_str().unwrap();
+            // in fixed the counter counts sweep moves, and none ran
+            let young = if variant == "fixed" {
+                assert_eq!(r["sweeps"], "none-ran", "{r}");
+                "no sweep ran".to_string()
+            } else {
+                format!("{:.2}", m("pages_made_young_per_query"))
+            };
+            let row = format!(
+                "| {} | {variant} | {:.0} | {:.2} | {young} | {:.2} | {:.2} | {:.3} |",
+                r["tree"].as_str().unwrap(),
+                m("qps"),
+                m("qps") / oldest,
+                m("buf_pool_mutex_per_query"),
+                m("cs_per_query"),
+                m("cpu_ms_per_query")
+            );
+            says(report, &text, &row);
+        }
+    }
+    says(
+        report,
+        &text,
+        &format!(
+            "The run had {} runs, {} flagged busy and {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    );
+    // the cell whose runs spread most, against its median
+    let widest = rows(&s)
+        .iter()
+        .max_by(|a, b| spread(a).total_cmp(&spread(b)))
+        .unwrap();
+    says(
+        report,
+        &text,
+        &format!(
+            "spread by up to {:.0}% of the median ({} {}: {:.0} to {:.0} QPS)",
+            100.0 * spread(widest),
+            widest["tree"].as_str().unwrap(),
+            widest["workload"].as_str().unwrap(),
+            num(&widest["qps"]["min"]),
+            num(&widest["qps"]["max"])
+        ),
+    );
+    let least_p = range(
+        rows(&s)
+            .iter()
+            .filter_map(|r| r["qps_vs_base"]["p_value"].as_f64()),
+    )
+    .0;
+    says(report, &text, &format!("(every p ≥ {least_p:.1})"));
+    let fixed = cell(&s, Some("10.11.18"), "points-covered-pk", "fixed");
+    says(
+        report,
+        &text,
+        &format!(
+            "fixed on 10.11.18 is {:+.1}% (from {}, {})",
+            change(fixed),
+            interval(fixed),
+            fixed["qps_vs_base"]["verdict"].as_str().unwrap()
+        ),
+    );
+    // base's mutex wait and CPU a query, every release: the NOTES give the
+    // CPU to the ten microseconds outward
+    let base: Vec<&Value> = rows(&s).iter().filter(|r| r["variant"] == "base").collect();
+    let (wlo, whi) = range(
+        base.iter()
+            .map(|r| num(&r["median"]["buf_pool_mutex_wait_us_per_query"])),
+    );
+    let (clo, chi) = range(base.iter().map(|r| num(&r["median"]["cpu_ms_per_query"])));
+    says(
+        report,
+        &text,
+        &format!(
+            "it costs base {wlo:.1} to {whi:.1} µs of wait per query out of {:.0} to {:.0} µs of CPU",
+            (clo * 100.0).floor() * 10.0,
+            (chi * 100.0).ceil() * 10.0
+        ),
+    );
+}
+
+/// (max - min) / median of a cell's QPS.
+fn spread(r: &Value) -> f64 {
+    (num(&r["qps"]["max"]) - num(&r["qps"]["min"])) / num(&r["qps"]["median"])
+}
+
+/// The NOTES of reports/cost-10.11.18: fixed's and the control's change of
+/// instructions per query with their intervals, the passes' spreads, the
+/// pages made young under callgrind, the runs and the QPS it did not decide.
+#[test]
+fn the_first_cost_notes_quote_their_summary() {
+    let report = "cost-10.11.18";
+    let (s, text) = (summary(report), notes(report));
+    assert_eq!(verdicts(&s), ["pass", "undecided", "undecided"]);
+    let ipq = |w: &str, v: &str| num(&cost(&s, w, v)["instructions_per_query"]);
+    let fixed = |w: &str| cost_change(cost(&s, w, "fixed"));
+    let again = |w: &str| cost_change(cost(&s, w, "base-again"));
+    let pk = "points-covered-pk";
+    for said in [
+        format!(
+            "It does less: {:+.2}% on points-covered-pk ({} against {} instructions per query, \
+             interval of the change {},",
+            fixed(pk),
+            thousands(ipq(pk, "fixed")),
+            thousands(ipq(pk, "base")),
+            detail_interval(&s, 0, pk)
+        ),
+        format!(
+            "{:+.2}% on random-points ({}), {:+.2}% on read-only-10 ({}), {:+.1}% on update-index ({})",
+            fixed("random-points"),
+            detail_interval(&s, 0, "random-points"),
+            fixed("read-only-10"),
+            detail_interval(&s, 0, "read-only-10"),
+            fixed("update-index"),
+            detail_interval(&s, 0, "update-index"),
+        ),
+        format!(
+            "differ by {:+.2}% and {:+.2}% (intervals {} and {}); on read-only-10 its interval, {}, \
+             just reaches over 1%; on update-index it moved by {:+.1}%",
+            again(pk),
+            again("random-points"),
+            detail_interval(&s, 1, pk),
+            detail_interval(&s, 1, "random-points"),
+            detail_interval(&s, 1, "read-only-10"),
+            again("update-index")
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+    let spread = |w: &str, v: &str| num(&cost(&s, w, v)["spread_pct"]);
+    let variants = ["base", "base-again", "fixed"];
+    let (lo, hi) = range(
+        ["points-covered-pk", "random-points"]
+            .iter()
+            .flat_map(|w| variants.map(|v| spread(w, v))),
+    );
+    let (ulo, uhi) = range(variants.map(|v| spread("update-index", v)));
+    says(
+        report,
+        &text,
+        &format!(
+            "{lo:.2}% to {hi:.2}% on the IN-list workloads (base {:.2}% and {:.2}%), about {:.0}% on \
+             read-only-10 ({} instructions a query",
+            spread(pk, "base"),
+            spread("random-points", "base"),
+            spread("read-only-10", "base"),
+            thousands(ipq("read-only-10", "base"))
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!("and {ulo:.0}% to {uhi:.0}% on update-index"),
+    );
+    let young = |v: &str| num(&cost(&s, pk, v)["pages_made_young_per_query"]);
+    let (ylo, yhi) = range([pk, "random-points"].iter().flat_map(|w| {
+        ["base", "base-again"].map(|v| num(&cost(&s, w, v)["pages_made_young_per_query"]))
+    }));
+    says(
+        report,
+        &text,
+        &format!("Pages made young per query under callgrind were {ylo:.1} to {yhi:.1} for base"),
+    );
+    assert_eq!(format!("{:.2}", young("fixed")), "0.00");
+    cost_10_11_runs_and_qps(report, &s, &text);
+}
+
+/// The timed runs of reports/cost-10.11.18: counted and busy, and fixed's
+/// QPS and server CPU against base's, which decide nothing.
+fn cost_10_11_runs_and_qps(report: &str, s: &Value, text: &str) {
+    let (counted, busy) = (
+        s["counted_runs"].as_u64().unwrap(),
+        s["busy_runs"].as_u64().unwrap(),
+    );
+    says(
+        report,
+        text,
+        &format!(
+            "{} timed runs: {counted} counted, {busy} flagged busy",
+            counted + busy
+        ),
+    );
+    let fixed: Vec<&Value> = rows(s).iter().filter(|r| r["variant"] == "fixed").collect();
+    let (lo, hi) = range(fixed.iter().map(|r| change(r)));
+    let cpu = s["relative"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["variant"] == "fixed" && r["workload"].is_string())
+        .map(|r| num(&r["ratios"]["cpu_ms_per_query"]));
+    let (clo, chi) = range(cpu);
+    let q = &fixed[0]["qps_vs_base"];
+    says(
+        report,
+        text,
+        &format!(
+            "{} counted runs against {} cannot reach a 95% interval (fixed's medians were {lo:.0}% \
+             to {hi:.0}% above base's, server CPU per query {clo:.2} to {chi:.2} times base's)",
+            q["runs"], q["base_runs"]
+        ),
+    );
+}
+
+/// The NOTES of reports/cost-11.8.6: both changes with their counts and
+/// intervals, the passes' spread, the pages made young in the cost passes
+/// and the QPS with its intervals.
+#[test]
+fn the_11_8_6_cost_notes_quote_their_summary() {
+    let report = "cost-11.8.6";
+    let (s, text) = (summary(report), notes(report));
+    assert_eq!(verdicts(&s), ["pass"]);
+    let ipq = |w: &str, v: &str| thousands(num(&cost(&s, w, v)["instructions_per_query"]));
+    let fixed = |w: &str| cost_change(cost(&s, w, "fixed"));
+    let (pk, rp) = ("points-covered-pk", "random-points");
+    let (lo, hi) = range(
+        s["cost"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| num(&r["spread_pct"])),
+    );
+    let young = |w: &str, v: &str| num(&cost(&s, w, v)["pages_made_young_per_query"]);
+    let qps = |w: &str| cell(&s, None, w, "fixed");
+    for said in [
+        format!(
+            "{:+.2}% on points-covered-pk ({} against {} instructions per query, interval {}, \
+             Hodges-Lehmann, exact 97.1%) and {:+.2}% on random-points ({} against {}, {}). \
+             One binary's 4 passes spread by {lo:.2}% to {hi:.2}%.",
+            fixed(pk),
+            ipq(pk, "fixed"),
+            ipq(pk, "base"),
+            detail_interval(&s, 0, pk),
+            fixed(rp),
+            ipq(rp, "fixed"),
+            ipq(rp, "base"),
+            detail_interval(&s, 0, rp)
+        ),
+        format!(
+            "Pages made young per query in the cost passes: base {:.1} and {:.1}, fixed {:.2}.",
+            young(pk, "base"),
+            young(rp, "base"),
+            young(pk, "fixed").max(young(rp, "fixed"))
+        ),
+        format!(
+            "fixed {:+.1}% and {:+.1}% of base's median, intervals {} and {} ({} runs against {},",
+            change(qps(pk)),
+            change(qps(rp)),
+            interval(qps(pk)),
+            interval(qps(rp)),
+            qps(pk)["qps_vs_base"]["runs"],
+            qps(pk)["qps_vs_base"]["base_runs"]
+        ),
+        format!(
+            "{} timed runs, all counted ({} busy), {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+}
+
+/// The NOTES of reports/cost-writes-11.8.6 beyond what readme_figures holds:
+/// the instruction counts and intervals of both writes, the pages made
+/// young in the counted window, the events of a pass and the timed runs.
+#[test]
+fn the_writes_cost_notes_quote_their_counts_and_intervals() {
+    let report = "cost-writes-11.8.6";
+    let (s, text) = (summary(report), notes(report));
+    let ipq = |w: &str, v: &str| thousands(num(&cost(&s, w, v)["instructions_per_query"]));
+    let young = |w: &str, v: &str| num(&cost(&s, w, v)["pages_made_young_per_query"]);
+    let events = |w: &str| thousands(num(&cost(&s, w, "base")["events"]["events"]));
+    let (ui, rw) = ("update-index", "read-write");
+    for said in [
+        format!(
+            "instructions per query ({} against {}; interval {});",
+            ipq(ui, "fixed"),
+            ipq(ui, "base"),
+            detail_interval(&s, 0, ui)
+        ),
+        format!(
+            "({} against {}; interval {});",
+            ipq(rw, "fixed"),
+            ipq(rw, "base"),
+            detail_interval(&s, 0, rw)
+        ),
+        format!(
+            "base's pages made young per query in the counted window: {:.2} (update-index) and \
+             {:.2} (read-write); fixed's {:.2} and {:.2} (sweep moves)",
+            young(ui, "base"),
+            young(rw, "base"),
+            young(ui, "fixed"),
+            young(rw, "fixed")
+        ),
+        format!("(update-index {}, read-write {}:", events(ui), events(rw)),
+        format!(
+            "(its {} timed runs answer no question here; {} were flagged busy",
+            s["counted_runs"].as_u64().unwrap() + s["busy_runs"].as_u64().unwrap(),
+            s["busy_runs"]
+        ),
+        format!(
+            "this run: {} events | {:.2}% (fixed {:.2}%) |",
+            events(ui),
+            num(&cost(&s, ui, "base")["spread_pct"]),
+            num(&cost(&s, ui, "fixed")["spread_pct"])
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+}
+
+/// The NOTES of reports/release-11.8-on-11.8.6: every workload's change of
+/// instructions per query, the spreads, the QPS changes with their
+/// intervals and the smallest p, the pairs the estimates ask for, the
+/// mechanism's bounds and the runs.
+#[test]
+fn the_release_notes_quote_every_answer_of_their_summary() {
+    let report = "release-11.8-on-11.8.6";
+    let (s, text) = (summary(report), notes(report));
+    let work = |w: &str| cost_change(cost(&s, w, "fixed"));
+    let with_interval = |w: &str| format!("{w} {:+.2}% ({})", work(w), detail_interval(&s, 0, w));
+    let bare = |w: &str| format!("{w} {:+.2}%", work(w));
+    let said = format!(
+        "97.1%): {}, {}, {}, {}, {}, {}, {}, {}.",
+        with_interval("points-covered-pk"),
+        bare("points-notcovered-pk"),
+        bare("random-points-100"),
+        bare("hot-points"),
+        bare("range-covered-pk"),
+        bare("read-only-10"),
+        with_interval("update-index"),
+        with_interval("read-write")
+    );
+    says(report, &text, &said);
+    let spreads = s["cost"].as_array().unwrap();
+    let (lo, hi) = range(spreads.iter().map(|r| num(&r["spread_pct"])));
+    let writes = spreads
+        .iter()
+        .filter(|r| r["workload"] == "update-index" || r["workload"] == "read-write");
+    let (wlo, whi) = range(writes.map(|r| num(&r["spread_pct"])));
+    says(
+        report,
+        &text,
+        &format!("One binary's passes spread by {lo:.2}% to {hi:.2}% (the writes {wlo:.2}% to {whi:.2}%)"),
+    );
+    let q = |w: &str| {
+        let r = cell(&s, None, w, "fixed");
+        format!("{w} ({:+.1}%, {})", change(r), interval(r))
+    };
+    says(
+        report,
+        &text,
+        &format!(
+            "Two workloads clear -5%: {} and {}; six reach across it, from {} to {} and {}.",
+            q("points-covered-pk"),
+            q("points-notcovered-pk"),
+            q("random-points-100"),
+            q("read-only-10"),
+            q("read-write")
+        ),
+    );
+    let fixed: Vec<&Value> = rows(&s)
+        .iter()
+        .filter(|r| r["variant"] == "fixed")
+        .collect();
+    let least = fixed
+        .iter()
+        .min_by(|a, b| {
+            num(&a["qps_vs_base"]["p_value"]).total_cmp(&num(&b["qps_vs_base"]["p_value"]))
+        })
+        .unwrap();
+    says(
+        report,
+        &text,
+        &format!(
+            "(the smallest p is {:.3}, {})",
+            num(&least["qps_vs_base"]["p_value"]),
+            least["workload"].as_str().unwrap()
+        ),
+    );
+    release_runs_and_mechanism(report, &s, &text);
+}
+
+/// The runs of the release matrix, the pairs its time question asks for and
+/// what its mechanism question read.
+fn release_runs_and_mechanism(report: &str, s: &Value, text: &str) {
+    let (counted, busy) = (
+        s["counted_runs"].as_u64().unwrap(),
+        s["busy_runs"].as_u64().unwrap(),
+    );
+    says(
+        report,
+        text,
+        &format!(
+            "{} timed runs, {counted} counted, {} failed. {busy} were flagged busy",
+            counted + busy,
+            s["failed_runs"]
+        ),
+    );
+    // "about N pairs" of each undecided workload
+    let details: Vec<&str> = s["verdicts"][1]["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    let pairs = |w: &str| -> u64 {
+        let d = details
+            .iter()
+            .find(|d| d.contains(&format!(" {w} 2t:")))
+            .unwrap();
+        let n = d.split("about ").nth(1).unwrap().split(' ').next().unwrap();
+        n.parse().unwrap()
+    };
+    let across = details
+        .iter()
+        .filter(|d| d.contains("reaches across"))
+        .count();
+    assert_eq!(across, 6, "the NOTES say six of eight reach across -5%");
+    says(
+        report,
+        text,
+        &format!(
+            "run from {} pairs (random-points-100) to {} (read-only-10)",
+            pairs("random-points-100"),
+            pairs("read-only-10")
+        ),
+    );
+    // the mechanism question's bounds, read from its details
+    let bound = |who: &str| -> Vec<f64> {
+        s["verdicts"][2]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let after = d.as_str().unwrap().split(who).nth(1).unwrap();
+                after.split_whitespace().next().unwrap().parse().unwrap()
+            })
+            .collect()
+    };
+    let fixed_most = range(bound("`fixed` at most ")).1;
+    let base_least = range(bound("`base` at least ")).0;
+    let base_median = range(
+        ["points-covered-pk", "random-points-100"]
+            .map(|w| med(s, None, w, "base", "buf_pool_mutex_per_query")),
+    );
+    assert_eq!(
+        format!("{:.1}", base_median.0),
+        format!("{:.1}", base_median.1)
+    );
+    says(
+        report,
+        text,
+        &format!(
+            "fixed took buf_pool.mutex at most {fixed_most:.4} times per query on the IN-list reads \
+             in all 8 runs, where base took it at least {base_least:.1} times in every run (median {:.1})",
+            base_median.0
+        ),
+    );
+}
+
+/// The NOTES of reports/mechanism-remedy beyond the mutex: base's pages made
+/// young, the remedy's sweeps (none ran on 10.11.18, none counted on
+/// 11.8.6) and the QPS of the one run a cell.
+#[test]
+fn the_young_touch_mechanism_notes_quote_their_counters_and_qps() {
+    let report = "mechanism-remedy";
+    let (s, text) = (summary(report), notes(report));
+    let m = |tree: &str, v: &str, k: &str| med(&s, Some(tree), "points-covered-pk", v, k);
+    let young = |tree: &str, v: &str| m(tree, v, "pages_made_young_per_query");
+    says(
+        report,
+        &text,
+        &format!(
+            "and makes {:.2} and {:.2} pages young a query",
+            young("10.11.18", "base"),
+            young("11.8.6", "base")
+        ),
+    );
+    let remedy = |tree: &str| cell(&s, Some(tree), "points-covered-pk", "fixed-fine-young");
+    assert_eq!(remedy("10.11.18")["sweeps"], "none-ran");
+    assert_eq!(remedy("11.8.6")["sweeps"], "may-have-run");
+    says(
+        report,
+        &text,
+        &format!(
+            "(\"no sweep ran\" on 10.11.18, {:.4} sweep moves on 11.8.6)",
+            young("11.8.6", "fixed-fine-young")
+        ),
+    );
+    let qps = |tree: &str, v: &str| thousands(m(tree, v, "qps"));
+    says(
+        report,
+        &text,
+        &format!(
+            "QPS ({} against {} and {} against {}, one run each)",
+            qps("10.11.18", "fixed-fine-young"),
+            qps("10.11.18", "base"),
+            qps("11.8.6", "fixed-fine-young"),
+            qps("11.8.6", "base")
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "{} runs, {} flagged busy",
+            s["counted_runs"], s["busy_runs"]
+        ),
+    );
+}
+
+/// The two trace reports' tables of the model on the server's own stream,
+/// the gaps between model and server, the losses (worked from the printed
+/// figures, as the NOTES do), pages read, the traced server against base
+/// and the turnovers.
+#[test]
+fn the_trace_notes_quote_their_replays_and_counters() {
+    for report in ["trace-10.11.18", "trace-11.8.6"] {
+        trace_notes_quote(report);
+    }
+}
+
+fn trace_notes_quote(report: &str) {
+    let (s, text) = (summary(report), notes(report));
+    assert_eq!(verdicts(&s), ["pass"]);
+    let replay = |w: &str| {
+        s["model_replay"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["workload"] == w)
+            .unwrap_or_else(|| panic!("no replay of {w}"))
+            .clone()
+    };
+    let (fast, slow) = (replay("pareto-unlimited"), replay("pareto-rate-250"));
+    let pct = |r: &Value, k: &str| num(&r[format!("{k}_hit_ratio_pct").as_str()]);
+    for (r, label) in [(&fast, "unlimited"), (&slow, "250 tx/s")] {
+        let row = format!(
+            "| {label} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            pct(r, "trace"),
+            pct(r, "eager"),
+            pct(r, "base"),
+            pct(r, "lazy"),
+            pct(r, "fixed")
+        );
+        says(report, &text, &row);
+    }
+    let gap = |r: &Value, a: &str, b: &str| pct(r, a) - pct(r, b);
+    says(
+        report,
+        &text,
+        &format!(
+            "eager - base {:+.2} and {:+.2}, lazy - fixed {:+.2} and {:+.2}",
+            gap(&fast, "eager", "base"),
+            gap(&slow, "eager", "base"),
+            gap(&fast, "lazy", "fixed"),
+            gap(&slow, "lazy", "fixed")
+        ),
+    );
+    // the losses are the printed figures' differences
+    let loss = |r: &Value, a: &str, b: &str| printed(pct(r, a), 2) - printed(pct(r, b), 2);
+    let (measured, model) = (
+        [loss(&fast, "base", "fixed"), loss(&slow, "base", "fixed")],
+        [loss(&fast, "eager", "lazy"), loss(&slow, "eager", "lazy")],
+    );
+    let said = if report == "trace-10.11.18" {
+        format!(
+            "measured {:.2} and {:.2} points, the model {:.2} and {:.2}",
+            measured[0], measured[1], model[0], model[1]
+        )
+    } else {
+        format!(
+            "loses {:.2} and {:.2} points; fixed, measured on its own server, lost {:.2} and {:.2}",
+            model[0], model[1], measured[0], measured[1]
+        )
+    };
+    says(report, &text, &said);
+    trace_counters_quote(report, &s, &text);
+}
+
+/// The counters' side of a trace report: pages read a query of base and
+/// fixed with the difference, and the traced server against base.
+fn trace_counters_quote(report: &str, s: &Value, text: &str) {
+    let m = |w: &str, v: &str, k: &str| med(s, None, w, v, k);
+    let (fast, slow) = ("pareto-unlimited", "pareto-rate-250");
+    let pages = |w: &str, v: &str| m(w, v, "pages_read_per_query");
+    let more = |w: &str| 100.0 * (pages(w, "fixed") / pages(w, "base") - 1.0);
+    says(
+        report,
+        text,
+        &format!(
+            "Pages read per query: base {:.3} and {:.3}, fixed {:.3} and {:.3} (+{:.0}% and +{:.0}%)",
+            pages(fast, "base"),
+            pages(slow, "base"),
+            pages(fast, "fixed"),
+            pages(slow, "fixed"),
+            more(fast),
+            more(slow)
+        ),
+    );
+    let hit = |w: &str, v: &str| m(w, v, "hit_ratio_pct");
+    let against = if report == "trace-10.11.18" {
+        "against base's"
+    } else {
+        "against"
+    };
+    says(
+        report,
+        text,
+        &format!(
+            "{:.2}% {against} {:.2}% and {:.2}% against {:.2}% by the counters",
+            hit(fast, "traced"),
+            hit(fast, "base"),
+            hit(slow, "traced"),
+            hit(slow, "base")
+        ),
+    );
+    says(
+        report,
+        text,
+        &format!(
+            "pages read per query {:.3} against {:.3}",
+            pages(fast, "traced"),
+            pages(fast, "base")
+        ),
+    );
+    let (tlo, thi) = range(["base", "traced", "fixed"].map(|v| m(slow, v, "pool_turnover_s")));
+    says(report, text, &format!("{tlo:.1} to {thi:.1} s)"));
+    says(
+        report,
+        text,
+        &format!(
+            "repetition, {} runs, {} busy, {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    );
+    if report == "trace-10.11.18" {
+        says(
+            report,
+            text,
+            &format!(
+                "The counters' hit ratios (base {:.2}%, fixed {:.2}%)",
+                hit(fast, "base"),
+                hit(fast, "fixed")
+            ),
+        );
+    } else {
+        let gap = |w: &str| hit(w, "fixed") - hit(w, "base");
+        says(
+            report,
+            text,
+            &format!(
+                "(here {:.2} and {:.2} points by the counters",
+                gap(fast),
+                gap(slow)
+            ),
+        );
+    }
+}
+
+/// Whether a run was flagged busy: other processes took more of the host
+/// than the report's bound.
+fn busy(s: &Value, run: &Value) -> bool {
+    num(&run["outcome"]["measured"]["other_cpu"]["cores_busy"]) > num(&s["busy_cpu_bound"])
+}
+
+/// `76.34, 76.38, 76.37, 76.38%`: the counted runs' hit ratios in
+/// repetition order.
+fn run_hit_ratios(s: &Value, runs: &[Value], tree: &str, workload: &str, variant: &str) -> String {
+    let ratios: Vec<String> = cell_runs(runs, tree, workload, variant)
+        .into_iter()
+        .filter(|r| !busy(s, r))
+        .map(|r| format!("{:.2}", run_hit_ratio(r)))
+        .collect();
+    format!("{}%", ratios.join(", "))
+}
+
+/// The two io-bound reports (10.11.18, 11.8.6): every table row (each
+/// run's hit ratio, the medians, and on 10.11.18 the pages read a second
+/// and the turnover they give), and the answers' figures.
+#[test]
+fn the_io_bound_notes_quote_their_tables_and_answers() {
+    for (report, tree) in [
+        ("io-bound-10.11.18", "10.11.18"),
+        ("io-bound-11.8.6", "11.8.6"),
+    ] {
+        let (s, text, runs) = (summary(report), notes(report), runs(report));
+        for (keys, w) in [
+            ("uniform", "read-only-uniform"),
+            ("Pareto", "read-only-pareto"),
+        ] {
+            for v in ["base", "fixed"] {
+                let m = |k: &str| med(&s, None, w, v, k);
+                let moves = if v == "base" {
+                    "promotions"
+                } else {
+                    "sweep moves"
+                };
+                let per_s = m("qps") * m("pages_read_per_query");
+                // the pool's 16,384 pages over the pages read a second
+                let extra = if tree == "10.11.18" {
+                    format!(
+                        " {} | {:.2} s |",
+                        thousands((per_s / 100.0).round() * 100.0),
+                        16384.0 / per_s
+                    )
+                } else {
+                    String::new()
+                };
+                let row = format!(
+                    "| {keys} | {v} | {} | {:.3} | {} |{extra} {:.4} ({moves}) |",
+                    run_hit_ratios(&s, &runs, tree, w, v),
+                    m("pages_read_per_query"),
+                    thousands(m("qps")),
+                    m("pages_made_young_per_query")
+                );
+                says(report, &text, &row);
+            }
+        }
+        io_bound_answers_quote(report, &s, &text);
+    }
+}
+
+fn io_bound_answers_quote(report: &str, s: &Value, text: &str) {
+    let (u, p) = ("read-only-uniform", "read-only-pareto");
+    let m = |w: &str, v: &str, k: &str| med(s, None, w, v, k);
+    let hit = |w: &str, v: &str| m(w, v, "hit_ratio_pct");
+    let pages = |v: &str| m(p, v, "pages_read_per_query");
+    // worked from the printed pages a query, as the NOTES work it
+    let more = 100.0 * (printed(pages("fixed"), 3) / printed(pages("base"), 3) - 1.0);
+    let q = |w: &str| {
+        let r = cell(s, None, w, "fixed");
+        (change(r), interval(r))
+    };
+    let not_young = |w: &str| m(w, "fixed", "pages_made_not_young_per_query");
+    let uniform: Vec<&Value> = rows(s).iter().filter(|r| r["workload"] == u).collect();
+    let said = if report == "io-bound-10.11.18" {
+        vec![
+            format!(
+                "fixed's hit ratio is {:.2}% against base's {:.2}%, {:.1} points lower",
+                hit(p, "fixed"),
+                hit(p, "base"),
+                hit(p, "base") - hit(p, "fixed")
+            ),
+            format!(
+                "it reads {more:.0}% more pages per query ({:.3} against {:.3})",
+                pages("fixed"),
+                pages("base")
+            ),
+            format!(
+                "it is {:.1} points lower ({:.2}% against {:.2}%)",
+                hit(u, "base") - hit(u, "fixed"),
+                hit(u, "fixed"),
+                hit(u, "base")
+            ),
+            format!(
+                "{:+.1}% on uniform (interval {}) and {:+.1}% on Pareto ({})",
+                q(u).0,
+                q(u).1,
+                q(p).0,
+                q(p).1
+            ),
+            {
+                // the slowest and the fastest run under uniform keys, and
+                // whose they were
+                let by = |k: &str| {
+                    let mut all: Vec<(f64, &str)> = uniform
+                        .iter()
+                        .map(|r| (num(&r["qps"][k]), r["variant"].as_str().unwrap()))
+                        .collect();
+                    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+                    all
+                };
+                let (slowest, fastest) = (by("min")[0], *by("max").last().unwrap());
+                format!(
+                    "QPS moved from {} ({}'s slowest run) to {} ({}'s fastest) on the uniform workload",
+                    thousands(slowest.0),
+                    slowest.1,
+                    thousands(fastest.0),
+                    fastest.1
+                )
+            },
+        ]
+    } else {
+        vec![
+            format!(
+                "fixed's hit ratio is {:.2}% against base's {:.2}% (every fixed run below every base \
+                 run) and it reads {more:.0}% more pages per query; under uniform keys {:.2}% against {:.2}%",
+                hit(p, "fixed"),
+                hit(p, "base"),
+                hit(u, "fixed"),
+                hit(u, "base")
+            ),
+            format!(
+                "{:+.1}% (uniform, interval {}) and {:+.1}% (Pareto, {})",
+                q(u).0,
+                q(u).1,
+                q(p).0,
+                q(p).1
+            ),
+        ]
+    };
+    for said in said {
+        says(report, text, &said);
+    }
+    says(
+        report,
+        text,
+        &format!(
+            "young per query equal its pages read per query ({:.3} and {:.3})",
+            not_young(u),
+            not_young(p)
+        ),
+    );
+    let (ylo, yhi) = range([u, p].map(|w| m(w, "fixed", "pages_made_young_per_query")));
+    let lead = if report == "io-bound-10.11.18" {
+        "fixed moved almost nothing:"
+    } else {
+        "fixed moved"
+    };
+    says(report, text, &format!("{lead} {ylo:.4} to {yhi:.4}"));
+    says(
+        report,
+        text,
+        &format!(
+            "({} of {} runs flagged busy)",
+            s["busy_runs"], s["counted_runs"]
+        ),
+    );
+}
+
+/// The NOTES of reports/io-bound-threshold-10.11.18: the table of the
+/// counted runs, the answers' gaps, the cores the busy repetition had
+/// beside it and what that repetition measured.
+#[test]
+fn the_threshold_notes_quote_their_table_and_busy_repetition() {
+    let report = "io-bound-threshold-10.11.18";
+    let (s, text, runs) = (summary(report), notes(report), runs(report));
+    let w = "read-only-pareto";
+    let m = |v: &str, k: &str| med(&s, None, w, v, k);
+    for v in ["base", "fixed", "fixed-obt0"] {
+        let moves = if v == "base" {
+            "promotions"
+        } else {
+            "sweep moves"
+        };
+        let row = format!(
+            "| {v} | {} | {:.3} | {:.4} ({moves}) | {:.3} | {:.1} s |",
+            run_hit_ratios(&s, &runs, "10.11.18", w, v),
+            m(v, "pages_read_per_query"),
+            m(v, "pages_made_young_per_query"),
+            m(v, "pages_made_not_young_per_query"),
+            m(v, "pool_turnover_s")
+        );
+        says(report, &text, &row);
+    }
+    let hit = |v: &str| m(v, "hit_ratio_pct");
+    let pages = |v: &str| m(v, "pages_read_per_query");
+    for said in [
+        format!(
+            "{:.2}% against {:.2}%, {:.1} points lower",
+            hit("fixed"),
+            hit("base"),
+            hit("base") - hit("fixed")
+        ),
+        format!(
+            "{:.2}% against {:.2}%, every run above every base run, with {:.0}% fewer pages read per \
+             query than base ({:.3} against {:.3})",
+            hit("fixed-obt0"),
+            hit("base"),
+            100.0 * (1.0 - pages("fixed-obt0") / pages("base")),
+            pages("fixed-obt0"),
+            pages("base")
+        ),
+        format!(
+            "(`Innodb_buffer_pool_pages_total`, {} here)",
+            thousands(num(&runs[0]["outcome"]["measured"]["pool_pages"]))
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+    let cores = |busy_ones: bool| {
+        range(
+            runs.iter()
+                .filter(|r| busy(&s, r) == busy_ones)
+                .map(|r| num(&r["outcome"]["measured"]["other_cpu"]["cores_busy"])),
+        )
+    };
+    let ((blo, bhi), (qlo, qhi)) = (cores(true), cores(false));
+    says(report, &text, &format!("{blo:.2} to {bhi:.2} cores busy)"));
+    says(
+        report,
+        &text,
+        &format!("on a quiet host ({qlo:.2} to {qhi:.2})"),
+    );
+    let busy_run = |v: &str| {
+        *cell_runs(&runs, "10.11.18", w, v)
+            .iter()
+            .find(|r| busy(&s, r))
+            .unwrap()
+    };
+    // a run's turnover: the pool's pages over its pages read a second
+    let turnover = |r: &Value| {
+        let m = &r["outcome"]["measured"];
+        num(&m["pool_pages"]) / (num(&m["reads"]) / num(&m["sysbench"]["seconds"]))
+    };
+    let (fixed, base) = (busy_run("fixed"), busy_run("base"));
+    says(
+        report,
+        &text,
+        &format!(
+            "the turnover rose to {:.1} s (fixed) and {:.1} s (base); fixed then moved {:.3} blocks a \
+             query and lost {:.1} points ({:.2}% against {:.2}%)",
+            turnover(fixed),
+            turnover(base),
+            num(&fixed["outcome"]["measured"]["pages_made_young_per_query"]),
+            run_hit_ratio(base) - run_hit_ratio(fixed),
+            run_hit_ratio(fixed),
+            run_hit_ratio(base)
+        ),
+    );
+}
+
+/// The NOTES of reports/mdev-37992-10.11.18: the runs and verdicts, the
+/// questions' figures, the table of QPS against base, the largest moves
+/// of the controls and the counters per variant.
+#[test]
+fn the_mdev_37992_notes_quote_their_answers_and_qps_table() {
+    let report = "mdev-37992-10.11.18";
+    let (s, text) = (summary(report), notes(report));
+    let v = verdicts(&s);
+    let count = |x: &str| v.iter().filter(|y| *y == x).count();
+    says(
+        report,
+        &text,
+        &format!(
+            "Verdicts: {} questions pass, {} fail, {} undecided.",
+            count("pass"),
+            count("fail"),
+            count("undecided")
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "{} flagged busy, {} failed",
+            s["busy_runs"], s["failed_runs"]
+        ),
+    );
+    let qps = |w: &str, v: &str| cell(&s, None, w, v);
+    let with =
+        |w: &str, v: &str| format!("{:+.1}%, from {}", change(qps(w, v)), interval(qps(w, v)));
+    let brief = |w: &str| {
+        let r = qps(w, "fixed");
+        format!("{w} {:+.1}% ({})", change(r), interval(r))
+    };
+    let rp = qps("random-points", "fixed");
+    for said in [
+        format!("the nearest to a fail update-index ({})", with("update-index", "workaround")),
+        format!(
+            "here base-again is {:+.1}% and the workaround {:+.1}% there",
+            change(qps("read-only-10", "base-again")),
+            change(qps("read-only-10", "workaround"))
+        ),
+        format!(
+            "points-covered-pk {:+.1}% (from {}), random-points {:+.1}% ({}, p = {:.3}), {}, {}, {}.",
+            change(qps("points-covered-pk", "fixed")),
+            interval(qps("points-covered-pk", "fixed")),
+            change(rp),
+            interval(rp),
+            num(&rp["qps_vs_base"]["p_value"]),
+            brief("read-only-10"),
+            brief("update-index"),
+            brief("read-write")
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+    let variants = [
+        "base-again",
+        "base-rebuilt",
+        "gate",
+        "clock",
+        "workaround",
+        "fixed",
+    ];
+    for w in [
+        "points-covered-pk",
+        "random-points",
+        "read-only-10",
+        "update-index",
+        "read-write",
+    ] {
+        let cells: Vec<String> = variants
+            .iter()
+            .map(|v| format!("{:+.1}%", change(qps(w, v))))
+            .collect();
+        says(report, &text, &format!("| {w} | {} |", cells.join(" | ")));
+    }
+    let most = |v: &str| {
+        range(
+            rows(&s)
+                .iter()
+                .filter(|r| r["variant"] == v)
+                .map(|r| change(r).abs()),
+        )
+        .1
+    };
+    says(
+        report,
+        &text,
+        &format!(
+            "The same binary run twice moves by up to {:.1}%, two builds of one code by up to {:.1}%",
+            most("base-again"),
+            most("base-rebuilt")
+        ),
+    );
+    mdev_counters_quote(report, &s, &text);
+}
+
+/// The questions' bounds and the counters per variant of mdev-37992.
+fn mdev_counters_quote(report: &str, s: &Value, text: &str) {
+    let m = |w: &str, v: &str, k: &str| med(s, None, w, v, k);
+    let reads = ["points-covered-pk", "random-points"];
+    let young = reads.map(|w| format!("{:.2}", m(w, "base", "pages_made_young_per_query")));
+    assert_eq!(young[0], young[1], "the NOTES give one figure for both");
+    // the least of base's runs, as the question's details give it
+    let least = range(
+        s["verdicts"][0]["details"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                let after = d
+                    .as_str()
+                    .unwrap()
+                    .split("`base` at least ")
+                    .nth(1)
+                    .unwrap();
+                after
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .parse::<f64>()
+                    .unwrap()
+            }),
+    )
+    .0;
+    says(
+        report,
+        text,
+        &format!(
+            "where base makes {} on both (at least {least:.2} in every run)",
+            young[0]
+        ),
+    );
+    let (wlo, whi) = range(reads.map(|w| m(w, "base", "buf_pool_mutex_wait_us_per_query")));
+    says(
+        report,
+        text,
+        &format!(
+            "base: {:.1} pages made young and buf_pool.mutex acquisitions per IN-list query ({wlo:.1} \
+             to {whi:.1} µs of mutex wait per query), {:.2} on read-only-10 (range scans), {:.2} and \
+             {:.2} pages made young on read-write and update-index",
+            m("points-covered-pk", "base", "pages_made_young_per_query"),
+            m("read-only-10", "base", "pages_made_young_per_query"),
+            m("read-write", "base", "pages_made_young_per_query"),
+            m("update-index", "base", "pages_made_young_per_query")
+        ),
+    );
+    let no_promotion = ["gate", "clock", "workaround"];
+    let rw = range(no_promotion.map(|v| m("read-write", v, "buf_pool_mutex_per_query")));
+    let ui = range(no_promotion.map(|v| m("update-index", v, "buf_pool_mutex_per_query")));
+    assert_eq!(format!("{:.2}", rw.0), format!("{:.2}", rw.1));
+    says(
+        report,
+        text,
+        &format!(
+            "to {:.2} on read-write and {:.1} to {:.1} on update-index",
+            rw.0, ui.0, ui.1
+        ),
+    );
+    says(
+        report,
+        text,
+        &format!(
+            "on update-index {:.3} sweep moves per query",
+            m("update-index", "fixed", "pages_made_young_per_query")
+        ),
+    );
+    let every = rows(s)
+        .iter()
+        .filter(|r| r["workload"] == "update-index")
+        .map(|r| num(&r["median"]["buf_pool_mutex_per_query"]));
+    let (lo, hi) = range(every);
+    says(
+        report,
+        text,
+        &format!("take buf_pool.mutex in every variant ({lo:.1} to {hi:.1} per query)"),
+    );
+    // the pairs each undecided no-slower cell needs, as the question's
+    // details estimate them
+    let fixed = s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["question"] == "fixed is no slower than base on every workload")
+        .unwrap();
+    let pairs = fixed["details"].as_array().unwrap().iter().map(|d| {
+        let after = d.as_str().unwrap().split("about ").nth(1).unwrap();
+        after
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap()
+    });
+    let (plo, phi) = range(pairs);
+    says(
+        report,
+        text,
+        &format!("The report estimates {plo} to {phi} pairs (repetitions of both) to decide them."),
+    );
+}
+
+/// The stacks of mdev-37992 as its NOTES give them: base's and its
+/// controls' share of on-CPU samples in the promotion, none in the others,
+/// the samples a profile, gdb's finds, and what each profiler cost.
+#[test]
+fn the_mdev_37992_notes_quote_their_stacks() {
+    let report = "mdev-37992-10.11.18";
+    let (s, text) = (summary(report), notes(report));
+    let stacks = s["stacks"].as_array().unwrap();
+    let of = |profiler: &str| -> Vec<&Value> {
+        stacks
+            .iter()
+            .filter(|r| r["profiler"] == profiler)
+            .collect()
+    };
+    let (on_cpu, waits) = (of("on-cpu"), of("waits"));
+    let share = |w: &str, v: &str| {
+        let r = on_cpu
+            .iter()
+            .find(|r| r["workload"] == w && r["variant"] == v)
+            .unwrap();
+        num(&r["promotion_share"])
+    };
+    for v in ["base", "base-again", "base-rebuilt"] {
+        let row = format!(
+            "| {v} | {:.2}% | {:.2}% |",
+            100.0 * share("points-covered-pk", v),
+            100.0 * share("random-points", v)
+        );
+        says(report, &text, &row);
+    }
+    for v in ["gate", "clock", "workaround", "fixed"] {
+        assert_eq!(
+            share("points-covered-pk", v) + share("random-points", v),
+            0.0,
+            "{v}"
+        );
+    }
+    says(
+        report,
+        &text,
+        "| gate, clock, workaround, fixed | 0 | 0 | - |",
+    );
+    let samples = |rows: &[&Value]| range(rows.iter().map(|r| num(&r["samples"])));
+    let (lo, hi) = samples(&on_cpu);
+    // every profile rounds to the one hundred the NOTES give
+    assert_eq!(
+        (lo / 100.0).round(),
+        (hi / 100.0).round(),
+        "{lo} to {hi} samples"
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "about {} samples a profile",
+            thousands((lo / 100.0).round() * 100.0)
+        ),
+    );
+    // threads found in the promotion by gdb, and the stacks it took
+    let found = range(
+        waits
+            .iter()
+            .map(|r| (num(&r["promotion_share"]) * num(&r["samples"])).round()),
+    );
+    let (slo, shi) = samples(&waits);
+    says(
+        report,
+        &text,
+        &format!(
+            "in {:.0} to {:.0} of {slo:.0} to {shi:.0} thread stacks per cell",
+            found.0, found.1
+        ),
+    );
+    let (plo, phi) = range(on_cpu.iter().map(|r| num(&r["pass_seconds"])));
+    says(
+        report,
+        &text,
+        &format!("A pass took {plo:.0} to {phi:.0} s a cell."),
+    );
+    let (qlo, qhi) = range(on_cpu.iter().map(|r| num(&r["qps_change_pct"])));
+    says(
+        report,
+        &text,
+        &format!("perf's window ran between {qlo:.0}% and {qhi:+.0}%"),
+    );
+    let (glo, ghi) = range(waits.iter().map(|r| -num(&r["qps_change_pct"])));
+    says(
+        report,
+        &text,
+        &format!("QPS in its window fell by {glo:.0}% to {ghi:.0}%"),
+    );
+}
+
+/// The rates of the turnover matrices, fastest first.
+const RATES: [&str; 4] = [
+    "pareto-unlimited",
+    "pareto-rate-500",
+    "pareto-rate-250",
+    "pareto-rate-120",
+];
+
+/// A variant's hit ratio less base's in one cell, in points.
+fn gap(s: &Value, tree: Option<&str>, w: &str, v: &str) -> f64 {
+    med(s, tree, w, v, "hit_ratio_pct") - med(s, tree, w, "base", "hit_ratio_pct")
+}
+
+/// A variant's pages read a query against base's, in percent more.
+fn more_read(s: &Value, tree: Option<&str>, w: &str, v: &str) -> f64 {
+    let p = |v: &str| med(s, tree, w, v, "pages_read_per_query");
+    100.0 * (p(v) / p("base") - 1.0)
+}
+
+/// The same from the pages a query as printed (three decimals): some
+/// NOTES work the percentage out of the figures they print.
+fn more_read_printed(s: &Value, tree: Option<&str>, w: &str, v: &str) -> f64 {
+    let p = |v: &str| printed(med(s, tree, w, v, "pages_read_per_query"), 3);
+    100.0 * (p(v) / p("base") - 1.0)
+}
+
+/// The NOTES of reports/hit-ratio-turnover: the summary's table of gaps
+/// and extra pages read, every row of the results table, and the answers.
+#[test]
+fn the_turnover_notes_quote_both_of_their_tables() {
+    let report = "hit-ratio-turnover";
+    let (s, text) = (summary(report), notes(report));
+    let cols = [
+        ("10.11.18", "fixed"),
+        ("11.8.6", "fixed"),
+        ("10.11.18", "fixed-fine-young"),
+        ("11.8.6", "fixed-fine-young"),
+    ];
+    for (w, rate) in RATES.iter().zip(["no cap", "500", "250", "120"]) {
+        let label = if rate == "no cap" {
+            "no cap".to_string()
+        } else {
+            rate.to_string()
+        };
+        let cells: Vec<String> = cols
+            .iter()
+            .map(|(t, v)| {
+                format!(
+                    "{:+.2} points, {:+.1}% pages read",
+                    gap(&s, Some(t), w, v),
+                    more_read(&s, Some(t), w, v)
+                )
+            })
+            .collect();
+        let turnover = med(&s, Some("10.11.18"), w, "base", "pool_turnover_s");
+        let shown = if rate == "no cap" {
+            format!("{turnover:.1} s (no cap)")
+        } else {
+            format!("{turnover:.1} s ({rate})")
+        };
+        says(
+            report,
+            &text,
+            &format!("| {shown} | {} |", cells.join(" | ")),
+        );
+        for tree in ["10.11.18", "11.8.6"] {
+            for v in ["base", "fixed", "fixed-fine-young"] {
+                let m = |k: &str| med(&s, Some(tree), w, v, k);
+                let moves = if v == "base" { "" } else { " (sweep moves)" };
+                let row = format!(
+                    "| {tree} | {label} | {v} | {:.2} | {:.3} | {:.0} | {:.2} | {:.4}{moves} | {:.0} |",
+                    m("hit_ratio_pct"),
+                    m("pages_read_per_query"),
+                    m("qps") * m("pages_read_per_query"),
+                    m("pool_turnover_s"),
+                    m("pages_made_young_per_query"),
+                    m("qps")
+                );
+                says(report, &text, &row);
+            }
+        }
+    }
+    turnover_answers_quote(report, &s, &text);
+}
+
+fn turnover_answers_quote(report: &str, s: &Value, text: &str) {
+    let g = |t: &str, w: &str, v: &str| gap(s, Some(t), w, v);
+    let (slow7, slow14) = (RATES[2], RATES[3]);
+    // past the 0.2-point margin, in points
+    let past = |t: &str, w: &str| -(g(t, w, "fixed-fine-young") + 0.2);
+    says(
+        report,
+        text,
+        &format!(
+            "by {:.2} and {:.2} points at 7 and 14 s on 10.11.18 and at the margin's edge on 11.8.6 \
+             ({:.2} and {:.2} at 7 and 14 s)",
+            past("10.11.18", slow7),
+            past("10.11.18", slow14),
+            g("11.8.6", slow7, "fixed-fine-young"),
+            g("11.8.6", slow14, "fixed-fine-young")
+        ),
+    );
+    let all = |v: &str| {
+        range(
+            ["10.11.18", "11.8.6"]
+                .iter()
+                .flat_map(|t| RATES.map(|w| -g(t, w, v))),
+        )
+    };
+    let (rlo, rhi) = all("fixed-fine-young");
+    let (flo, fhi) = all("fixed");
+    says(
+        report,
+        text,
+        &format!(
+            "({rlo:.2} to {rhi:.2} points below it where the fix is {flo:.2} to {fhi:.2} below)"
+        ),
+    );
+    let two = RATES[1];
+    says(
+        report,
+        text,
+        &format!(
+            "it is least near 2 s ({:.2} and {:.2} points)",
+            g("11.8.6", two, "fixed"),
+            g("10.11.18", two, "fixed")
+        ),
+    );
+    let moves = |v: &str| {
+        range(
+            ["10.11.18", "11.8.6"]
+                .map(|t| med(s, Some(t), RATES[0], v, "pages_made_young_per_query")),
+        )
+    };
+    let ((rlo, rhi), (flo, fhi)) = (moves("fixed-fine-young"), moves("fixed"));
+    says(
+        report,
+        text,
+        &format!(
+            "at 0.3 s it makes {rlo:.3} to {rhi:.3} sweep moves a query where the fix makes {flo:.4} to {fhi:.4}"
+        ),
+    );
+    assert_eq!(verdicts(s), ["fail", "fail"]);
+    says(
+        report,
+        text,
+        &format!(
+            "{} runs counted, {} flagged busy, {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    );
+}
+
+/// How the remedy reports label the four turnovers, fastest first.
+const LABELS: [&str; 4] = ["(no cap)", "(500/s)", "(250/s)", "(120/s)"];
+
+/// The NOTES of reports/hit-ratio-turnover-lookup: its table (its own gaps
+/// and those it cites from reports/hit-ratio-turnover), the pages read at
+/// the fast end, the moves near 7 s and the scan figures it cites.
+#[test]
+fn the_lookup_turnover_notes_quote_their_table_and_the_reports_they_cite() {
+    let report = "hit-ratio-turnover-lookup";
+    let (s, text) = (summary(report), notes(report));
+    let first = summary("hit-ratio-turnover");
+    let v = "fixed-lookup";
+    for ((w, label), time) in RATES
+        .iter()
+        .zip(LABELS)
+        .zip(["0.4 s", "2 s", "7 s", "14 s"])
+    {
+        let there = |v: &str| {
+            format!(
+                "{:+.2}, {:+.2}",
+                gap(&first, Some("10.11.18"), w, v),
+                gap(&first, Some("11.8.6"), w, v)
+            )
+        };
+        let row = format!(
+            "| {time} {label} | {:+.2} | {:+.2} | {} | {} |",
+            gap(&s, Some("10.11.18"), w, v),
+            gap(&s, Some("11.8.6"), w, v),
+            there("fixed"),
+            there("fixed-fine-young")
+        );
+        says(report, &text, &row);
+    }
+    says(
+        report,
+        &text,
+        &format!(
+            "pages read per query {:.1}% above base at 0.4 s (the fix: {:.1}%)",
+            more_read_printed(&s, Some("10.11.18"), RATES[0], v),
+            more_read(&first, Some("10.11.18"), RATES[0], "fixed")
+        ),
+    );
+    let moves = |v: &str| {
+        med(
+            &s,
+            Some("10.11.18"),
+            RATES[2],
+            v,
+            "pages_made_young_per_query",
+        )
+    };
+    says(
+        report,
+        &text,
+        &format!(
+            "The remedy makes {:.1} times base's moves of old blocks here ({:.3} against {:.3} a query)",
+            moves(v) / moves("base"),
+            moves(v),
+            moves("base")
+        ),
+    );
+    let scan = summary("scan-resistance-lookup-10.11.18");
+    let remedy = summary("scan-resistance-remedy-10.11.18");
+    says(
+        report,
+        &text,
+        &format!(
+            "has fixed-lookup keep {:.1}% of the hot set under a looping scan, base {:.1}%, \
+             fixed-fine-young {:.1}% in its own report, the fix {}%",
+            kept(&scan, v),
+            kept(&scan, "base"),
+            kept(&remedy, "fixed-fine-young"),
+            format!("{:.1}", kept(&scan, "fixed")).trim_end_matches(".0")
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "{} runs counted, {} flagged busy, {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    );
+    assert_eq!(verdicts(&s), ["fail"]);
+}
+
+/// The hot set a variant keeps under the looping scan, in percent.
+fn kept(s: &Value, variant: &str) -> f64 {
+    let row = s["scan_resistance"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["variant"] == variant)
+        .unwrap_or_else(|| panic!("no scan row of {variant}"));
+    num(&row["kept_pct"])
+}
+
+/// The NOTES of reports/hit-ratio-turnover-lookup-boundary: its table's
+/// own columns and those of the reports it cites, how far short it falls
+/// at 0.3 s, the pages read there, and the QPS on 11.8.6.
+#[test]
+fn the_lookup_boundary_turnover_notes_quote_their_table_and_the_reports_they_cite() {
+    let report = "hit-ratio-turnover-lookup-boundary";
+    let (s, text) = (summary(report), notes(report));
+    let (lookup, first) = (
+        summary("hit-ratio-turnover-lookup"),
+        summary("hit-ratio-turnover"),
+    );
+    let v = "fixed-lookup-boundary";
+    let t10 = Some("10.11.18");
+    for ((w, label), time) in RATES
+        .iter()
+        .zip(LABELS)
+        .zip(["0.3 s", "2 s", "7 s", "14 s"])
+    {
+        let cells = row_cells(&text, &format!("| {time} {label} |"), 5);
+        assert_eq!(
+            cells[0],
+            format!("{:+.2}", gap(&s, t10, w, v)),
+            "{report} {w}"
+        );
+        assert_eq!(
+            cells[1],
+            format!("{:+.2}", gap(&s, Some("11.8.6"), w, v)),
+            "{report} {w}"
+        );
+        // cells[2] is the second form's, from runs not committed
+        assert_eq!(
+            cells[3],
+            format!("{:+.2}", gap(&lookup, t10, w, "fixed-lookup")),
+            "{report} {w}"
+        );
+        assert_eq!(
+            cells[4],
+            format!("{:+.2}", gap(&first, t10, w, "fixed")),
+            "{report} {w}"
+        );
+    }
+    let short = |t: &str| -(gap(&s, Some(t), RATES[0], v) + 0.2);
+    let pages = |t: &str, v: &str| med(&s, Some(t), RATES[0], v, "pages_read_per_query");
+    // worked from the printed pages a query, as the NOTES work it
+    let more = |t: &str| more_read_printed(&s, Some(t), RATES[0], v);
+    assert_eq!(
+        format!("{:.1}", more("10.11.18")),
+        format!("{:.1}", more("11.8.6"))
+    );
+    for said in [
+        format!(
+            "{:.2} and {:.2} short at 0.3 s",
+            short("10.11.18"),
+            short("11.8.6")
+        ),
+        format!(
+            "{:.1}% above base's on 10.11.18 ({:.3} against {:.3}) and on 11.8.6 ({:.3} against \
+             {:.3}), where `fixed-lookup` read {:.1}% more and the fix {:.1}% (10.11.18)",
+            more("10.11.18"),
+            pages("10.11.18", v),
+            pages("10.11.18", "base"),
+            pages("11.8.6", v),
+            pages("11.8.6", "base"),
+            more_read_printed(&lookup, t10, RATES[0], "fixed-lookup"),
+            more_read(&first, t10, RATES[0], "fixed")
+        ),
+    ] {
+        says(report, &text, &said);
+    }
+    let r = cell(&s, Some("11.8.6"), RATES[0], v);
+    let qps = |v: &str| {
+        thousands((med(&s, Some("11.8.6"), RATES[0], v, "qps") / 1000.0).round() * 1000.0)
+    };
+    says(
+        report,
+        &text,
+        &format!(
+            "{:.0}% below base's (medians of 2, {} against {} queries a second",
+            -change(r),
+            qps(v),
+            qps("base")
+        ),
+    );
+}
+
+/// The NOTES of reports/hit-ratio-turnover-looked-up beyond its own gaps:
+/// the columns cited from the third form and the fix, the runs at the slow
+/// end and the fast end, the moves, and the QPS of two cells of 11.8.6.
+#[test]
+fn the_looked_up_turnover_notes_quote_runs_moves_and_cited_gaps() {
+    let report = "hit-ratio-turnover-looked-up";
+    let (s, text) = (summary(report), notes(report));
+    let (third, first) = (
+        summary("hit-ratio-turnover-lookup-boundary"),
+        summary("hit-ratio-turnover"),
+    );
+    let v = "fixed-looked-up";
+    let (t10, t11) = (Some("10.11.18"), Some("11.8.6"));
+    for ((w, label), time) in RATES
+        .iter()
+        .zip(LABELS)
+        .zip(["0.4 s", "2 s", "7 s", "14 s"])
+    {
+        let cells = row_cells(&text, &format!("| {time} {label} |"), 4);
+        assert_eq!(
+            cells[0],
+            format!("{:+.2}", gap(&s, t10, w, v)),
+            "{report} {w}"
+        );
+        assert_eq!(
+            cells[1],
+            format!("{:+.2}", gap(&s, t11, w, v)),
+            "{report} {w}"
+        );
+        let (third10, third11) = cells[2].split_once(" / ").unwrap();
+        assert_eq!(
+            third10,
+            format!("{:+.2}", gap(&third, t10, w, "fixed-lookup-boundary")),
+            "{w}"
+        );
+        assert_eq!(
+            third11,
+            format!("{:+.2}", gap(&third, t11, w, "fixed-lookup-boundary")),
+            "{w}"
+        );
+        assert_eq!(
+            cells[3],
+            format!("{:+.2}", gap(&first, t10, w, "fixed")),
+            "{report} {w}"
+        );
+    }
+    looked_up_runs_and_moves_quote(report, &s, &text, &third);
+}
+
+/// The NOTES of reports/hit-ratio-turnover-lookup-mark beyond its own
+/// gaps: the fourth form's column it cites, the pages read at the slow
+/// end, and the moves.
+#[test]
+fn the_lookup_mark_turnover_notes_quote_slow_end_pages_moves_and_cited_gaps() {
+    let report = "hit-ratio-turnover-lookup-mark";
+    let (s, text) = (summary(report), notes(report));
+    let fourth = summary("hit-ratio-turnover-looked-up");
+    let v = "fixed-lookup-mark";
+    let trees = ["10.11.18", "11.8.6"];
+    for w in RATES {
+        let row = format!(
+            "| {:+.2} | {:+.2} | {:+.2} / {:+.2} |",
+            gap(&s, Some(trees[0]), w, v),
+            gap(&s, Some(trees[1]), w, v),
+            gap(&fourth, Some(trees[0]), w, "fixed-looked-up"),
+            gap(&fourth, Some(trees[1]), w, "fixed-looked-up")
+        );
+        says(report, &text, &row);
+    }
+    let slow = RATES[3];
+    let p = |t: &str, v: &str| med(&s, Some(t), slow, v, "pages_read_per_query");
+    says(
+        report,
+        &text,
+        &format!(
+            "({:.3} and {:.3} pages a query against {:.3} and {:.3}, {:.1}% and {:.1}% more)",
+            p(trees[0], v),
+            p(trees[1], v),
+            p(trees[0], "base"),
+            p(trees[1], "base"),
+            more_read(&s, Some(trees[0]), slow, v),
+            more_read(&s, Some(trees[1]), slow, v)
+        ),
+    );
+    // one figure stands for both series in each place
+    let one = |w: &str, v: &str, d: usize| {
+        let f = trees.map(|t| {
+            format!(
+                "{:.d$}",
+                med(&s, Some(t), w, v, "pages_made_young_per_query")
+            )
+        });
+        assert_eq!(f[0], f[1], "{w} {v}");
+        f[0].clone()
+    };
+    assert_eq!(one(RATES[0], v, 4), one(RATES[1], v, 4));
+    says(
+        report,
+        &text,
+        &format!(
+            "({} at 0.4 and 2 s, {} and {} at 7 and 14 s, base's promotions {} and {})",
+            one(RATES[0], v, 4),
+            one(RATES[2], v, 3),
+            one(RATES[3], v, 3),
+            one(RATES[2], "base", 3),
+            one(RATES[3], "base", 3)
+        ),
+    );
+}
+
+/// A scan-loop run's outcome, read with the tool's own type so that the
+/// kept share and the rate are worked out as the report works them out.
+fn scan_outcome(run: &Value) -> xtask::record::ScanLoopOutcome {
+    serde_json::from_value(run["outcome"]["scan_loop"].clone()).unwrap()
+}
+
+/// The kept share as the first reading of reports/scan-resistance-10.11.18
+/// took it, before 80ce4e8: the mean of the samples of the second half of
+/// the pass, the one due at its very end included.
+/// It gives the hot share kept in percent and the scan pages young.
+fn first_reading(run: &Value) -> (f64, f64) {
+    let scan = &run["outcome"]["scan_loop"];
+    let half = num(&scan["residency_seconds"]) / 2.0;
+    let hot = num(&scan["hot_pages"]);
+    let window: Vec<&Value> = scan["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| num(&s["t_s"]) >= half)
+        .collect();
+    let mean =
+        |f: &dyn Fn(&Value) -> f64| window.iter().map(|s| f(s)).sum::<f64>() / window.len() as f64;
+    (
+        100.0 * mean(&|s| num(&s["hot_resident"]) / hot),
+        mean(&|s| num(&s["scan_young"])),
+    )
+}
+
+/// The scanned pages young at one sample of a run.
+fn scan_young_at(run: &Value, t: f64) -> f64 {
+    let samples = run["outcome"]["scan_loop"]["samples"].as_array().unwrap();
+    num(&samples.iter().find(|s| num(&s["t_s"]) == t).unwrap()["scan_young"])
+}
+
+/// The NOTES of reports/scan-resistance-10.11.18: the first table (each
+/// run's kept share and scan pages young by the first reading, and the
+/// model's) and the second (scan pages young at 0 and 35 s, each run's
+/// rate and the model's), from its runs and summary.
+#[test]
+fn the_first_scan_notes_quote_both_tables_from_their_runs() {
+    let report = "scan-resistance-10.11.18";
+    let (s, text, runs) = (summary(report), notes(report), runs(report));
+    let row = |v: &str| {
+        s["scan_resistance"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["variant"] == v)
+            .unwrap()
+            .clone()
+    };
+    let pct = |x: f64| {
+        let p = format!("{x:.1}");
+        format!(
+            "{}%",
+            p.strip_suffix(".0").filter(|_| x >= 99.95).unwrap_or(&p)
+        )
+    };
+    for (name, first) in [("base", "base"), ("fixed", "fixed"), ("gate", "gate")] {
+        for (suffix, depth, obt, label) in [
+            ("", 1024, 1000, ""),
+            ("-d128", 128, 1000, ", depth 128"),
+            ("-t0", 1024, 0, ", old_blocks_time 0"),
+        ] {
+            let v = format!("{first}{suffix}");
+            let these = cell_runs(&runs, "10.11.18", "scan-loop", &v);
+            let r = row(&v);
+            let model = |k: &str| r[k].as_f64().map_or("-".to_string(), |x| format!("{x:.0}"));
+            let model_kept = r["model_kept_pct"].as_f64().map_or("-".to_string(), pct);
+            let kept: Vec<String> = these.iter().map(|r| pct(first_reading(r).0)).collect();
+            let young: Vec<String> = these
+                .iter()
+                .map(|r| format!("{:.0}", first_reading(r).1))
+                .collect();
+            let first_row = format!(
+                "| {name} | {depth} | {obt} | {} | {model_kept} | {} | {} |",
+                kept.join(", "),
+                young.join(", "),
+                model("model_scan_young")
+            );
+            says(report, &text, &first_row);
+            let rate: Vec<String> = these
+                .iter()
+                .map(|r| format!("{:.1}", scan_outcome(r).scan_young_per_s().unwrap()))
+                .collect();
+            let at = |t: f64| {
+                these
+                    .iter()
+                    .map(|r| format!("{:.0}", scan_young_at(r, t)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            let model_rate = r["model_scan_young_per_s"]
+                .as_f64()
+                .map_or("-".to_string(), |x| format!("{x:.1}"));
+            let second_row = format!(
+                "| {name}{label} | {} | {} | {} | {model_rate} |",
+                at(0.0),
+                at(35.0),
+                rate.join(", ")
+            );
+            says(report, &text, &second_row);
+        }
+    }
+    says(
+        report,
+        &text,
+        &format!("(0 of {} runs flagged busy)", s["counted_runs"]),
+    );
+    assert_eq!(s["busy_runs"].as_u64(), Some(0));
+}
+
+/// The `n` cells of a table row after its lead (`| 14 s (120/s) |`), trimmed.
+fn row_cells(text: &str, lead: &str, n: usize) -> Vec<String> {
+    let at = text.find(lead).unwrap_or_else(|| panic!("no row `{lead}`"));
+    let cells: Vec<String> = text[at + lead.len()..]
+        .split('|')
+        .take(n)
+        .map(|c| c.trim().to_string())
+        .collect();
+    assert_eq!(cells.len(), n, "row `{lead}`");
+    cells
+}
+
+/// The NOTES of reports/hit-ratio-disk-10.11.18 beyond what readme_figures
+/// holds: each row's pages read a second, turnover and moves, the extra
+/// pages read and p95 at 7 s, and the runs.
+#[test]
+fn the_disk_notes_quote_their_rates_turnovers_and_moves() {
+    let report = "hit-ratio-disk-10.11.18";
+    let (s, text) = (summary(report), notes(report));
+    for (w, rate) in [("pareto-rate-500", 500), ("pareto-rate-250", 250)] {
+        for v in ["base", "fixed", "fixed-fine-young"] {
+            let m = |k: &str| med(&s, None, w, v, k);
+            let moves = if v == "base" { "" } else { " (sweep moves)" };
+            let row = format!(
+                "| {rate} | {v} | {:.2} | {:.3} | {:.0} | {:.2} | {:.4}{moves} | {:.2} |",
+                m("hit_ratio_pct"),
+                m("pages_read_per_query"),
+                m("qps") * m("pages_read_per_query"),
+                m("pool_turnover_s"),
+                m("pages_made_young_per_query"),
+                m("p95_ms")
+            );
+            says(report, &text, &row);
+        }
+    }
+    let m = |v: &str, k: &str| med(&s, None, "pareto-rate-250", v, k);
+    says(
+        report,
+        &text,
+        &format!(
+            "it reads {:.0}% more pages a query than base ({:.3} against {:.3}); its p95 is {:.0}% \
+             higher ({:.2} against {:.2} ms",
+            100.0 * (m("fixed", "pages_read_per_query") / m("base", "pages_read_per_query") - 1.0),
+            m("fixed", "pages_read_per_query"),
+            m("base", "pages_read_per_query"),
+            100.0 * (m("fixed", "p95_ms") / m("base", "p95_ms") - 1.0),
+            m("fixed", "p95_ms"),
+            m("base", "p95_ms")
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "{} runs, {} flagged busy",
+            s["counted_runs"], s["busy_runs"]
+        ),
+    );
+}
+
+/// The NOTES of reports/hit-ratio-fast-end-lookup-boundary beyond what
+/// readme_figures holds: the runs and how they lie, the turnover, the
+/// pages read, the QPS change and the cited turnover report's gaps.
+#[test]
+fn the_fast_end_notes_quote_their_runs_turnover_and_qps() {
+    let report = "hit-ratio-fast-end-lookup-boundary";
+    let (s, text, runs) = (summary(report), notes(report), runs(report));
+    let (w, v) = ("pareto-unlimited", "fixed-lookup-boundary");
+    let hits = |v: &str| {
+        range(
+            cell_runs(&runs, "10.11.18", w, v)
+                .iter()
+                .map(|r| run_hit_ratio(r)),
+        )
+    };
+    let ((rlo, rhi), (blo, bhi)) = (hits(v), hits("base"));
+    assert!(rhi < blo, "a remedy run is not below every base run");
+    says(
+        report,
+        &text,
+        &format!(
+            "every one of its {} runs ({rlo:.2}% to {rhi:.2}%) is below every one of base's ({blo:.2}% to {bhi:.2}%)",
+            cell(&s, None, w, v)["runs"]
+        ),
+    );
+    let m = |v: &str, k: &str| med(&s, None, w, v, k);
+    let turnovers =
+        [m("base", "pool_turnover_s"), m(v, "pool_turnover_s")].map(|x| format!("{x:.2}"));
+    assert_eq!(
+        turnovers[0], turnovers[1],
+        "the NOTES give one turnover for both"
+    );
+    says(
+        report,
+        &text,
+        &format!("the pool turned over in {} s on both sides", turnovers[0]),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "It reads {:.3} pages a query where base reads {:.3}",
+            m(v, "pages_read_per_query"),
+            m("base", "pages_read_per_query")
+        ),
+    );
+    let r = cell(&s, None, w, v);
+    says(
+        report,
+        &text,
+        &format!(
+            "QPS {:+.1}% (paired, {}, p = {:.3})",
+            change(r),
+            interval(r),
+            num(&r["qps_vs_base"]["p_value"])
+        ),
+    );
+    let turnover = summary("hit-ratio-turnover-lookup-boundary");
+    says(
+        report,
+        &text,
+        &format!(
+            "gave the same gap ({:.2} on 10.11.18, {:.2} on 11.8.6)",
+            gap(&turnover, Some("10.11.18"), w, v),
+            gap(&turnover, Some("11.8.6"), w, v)
+        ),
+    );
+    says(
+        report,
+        &text,
+        &format!(
+            "{} runs, {} busy, {} failed",
+            s["counted_runs"], s["busy_runs"], s["failed_runs"]
+        ),
+    );
+}
+
+/// The fourth form's runs at both ends, its moves at the slow end and the
+/// QPS of two cells of 11.8.6, beside the third form's extra pages read.
+fn looked_up_runs_and_moves_quote(report: &str, s: &Value, text: &str, third: &Value) {
+    let runs = runs(report);
+    let v = "fixed-looked-up";
+    let (t10, t11) = (Some("10.11.18"), Some("11.8.6"));
+    says(
+        report,
+        text,
+        &format!(
+            "where the third read {:.1}% more",
+            more_read_printed(third, t10, RATES[0], "fixed-lookup-boundary")
+        ),
+    );
+    // every run of the slow end on both series, and the fast end's on 10.11.18
+    let hits = |v: &str, ws: &[&str], trees: &[&str]| -> Vec<f64> {
+        let mut all = Vec::new();
+        for t in trees {
+            for w in ws {
+                all.extend(cell_runs(&runs, t, w, v).iter().map(|r| run_hit_ratio(r)));
+            }
+        }
+        all
+    };
+    let slow = [RATES[2], RATES[3]];
+    let both = ["10.11.18", "11.8.6"];
+    // each cell's remedy runs lie below its base runs
+    for tree in both {
+        for w in slow {
+            let least_base = range(hits("base", &[w], &[tree])).0;
+            let most_remedy = range(hits(v, &[w], &[tree])).1;
+            assert!(
+                most_remedy < least_base,
+                "{tree} {w}: a remedy run is not below base's"
+            );
+        }
+    }
+    let (rlo, rhi) = range(hits(v, &slow, &both));
+    let (blo, bhi) = range(hits("base", &slow, &both));
+    says(
+        report,
+        text,
+        &format!("({rlo:.2} to {rhi:.2} against {blo:.2} to {bhi:.2})"),
+    );
+    let fast = |v: &str| {
+        let h = hits(v, &[RATES[0]], &["10.11.18"]);
+        format!("{:.2} and {:.2}", h[0], h[1])
+    };
+    says(
+        report,
+        text,
+        &format!("(10.11.18: {} against {})", fast(v), fast("base")),
+    );
+    let moves = |v: &str| {
+        range(
+            both.iter()
+                .flat_map(|t| slow.map(|w| med(s, Some(t), w, v, "pages_made_young_per_query"))),
+        )
+    };
+    let ((mlo, mhi), (plo, phi)) = (moves(v), moves("base"));
+    says(
+        report,
+        text,
+        &format!("{mlo:.3} to {mhi:.3} at 7 and 14 s, base's promotions {plo:.3} to {phi:.3}"),
+    );
+    let qps = |w: &str| change(cell(s, t11, w, v));
+    says(
+        report,
+        text,
+        &format!(
+            "(the 14 s cell of 11.8.6 {:+.1}%, the 7 s cell {:+.1}%",
+            qps(RATES[3]),
+            qps(RATES[2])
+        ),
+    );
+}
