@@ -156,6 +156,35 @@ mod tests {
     }
 
     #[test]
+    fn a_matrix_json_torn_anywhere_in_its_first_kilobyte_is_refused_by_name() {
+        let report = crate::util::repo_root().join("reports/smoke-10.11.18");
+        let whole = Manifest::read(&report)
+            .unwrap()
+            .expect("the smoke report's matrix.json");
+        let dir = tempfile::tempdir().unwrap();
+        whole.write(dir.path()).unwrap();
+        let path = dir.path().join(FILE);
+        let bytes = std::fs::read(&path).unwrap();
+        // every cut short of the closing brace (the last byte is the newline)
+        for cut in 0..1024.min(bytes.len() - 1) {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            let err = format!("{:#}", Manifest::read(dir.path()).unwrap_err());
+            assert!(
+                err.contains(&path.display().to_string()),
+                "cut at {cut}: {err}"
+            );
+            // torn, it is refused, not replaced by what the results alone
+            // would give
+            assert!(
+                Manifest::read_or_derive(dir.path(), &[]).is_err(),
+                "cut at {cut}"
+            );
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        assert_eq!(Manifest::read(dir.path()).unwrap(), Some(whole));
+    }
+
+    #[test]
     fn the_baseline_comes_first_and_the_others_keep_the_matrix_order() {
         // our fixed patch on a tree that also runs base: a candidate
         assert_eq!(
