@@ -91,6 +91,7 @@ const LONGEST_FIRST: &[&str] = &[
     "faults",
     "e2e",
     "bisect",
+    "write_failures_matrix",
     "cost",
     "stacks",
     "buildbot",
