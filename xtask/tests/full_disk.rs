@@ -20,6 +20,10 @@ use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+/// One test at a time: each runs the tool, which takes the cache's lock
+/// (under the test command they share its holder's).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// A tmpfs of `size` mounted at a directory; unmounted when dropped.
 struct Tmpfs(PathBuf);
 
@@ -86,6 +90,7 @@ impl Drop for Tmpfs {
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab; root for the tmpfs mounts): cargo xtask test runs it"]
 fn a_results_disk_that_fills_during_the_report_is_named_and_the_next_run_completes_it() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let m = one_cell_matrix(dir.path(), "full-disk");
@@ -119,7 +124,8 @@ fn a_results_disk_that_fills_during_the_report_is_named_and_the_next_run_complet
         report_bytes / 2
     );
     assert!(
-        err.contains(&format!("the filesystem of {}", out.display())) && err.contains(" is full ("),
+        err.contains(&format!("the filesystem of {}", out.display()))
+            && err.contains(" ran out of room ("),
         "the error does not name the full filesystem:\n{err}"
     );
     nothing_half_written(&out, "after the failure");
@@ -139,6 +145,7 @@ fn a_results_disk_that_fills_during_the_report_is_named_and_the_next_run_complet
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab; root for the tmpfs mounts): cargo xtask test runs it"]
 fn a_run_directory_filesystem_that_fills_under_the_server_fails_its_cell_by_name_and_resumes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let dir = scratch_dir();
     let m = one_cell_matrix(dir.path(), "full-disk");
     let plan = xtask::matrix::load(&m).unwrap();
@@ -181,7 +188,7 @@ fn a_run_directory_filesystem_that_fills_under_the_server_fails_its_cell_by_name
         failure
             .message
             .contains(&format!("the filesystem of {}", shm.display()))
-            && failure.message.contains(" is full ("),
+            && failure.message.contains(" ran out of room ("),
         "the failure does not name the full filesystem: {failure}"
     );
     nothing_half_written(&out, "after the failure");

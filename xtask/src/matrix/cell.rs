@@ -10,6 +10,7 @@ use crate::provenance;
 use crate::record::{CellKey, Failure, RunResult, SCHEMA_VERSION};
 use crate::server::{Lost, Server};
 use crate::util::slug;
+use crate::util::space::NO_ROOM;
 use crate::workload;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -96,7 +97,8 @@ pub(super) fn run_cell(
             return Err(i.into());
         }
         Err(e) => {
-            let mut f = with_room_note(Failure::from_error(&e, Step::Measured), &server.dir.root);
+            let f = Failure::from_error(&e, Step::Measured);
+            let mut f = with_room_note(f, &server.dir.root, &server.error_log_tail());
             // died, or stopped/deadlocked (then killed): the cells left on
             // this server fail, the matrix goes on
             if let Some(what) = lost(server) {
@@ -129,12 +131,15 @@ fn profile_stem(key: &CellKey) -> String {
     )
 }
 
-/// A failure of a server on a full filesystem (its datadir could not
-/// grow, its bootstrap could not write) says so, naming the filesystem of
-/// `dir`.
-pub(super) fn with_room_note(mut f: Failure, dir: &Path) -> Failure {
-    if let Some(full) = crate::util::space::full_filesystem(dir) {
-        f.message = format!("{}; {full}", f.message);
+/// A failure of a server that found no room (its datadir could not grow:
+/// the filesystem of `dir` is full, or its error log `said` so) says so,
+/// naming the filesystem, unless the server's start said so already.
+pub(super) fn with_room_note(mut f: Failure, dir: &Path, said: &str) -> Failure {
+    let said = format!("{said}\n{}", f.message);
+    if let Some(note) = crate::util::space::no_room(dir, &said) {
+        if !f.message.contains(NO_ROOM) {
+            f.message = format!("{}; {note}", f.message);
+        }
     }
     f
 }

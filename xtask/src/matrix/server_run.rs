@@ -80,7 +80,8 @@ pub(super) fn run_server(
         // the bootstrap carries its own step; anything else is the start
         Err(e) => {
             let f = Failure::from_error(&e, Step::Start);
-            return fail_all(cell::with_room_note(f, &runs.path), progress);
+            let said = f.error_log_tail.clone().unwrap_or_default();
+            return fail_all(cell::with_room_note(f, &runs.path, &said), progress);
         }
     };
     let cnf_text = fs::read_to_string(&server.dir.cnf).ok();
@@ -177,8 +178,8 @@ fn prepare(
         Ok(phases) => Ok(Ok(phases)),
         Err(e) if children::interruption_in(&e).is_some() => Err(e),
         Err(e) => {
-            let mut f =
-                cell::with_room_note(Failure::from_error(&e, Step::Prepare), &server.dir.root);
+            let f = Failure::from_error(&e, Step::Prepare);
+            let mut f = cell::with_room_note(f, &server.dir.root, &server.error_log_tail());
             f.error_log_tail = Some(server.error_log_tail());
             if let Some(what) = cell::lost(server) {
                 f.message = format!("{what}: {}", f.message);

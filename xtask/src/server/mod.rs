@@ -108,7 +108,8 @@ impl Server {
         };
         let run_binaries = staged.as_ref().unwrap_or(binaries);
         fs::write(&dir.cnf, cnf.render(&dir, run_binaries, cnf_user))?;
-        bootstrap(binaries, &dir, user.as_ref(), keep)?;
+        // a bootstrap that found no room says so, naming the filesystem
+        bootstrap(binaries, &dir, user.as_ref(), keep).map_err(|e| no_room(e, &dir))?;
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
         // the root password is set before the server accepts anyone
@@ -166,6 +167,7 @@ impl Server {
         // a server that does not come up is stopped by its Drop
         AtStep::injected(Step::Start, None)
             .and_then(|()| server.wait_ready(start_timeout))
+            .map_err(|e| no_room(e, &server.dir))
             .context(AtStep(Step::Start))?;
         Ok(server)
     }
@@ -328,6 +330,17 @@ impl Drop for Server {
 /// tool runs as root. On failure the error carries the tail of the
 /// server's log (or of the script's, when the server never started) and
 /// the run directory goes unless kept.
+/// `e` of a server that failed to start, with the sentence naming the
+/// filesystem of its run directory when it found no room there (as its
+/// error log says, or as the filesystem shows).
+fn no_room(e: anyhow::Error, dir: &RunDir) -> anyhow::Error {
+    let said = e
+        .downcast_ref::<ErrorLogTail>()
+        .map(|t| t.0.clone())
+        .unwrap_or_default();
+    crate::util::space::note_if_no_room(e, &dir.root, &said)
+}
+
 fn bootstrap(
     binaries: &ServerBinaries,
     dir: &RunDir,

@@ -29,19 +29,49 @@ pub fn free_bytes(path: &Path) -> Option<u64> {
     statvfs(path).map(|(free, _)| free)
 }
 
-/// When the filesystem holding `path` is full: the sentence that says so,
-/// naming it, with what is free of what.
-pub fn full_filesystem(path: &Path) -> Option<String> {
+/// What every no-room sentence holds.
+pub const NO_ROOM: &str = " ran out of room (";
+
+/// Whether a program's own words (an error, an error log) say a write
+/// found no room: ENOSPC by its text or its number, as the kernel, Rust
+/// and InnoDB print it.
+pub fn says_no_room(text: &str) -> bool {
+    [
+        "No space left on device",
+        "os error 28",
+        "error 28",
+        "errno 28",
+        "Errcode: 28",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+}
+
+/// The sentence for a failure on the filesystem holding `path`, when that
+/// filesystem is full now or the failing program said it found no room
+/// (`said`: its words; a server that failed to preallocate a file removes
+/// it, so the space is free again by the time the tool looks).
+pub fn no_room(path: &Path, said: &str) -> Option<String> {
     let (free, size) = statvfs(path)?;
-    (free < FULL_BELOW.max(size / 200)).then(|| {
+    let full = free < FULL_BELOW.max(size / 200);
+    (full || says_no_room(said)).then(|| {
         format!(
-            "the filesystem of {} is full ({} free of {}): free space there and run the \
+            "the filesystem of {}{NO_ROOM}{} free of {} now): free space there and run the \
              same command again to resume",
             path.display(),
             human_bytes(free),
             human_bytes(size)
         )
     })
+}
+
+/// `e`, with the sentence of `no_room` when it applies, judged by the
+/// filesystem holding `path` and by `said` and `e`'s own words.
+pub fn note_if_no_room(e: anyhow::Error, path: &Path, said: &str) -> anyhow::Error {
+    match no_room(path, &format!("{said}\n{e:#}")) {
+        Some(note) => e.context(note),
+        None => e,
+    }
 }
 
 /// `1.5 GiB`, `12 MiB`, `640 KiB`.
@@ -67,11 +97,19 @@ mod tests {
     }
 
     #[test]
-    fn a_filesystem_with_room_is_not_called_full() {
+    fn a_filesystem_with_room_is_called_full_only_when_the_program_said_so() {
         // the directory of the test binary's target has room for its build
         let here = Path::new(env!("CARGO_MANIFEST_DIR"));
         assert!(free_bytes(here).is_some_and(|f| f > FULL_BELOW));
-        assert_eq!(full_filesystem(here), None);
+        assert_eq!(no_room(here, "all went well"), None);
+        // a program that said it found no room is believed
+        let said = "[ERROR] InnoDB: preallocating 1073741824 bytes for file ib_logfile101 \
+                    failed with error 28";
+        let note = no_room(here, said).expect("the server's words count");
+        assert!(
+            note.contains(NO_ROOM) && note.contains(&here.display().to_string()),
+            "{note}"
+        );
         // a path not made yet is judged by its nearest ancestor
         assert_eq!(free_bytes(&here.join("no/such/dir")), free_bytes(here));
     }

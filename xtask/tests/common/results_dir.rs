@@ -1,6 +1,9 @@
 //! A one-cell real matrix and what its results directory holds, for the
 //! tests that make its writes fail (`write_failures_matrix`, `full_disk`).
 
+// the tests start the tool as a user would, as a plain child process
+#![allow(clippy::disallowed_methods)]
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
