@@ -33,15 +33,21 @@ pub fn results(dir: &Path) -> Result<Lock> {
     acquire(&dir.join(".lock"), "this results directory")
 }
 
-/// Takes `path`'s lock without waiting, or says who holds it.
-pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
-    let file = fs::OpenOptions::new()
+/// A lock file, made if missing and never truncated (its holder may be
+/// another process).
+fn open_lock_file(path: &Path) -> Result<File> {
+    fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .read(true)
         .write(true)
         .open(path)
-        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+        .with_context(|| format!("cannot open the lock file {}", path.display()))
+}
+
+/// Takes `path`'s lock without waiting, or says who holds it.
+pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
+    let file = open_lock_file(path)?;
     match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => {
             return Ok(Lock {
@@ -85,13 +91,7 @@ pub fn work(path: &Path, what: &str) -> Result<Lock> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(path)
-        .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+    let file = open_lock_file(path)?;
     use rustix::fs::FlockOperation::{LockExclusive, NonBlockingLockExclusive};
     if rustix::fs::flock(&file, NonBlockingLockExclusive).is_err() {
         let who = holder(path).map_or_else(|| "another process".into(), |p| format!("pid {p}"));

@@ -33,6 +33,15 @@ fn says(report: &str, text: &str, said: &str) {
     );
 }
 
+/// The counted and busy runs, as the NOTES give them.
+fn says_counted(report: &str, text: &str, s: &Value) {
+    let said = format!(
+        "{} runs, {} flagged busy",
+        s["counted_runs"], s["busy_runs"]
+    );
+    says(report, text, &said);
+}
+
 fn rows(s: &Value) -> &Vec<Value> {
     s["rows"].as_array().expect("summary rows")
 }
@@ -690,14 +699,7 @@ fn the_young_touch_mechanism_notes_quote_their_counters_and_qps() {
             qps("11.8.6", "base")
         ),
     );
-    says(
-        report,
-        &text,
-        &format!(
-            "{} runs, {} flagged busy",
-            s["counted_runs"], s["busy_runs"]
-        ),
-    );
+    says_counted(report, &text, &s);
 }
 
 /// The two trace reports' tables of the model on the server's own stream,
@@ -2015,14 +2017,7 @@ fn the_disk_notes_quote_their_rates_turnovers_and_moves() {
             m("base", "p95_ms")
         ),
     );
-    says(
-        report,
-        &text,
-        &format!(
-            "{} runs, {} flagged busy",
-            s["counted_runs"], s["busy_runs"]
-        ),
-    );
+    says_counted(report, &text, &s);
 }
 
 /// The NOTES of reports/hit-ratio-fast-end-lookup-boundary beyond what
