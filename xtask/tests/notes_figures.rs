@@ -33,6 +33,14 @@ fn says(report: &str, text: &str, said: &str) {
     );
 }
 
+/// The runs a report counted and those it flagged busy.
+fn counted_and_busy(s: &Value) -> (u64, u64) {
+    (
+        s["counted_runs"].as_u64().unwrap(),
+        s["busy_runs"].as_u64().unwrap(),
+    )
+}
+
 /// The counted and busy runs, as the NOTES give them.
 fn says_counted(report: &str, text: &str, s: &Value) {
     let said = format!(
@@ -352,10 +360,7 @@ fn the_first_cost_notes_quote_their_summary() {
 /// The timed runs of reports/cost-10.11.18: counted and busy, and fixed's
 /// QPS and server CPU against base's, which decide nothing.
 fn cost_10_11_runs_and_qps(report: &str, s: &Value, text: &str) {
-    let (counted, busy) = (
-        s["counted_runs"].as_u64().unwrap(),
-        s["busy_runs"].as_u64().unwrap(),
-    );
+    let (counted, busy) = counted_and_busy(s);
     says(
         report,
         text,
@@ -567,10 +572,7 @@ fn the_release_notes_quote_every_answer_of_their_summary() {
 /// The runs of the release matrix, the pairs its time question asks for and
 /// what its mechanism question read.
 fn release_runs_and_mechanism(report: &str, s: &Value, text: &str) {
-    let (counted, busy) = (
-        s["counted_runs"].as_u64().unwrap(),
-        s["busy_runs"].as_u64().unwrap(),
-    );
+    let (counted, busy) = counted_and_busy(s);
     says(
         report,
         text,
