@@ -298,15 +298,12 @@ fn stages(mtr_out: &str) -> Result<Vec<TestStage>> {
     let (alone_suites, beside): (Vec<String>, Vec<String>) = xtask_suites()?
         .into_iter()
         .partition(|s| SUITES_ALONE.contains(&s.as_str()));
-    for suite in beside.iter().chain(&alone_suites) {
+    let lanes = beside.iter().map(|s| (s, Lane::Beside));
+    for (suite, lane) in lanes.chain(alone_suites.iter().map(|s| (s, Lane::Alone))) {
         steps.push(TestStage {
             label: format!("xtask suite {suite}"),
             args: cargo_test("xtask", &["--test", suite]),
-            lane: if SUITES_ALONE.contains(&suite.as_str()) {
-                Lane::Alone
-            } else {
-                Lane::Beside
-            },
+            lane,
         });
     }
     for tree in crate::tree::DEBIAN_TREES {

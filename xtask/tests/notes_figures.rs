@@ -5,24 +5,17 @@
 //! makes prose and numbers part fails here. Figures the summary cannot
 //! give (hand replays, logs, other hosts) are not checked.
 
+mod common;
+
+use common::summary_json::{
+    change, cost_change, cost_row, interval, one_line, root, rows, summary, verdicts,
+};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn summary(report: &str) -> Value {
-    let path = root().join("reports").join(report).join("summary.json");
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 /// A report's NOTES.md on one line: the NOTES wrap sentences anywhere.
 fn notes(report: &str) -> String {
     let path = root().join("reports").join(report).join("NOTES.md");
-    let text = std::fs::read_to_string(&path).unwrap();
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    one_line(&std::fs::read_to_string(&path).unwrap())
 }
 
 /// Fails naming the report and the sentence its NOTES lack.
@@ -50,10 +43,6 @@ fn says_counted(report: &str, text: &str, s: &Value) {
     says(report, text, &said);
 }
 
-fn rows(s: &Value) -> &Vec<Value> {
-    s["rows"].as_array().expect("summary rows")
-}
-
 /// The row of one cell; `tree` None when the report has one tree.
 fn cell<'a>(s: &'a Value, tree: Option<&str>, workload: &str, variant: &str) -> &'a Value {
     rows(s)
@@ -73,43 +62,6 @@ fn num(v: &Value) -> f64 {
 /// A median of one cell.
 fn med(s: &Value, tree: Option<&str>, workload: &str, variant: &str, metric: &str) -> f64 {
     num(&cell(s, tree, workload, variant)["median"][metric])
-}
-
-fn change(r: &Value) -> f64 {
-    num(&r["qps_vs_base"]["change_pct"])
-}
-
-/// `-9.9% to +13.5%`: the interval of a QPS change, as the NOTES print it.
-fn interval(r: &Value) -> String {
-    let i = &r["qps_vs_base"]["ratio_interval"];
-    format!(
-        "{:+.1}% to {:+.1}%",
-        (num(&i["lo"]) - 1.0) * 100.0,
-        (num(&i["hi"]) - 1.0) * 100.0
-    )
-}
-
-fn verdicts(s: &Value) -> Vec<String> {
-    s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["verdict"].as_str().unwrap().to_string())
-        .collect()
-}
-
-/// A cost row (one cell's callgrind passes).
-fn cost<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
-    s["cost"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["workload"] == workload && r["variant"] == variant)
-        .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
-}
-
-fn cost_change(r: &Value) -> f64 {
-    (num(&r["ratio"]) - 1.0) * 100.0
 }
 
 /// The interval a verdict's detail line gives for one workload: the text
@@ -284,9 +236,9 @@ fn the_first_cost_notes_quote_their_summary() {
     let report = "cost-10.11.18";
     let (s, text) = (summary(report), notes(report));
     assert_eq!(verdicts(&s), ["pass", "undecided", "undecided"]);
-    let ipq = |w: &str, v: &str| num(&cost(&s, w, v)["instructions_per_query"]);
-    let fixed = |w: &str| cost_change(cost(&s, w, "fixed"));
-    let again = |w: &str| cost_change(cost(&s, w, "base-again"));
+    let ipq = |w: &str, v: &str| num(&cost_row(&s, w, v)["instructions_per_query"]);
+    let fixed = |w: &str| cost_change(cost_row(&s, w, "fixed"));
+    let again = |w: &str| cost_change(cost_row(&s, w, "base-again"));
     let pk = "points-covered-pk";
     for said in [
         format!(
@@ -319,7 +271,7 @@ fn the_first_cost_notes_quote_their_summary() {
     ] {
         says(report, &text, &said);
     }
-    let spread = |w: &str, v: &str| num(&cost(&s, w, v)["spread_pct"]);
+    let spread = |w: &str, v: &str| num(&cost_row(&s, w, v)["spread_pct"]);
     let variants = ["base", "base-again", "fixed"];
     let (lo, hi) = range(
         ["points-covered-pk", "random-points"]
@@ -344,9 +296,9 @@ fn the_first_cost_notes_quote_their_summary() {
         &text,
         &format!("and {ulo:.0}% to {uhi:.0}% on update-index"),
     );
-    let young = |v: &str| num(&cost(&s, pk, v)["pages_made_young_per_query"]);
+    let young = |v: &str| num(&cost_row(&s, pk, v)["pages_made_young_per_query"]);
     let (ylo, yhi) = range([pk, "random-points"].iter().flat_map(|w| {
-        ["base", "base-again"].map(|v| num(&cost(&s, w, v)["pages_made_young_per_query"]))
+        ["base", "base-again"].map(|v| num(&cost_row(&s, w, v)["pages_made_young_per_query"]))
     }));
     says(
         report,
@@ -398,8 +350,8 @@ fn the_11_8_6_cost_notes_quote_their_summary() {
     let report = "cost-11.8.6";
     let (s, text) = (summary(report), notes(report));
     assert_eq!(verdicts(&s), ["pass"]);
-    let ipq = |w: &str, v: &str| thousands(num(&cost(&s, w, v)["instructions_per_query"]));
-    let fixed = |w: &str| cost_change(cost(&s, w, "fixed"));
+    let ipq = |w: &str, v: &str| thousands(num(&cost_row(&s, w, v)["instructions_per_query"]));
+    let fixed = |w: &str| cost_change(cost_row(&s, w, "fixed"));
     let (pk, rp) = ("points-covered-pk", "random-points");
     let (lo, hi) = range(
         s["cost"]
@@ -408,7 +360,7 @@ fn the_11_8_6_cost_notes_quote_their_summary() {
             .iter()
             .map(|r| num(&r["spread_pct"])),
     );
-    let young = |w: &str, v: &str| num(&cost(&s, w, v)["pages_made_young_per_query"]);
+    let young = |w: &str, v: &str| num(&cost_row(&s, w, v)["pages_made_young_per_query"]);
     let qps = |w: &str| cell(&s, None, w, "fixed");
     for said in [
         format!(
@@ -455,9 +407,9 @@ fn the_11_8_6_cost_notes_quote_their_summary() {
 fn the_writes_cost_notes_quote_their_counts_and_intervals() {
     let report = "cost-writes-11.8.6";
     let (s, text) = (summary(report), notes(report));
-    let ipq = |w: &str, v: &str| thousands(num(&cost(&s, w, v)["instructions_per_query"]));
-    let young = |w: &str, v: &str| num(&cost(&s, w, v)["pages_made_young_per_query"]);
-    let events = |w: &str| thousands(num(&cost(&s, w, "base")["events"]["events"]));
+    let ipq = |w: &str, v: &str| thousands(num(&cost_row(&s, w, v)["instructions_per_query"]));
+    let young = |w: &str, v: &str| num(&cost_row(&s, w, v)["pages_made_young_per_query"]);
+    let events = |w: &str| thousands(num(&cost_row(&s, w, "base")["events"]["events"]));
     let (ui, rw) = ("update-index", "read-write");
     for said in [
         format!(
@@ -489,8 +441,8 @@ fn the_writes_cost_notes_quote_their_counts_and_intervals() {
         format!(
             "this run: {} events | {:.2}% (fixed {:.2}%) |",
             events(ui),
-            num(&cost(&s, ui, "base")["spread_pct"]),
-            num(&cost(&s, ui, "fixed")["spread_pct"])
+            num(&cost_row(&s, ui, "base")["spread_pct"]),
+            num(&cost_row(&s, ui, "fixed")["spread_pct"])
         ),
     ] {
         says(report, &text, &said);
@@ -505,7 +457,7 @@ fn the_writes_cost_notes_quote_their_counts_and_intervals() {
 fn the_release_notes_quote_every_answer_of_their_summary() {
     let report = "release-11.8-on-11.8.6";
     let (s, text) = (summary(report), notes(report));
-    let work = |w: &str| cost_change(cost(&s, w, "fixed"));
+    let work = |w: &str| cost_change(cost_row(&s, w, "fixed"));
     let with_interval = |w: &str| format!("{w} {:+.2}% ({})", work(w), detail_interval(&s, 0, w));
     let bare = |w: &str| format!("{w} {:+.2}%", work(w));
     let said = format!(
@@ -1124,7 +1076,7 @@ fn the_mdev_37992_notes_quote_their_answers_and_qps_table() {
     let report = "mdev-37992-10.11.18";
     let (s, text) = (summary(report), notes(report));
     let v = verdicts(&s);
-    let count = |x: &str| v.iter().filter(|y| *y == x).count();
+    let count = |x: &str| v.iter().filter(|y| **y == x).count();
     says(
         report,
         &text,
@@ -2924,9 +2876,9 @@ fn the_first_cost_notes_quote_the_functions_whose_cost_moved() {
     let moved = |f: &str| signed_thousands(num(&shift(&s, pk, f)["change"]));
     let touch = shift(&s, pk, "buf_page_t::touch(");
     assert!(touch["baseline_per_query"].is_null(), "base has no touch()");
-    let ipq = |v: &str| num(&cost(&s, pk, v)["instructions_per_query"]);
+    let ipq = |v: &str| num(&cost_row(&s, pk, v)["instructions_per_query"]);
     let less = ["points-covered-pk", "random-points"]
-        .map(|w| format!("{:.1}", -cost_change(cost(&s, w, "fixed"))));
+        .map(|w| format!("{:.1}", -cost_change(cost_row(&s, w, "fixed"))));
     assert_eq!(less[0], less[1]);
     let timed = range(
         rows(&s)

@@ -7,12 +7,10 @@
 
 mod common;
 
+use common::summary_json::{
+    self, change, cost_change, cost_row, one_line, root, rows, summary, verdicts,
+};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// README.md, then every file of docs/ in name order: the sentences are
 /// looked for where they now live.
@@ -40,23 +38,6 @@ fn the_readme_result_quotes_the_smoke_summary() {
         assert!(r["median"]["pages_made_young_per_query"].as_f64().unwrap() < 0.001);
         assert!(r["median"]["buf_pool_mutex_per_query"].as_f64().unwrap() < 0.001);
     }
-}
-
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn summary(report: &str) -> Value {
-    let path = root().join("reports").join(report).join("summary.json");
-    serde_json::from_str(&std::fs::read_to_string(&path).unwrap())
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// summary.json's rows: a list (schema 1, `reports/series/`) or `rows`.
-fn rows(s: &Value) -> &Vec<Value> {
-    s.as_array()
-        .or_else(|| s["rows"].as_array())
-        .expect("summary rows")
 }
 
 /// A cell's first word, without code marks: `fixed (`...`)` is `fixed`.
@@ -149,43 +130,9 @@ fn find<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no {workload} {variant}"))
 }
 
-fn change(r: &Value) -> f64 {
-    r["qps_vs_base"]["change_pct"].as_f64().unwrap()
-}
-
-/// The verdicts of summary.json's questions, in their order.
-fn verdicts_of(s: &Value) -> Vec<&str> {
-    s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["verdict"].as_str().unwrap())
-        .collect()
-}
-
-/// A cost row of summary.json: one cell's cost passes.
-fn cost_row<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
-    s["cost"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["workload"] == workload && r["variant"] == variant)
-        .unwrap_or_else(|| panic!("no cost row {workload} {variant}"))
-}
-
-/// A cost row's change of instructions per query against its baseline, in percent.
-fn cost_change(r: &Value) -> f64 {
-    (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
-}
-
 /// `from -20.7% to +15.4%`
 fn interval(r: &Value) -> String {
-    let i = &r["qps_vs_base"]["ratio_interval"];
-    format!(
-        "from {:+.1}% to {:+.1}%",
-        (i["lo"].as_f64().unwrap() - 1.0) * 100.0,
-        (i["hi"].as_f64().unwrap() - 1.0) * 100.0
-    )
+    format!("from {}", summary_json::interval(r))
 }
 
 #[test]
@@ -339,7 +286,7 @@ fn the_readme_sentences_on_the_11_8_release_run_quote_its_summary() {
             read_only["qps_vs_base"]["p_value"].as_f64().unwrap()
         ),
     ];
-    let verdicts = verdicts_of(&s);
+    let verdicts = verdicts(&s);
     assert_eq!(verdicts, ["pass", "undecided", "pass"]);
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
@@ -668,7 +615,7 @@ fn the_readme_sentence_on_the_11_8_6_io_bound_report_quotes_its_summary() {
         text.contains(&quoted),
         "README.md and docs/ do not say `{quoted}`"
     );
-    let verdicts = verdicts_of(&s);
+    let verdicts = verdicts(&s);
     assert_eq!(verdicts, ["fail", "undecided"]);
     assert!(text.contains(&format!(
         "(`matrix/io-bound-11.8.6.toml`, {} runs, 18 min, {} flagged busy,",
@@ -711,7 +658,7 @@ fn the_readme_sentence_on_the_threshold_run_quotes_its_summary() {
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
-    let verdicts = verdicts_of(&s);
+    let verdicts = verdicts(&s);
     assert_eq!(verdicts, ["fail", "pass"]);
 }
 
@@ -952,7 +899,7 @@ fn the_readme_sentence_on_the_turnover_run_quotes_its_summary() {
     for q in quoted {
         assert!(text.contains(&q), "README.md and docs/ do not say `{q}`");
     }
-    assert_eq!(verdicts_of(&s).len(), 2);
+    assert_eq!(verdicts(&s).len(), 2);
 }
 
 /// The README's sentence on the lookup-touch remedy: its largest gap to
@@ -1089,7 +1036,7 @@ fn the_sentences_on_the_writes_cost_run_quote_its_summary() {
             "{d}"
         );
     }
-    assert_eq!(verdicts_of(&s), ["pass"]);
+    assert_eq!(verdicts(&s), ["pass"]);
     let spreads = [
         spread("update-index", "base"),
         spread("update-index", "fixed"),
@@ -1145,7 +1092,7 @@ fn the_sentences_on_the_remedys_fast_end_quote_its_summary() {
         / median("base", "pages_read_per_query")
         - 1.0)
         * 100.0;
-    assert_eq!(verdicts_of(&s), ["fail"]);
+    assert_eq!(verdicts(&s), ["fail"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     let evidence = format!(
         "{remedy:.2}% against {base:.2}% hit ratio, every remedy run below every base run, \
@@ -1510,7 +1457,7 @@ fn the_notes_of_the_convergence_run_quote_its_summary() {
     let notes = notes_of("hit-ratio-convergence-lookup-boundary");
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     assert_eq!(s["counted_runs"].as_u64(), Some(18));
-    assert_eq!(verdicts_of(&s), ["fail"]);
+    assert_eq!(verdicts(&s), ["fail"]);
     let m = |w: &str, v: &str, k: &str| find(&s, w, v)["median"][k].as_f64().unwrap();
     for (w, label) in [
         ("pareto-15s-35s", "15-35 s"),
@@ -1573,7 +1520,7 @@ fn the_young_rule_probe_notes_quote_their_summary() {
             .as_f64()
             .unwrap()
     };
-    assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
+    assert_eq!(verdicts(&s), ["pass", "pass", "pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     let base = median("base", "hit_ratio_pct");
     let (cell, tail) = (
@@ -1661,7 +1608,7 @@ fn the_remedy_turnover_notes_quote_their_summary() {
 fn remedy_turnover_notes_quote(report: &str, variant: &str) {
     let s = summary(report);
     let notes = one_line(&notes_of(report));
-    assert_eq!(verdicts_of(&s), ["pass"]);
+    assert_eq!(verdicts(&s), ["pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
     let median = |tree: &str, w: &str, v: &str, m: &str| {
         find_in(&s, tree, w, v)["median"][m].as_f64().unwrap()
@@ -1774,7 +1721,7 @@ fn the_evidence_sentences_on_the_remedy_forms_quote_their_summaries() {
             one_line(&readme()).contains(&said),
             "docs do not say `{said}`"
         );
-        assert_eq!(verdicts_of(&s), ["pass"]);
+        assert_eq!(verdicts(&s), ["pass"]);
     }
 }
 
@@ -1807,7 +1754,7 @@ fn the_remedy_mechanism_notes_quote_their_summary() {
             one_line(&readme()).contains(&docs),
             "docs do not say `{docs}`"
         );
-        assert_eq!(verdicts_of(&s), ["pass"]);
+        assert_eq!(verdicts(&s), ["pass"]);
         assert_eq!(s["busy_runs"].as_u64(), Some(0));
     }
 }
@@ -1850,7 +1797,7 @@ fn remedy_scan_notes_quote(report: &str, variant: &str) {
     for row in rows {
         assert!(notes.contains(&row), "{report}: NOTES do not say `{row}`");
     }
-    assert_eq!(verdicts_of(&s), ["pass", "pass", "pass"]);
+    assert_eq!(verdicts(&s), ["pass", "pass", "pass"]);
     assert_eq!(s["busy_runs"].as_u64(), Some(0));
 }
 
@@ -1965,7 +1912,7 @@ fn the_notes_of_the_stacks_run_quote_its_summary() {
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
     // the counters' answers, after the second repetition
     let s = summary("stacks-10.11.18");
-    assert_eq!(verdicts_of(&s), ["pass"; 4]);
+    assert_eq!(verdicts(&s), ["pass"; 4]);
     assert_eq!(
         (s["counted_runs"].as_u64(), s["busy_runs"].as_u64()),
         (Some(18), Some(2))
@@ -2018,7 +1965,7 @@ fn the_notes_of_the_fifth_forms_depth_1024_runs_quote_them() {
     );
     assert_eq!(form["model_kept_pct"].as_f64().unwrap(), 100.0);
     assert!(notes.contains(&said), "NOTES.md does not say `{said}`");
-    let verdicts = verdicts_of(&s);
+    let verdicts = verdicts(&s);
     assert_eq!(verdicts, ["pass"], "{verdicts:?}");
     // every run: the least resident hot pages at any sample
     let runs = xtask::results::store::json_files(&root().join("reports").join(report).join("runs"));

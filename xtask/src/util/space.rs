@@ -36,9 +36,10 @@ pub const NO_ROOM: &str = " ran out of room (";
 /// found no room: ENOSPC by its text or its number, as the kernel, Rust
 /// and InnoDB print it.
 pub fn says_no_room(text: &str) -> bool {
+    // "error 28" covers Rust's "os error 28" and InnoDB's "failed with
+    // error 28"
     [
         "No space left on device",
-        "os error 28",
         "error 28",
         "errno 28",
         "Errcode: 28",

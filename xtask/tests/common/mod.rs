@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod results_dir;
+pub mod summary_json;
 
 use std::path::Path;
 use xtask::dims::Step;
