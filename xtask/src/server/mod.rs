@@ -108,8 +108,7 @@ impl Server {
         };
         let run_binaries = staged.as_ref().unwrap_or(binaries);
         fs::write(&dir.cnf, cnf.render(&dir, run_binaries, cnf_user))?;
-        // a bootstrap that found no room says so, naming the filesystem
-        bootstrap(binaries, &dir, user.as_ref(), keep).map_err(|e| no_room(e, &dir))?;
+        bootstrap(binaries, &dir, user.as_ref(), keep)?;
 
         let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
         // the root password is set before the server accepts anyone
@@ -326,10 +325,6 @@ impl Drop for Server {
     }
 }
 
-/// mariadb-install-db into the run directory's datadir, as `user` when the
-/// tool runs as root. On failure the error carries the tail of the
-/// server's log (or of the script's, when the server never started) and
-/// the run directory goes unless kept.
 /// `e` of a server that failed to start, with the sentence naming the
 /// filesystem of its run directory when it found no room there (as its
 /// error log says, or as the filesystem shows).
@@ -341,6 +336,10 @@ fn no_room(e: anyhow::Error, dir: &RunDir) -> anyhow::Error {
     crate::util::space::note_if_no_room(e, &dir.root, &said)
 }
 
+/// mariadb-install-db into the run directory's datadir, as `user` when the
+/// tool runs as root. On failure the error carries the tail of the
+/// server's log (or of the script's, when the server wrote none) and the
+/// run directory goes unless kept.
 fn bootstrap(
     binaries: &ServerBinaries,
     dir: &RunDir,
@@ -366,18 +365,20 @@ fn bootstrap(
     if let Err(e) = bootstrap {
         // the server's own log when the bootstrap got that far, else
         // what the install script said
-        let log = if dir.error_log.exists() {
+        let log = if dir.error_log.metadata().is_ok_and(|m| m.len() > 0) {
             &dir.error_log
         } else {
             &bootstrap_log
         };
         let tail = tail_lines(log, 30);
+        // judged while the run directory still holds what filled its
+        // filesystem: a server that found no room may have said nothing
+        // (its error log is on that filesystem too)
+        let e = no_room(e.context(ErrorLogTail(tail)), dir);
         if !keep {
             let _ = fs::remove_dir_all(&dir.root);
         }
-        return Err(e
-            .context(ErrorLogTail(tail))
-            .context(AtStep(Step::Bootstrap)));
+        return Err(e.context(AtStep(Step::Bootstrap)));
     }
     Ok(())
 }
