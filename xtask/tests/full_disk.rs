@@ -156,7 +156,7 @@ fn a_run_directory_filesystem_that_fills_under_the_server_fails_its_cell_by_name
 
     // fill it as the server starts: before its redo log is preallocated
     // InnoDB says "error 28"; after it the server may say nothing (its
-    // error log is on the full filesystem) and waits for room until the
+    // error log is on the full filesystem) and may wait for room up to the
     // bootstrap's deadline: either way the failure names the filesystem
     let mut tool = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args([
