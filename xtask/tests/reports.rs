@@ -296,11 +296,13 @@ fn the_statistics_doc_states_the_rules_the_committed_verdicts_follow() {
     let mut no_slower = 0;
     for (q, v) in manifest.questions.iter().zip(verdicts) {
         assert_eq!(v["question"], q.name.as_str());
-        if q.kind != Kind::NoSlower {
+        // the no-costlier question (no-slower on instructions) is held by
+        // the cost tests
+        if q.kind != Kind::NoSlower || q.metric.name() != "qps" {
             continue;
         }
         no_slower += 1;
-        assert_eq!((q.against(), q.metric.name()), ("base", "qps"), "{q:?}");
+        assert_eq!(q.against(), "base", "{q:?}");
         let allowed = q.threshold_pct.unwrap_or(-manifest.threshold_pct);
         let mut answers = Vec::new();
         for row in rows.iter().filter(|r| {
@@ -388,7 +390,8 @@ fn every_committed_jira_comment_fits_in_one_comment() {
 /// update-index and the workaround on read-only-10 (every interval reaches
 /// across -5%); gate on random-points, which no question asks about and
 /// whose comparison is decided (within ±5%), does not, nor the control on
-/// update-index.
+/// read-only-10 (-1.2%); the control on update-index (-5.5%: beyond ±5%,
+/// not significant) does.
 #[test]
 fn until_decided_follows_the_no_slower_rule() {
     use xtask::matrix::undecided_cells;
@@ -407,7 +410,8 @@ fn until_decided_follows_the_no_slower_rule() {
     assert!(has("update-index", "fixed"), "{need:?}");
     assert!(has("read-only-10", "workaround"), "{need:?}");
     assert!(!has("random-points", "gate"), "{need:?}");
-    assert!(!has("update-index", "base-again"), "{need:?}");
+    assert!(!has("read-only-10", "base-again"), "{need:?}");
+    assert!(has("update-index", "base-again"), "{need:?}");
 }
 
 /// A question on `base` concerns each tree's baseline only: where `base`
