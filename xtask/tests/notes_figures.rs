@@ -1444,14 +1444,8 @@ fn the_mdev_37992_notes_quote_where_the_instructions_go() {
     let report = "mdev-37992-10.11.18";
     let (s, text) = (summary(report), notes(report));
     let pk = "points-covered-pk";
-    let gone = |f: &str| {
-        let r = shift(&s, pk, f);
-        assert!(r["per_query"].is_null(), "{f} still runs under fixed");
-        thousands(num(&r["baseline_per_query"]))
-    };
-    let moved = |f: &str| signed_thousands(num(&shift(&s, pk, f)["change"]));
-    let touch = shift(&s, pk, "buf_page_t::touch(");
-    assert!(touch["baseline_per_query"].is_null(), "base has no touch()");
+    let gone = |f: &str| gone_under_fixed(&s, pk, f);
+    let moved = |f: &str| moved_under_fixed(&s, pk, f);
     let ipq = |v: &str| num(&cost_row(&s, pk, v)["instructions_per_query"]);
     says(
         report,
@@ -1466,7 +1460,7 @@ fn the_mdev_37992_notes_quote_where_the_instructions_go() {
             gone("buf_LRU_old_adjust_len("),
             gone("buf_LRU_add_block("),
             gone("buf_LRU_remove_block("),
-            thousands(num(&touch["per_query"])),
+            touch_under_fixed(&s, pk),
             moved("pthread_mutex_lock"),
             moved("psi_mutex_lock"),
             -cost_change(cost_row(&s, pk, "fixed")),
@@ -2967,6 +2961,30 @@ fn shift<'a>(s: &'a Value, workload: &str, function: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no shift of {function} on {workload}"))
 }
 
+/// Base's own instructions a query in a function fixed no longer runs on
+/// `workload`, with thousands separators.
+fn gone_under_fixed(s: &Value, workload: &str, function: &str) -> String {
+    let r = shift(s, workload, function);
+    assert!(
+        r["per_query"].is_null(),
+        "{function} still runs under fixed"
+    );
+    thousands(num(&r["baseline_per_query"]))
+}
+
+/// How a function's own instructions a query moved under fixed.
+fn moved_under_fixed(s: &Value, workload: &str, function: &str) -> String {
+    signed_thousands(num(&shift(s, workload, function)["change"]))
+}
+
+/// What `buf_page_t::touch()`, which base does not have, costs fixed a
+/// query on `workload`.
+fn touch_under_fixed(s: &Value, workload: &str) -> String {
+    let touch = shift(s, workload, "buf_page_t::touch(");
+    assert!(touch["baseline_per_query"].is_null(), "base has no touch()");
+    thousands(num(&touch["per_query"]))
+}
+
 /// `-798`: a signed count with thousands separators.
 fn signed_thousands(x: f64) -> String {
     if x.round() < 0.0 {
@@ -2985,15 +3003,8 @@ fn the_first_cost_notes_quote_the_functions_whose_cost_moved() {
     let report = "cost-10.11.18";
     let (s, text) = (summary(report), notes(report));
     let pk = "points-covered-pk";
-    // a function gone under fixed: base's cost of it a query
-    let gone = |f: &str| {
-        let r = shift(&s, pk, f);
-        assert!(r["per_query"].is_null(), "{f} still runs under fixed");
-        thousands(num(&r["baseline_per_query"]))
-    };
-    let moved = |f: &str| signed_thousands(num(&shift(&s, pk, f)["change"]));
-    let touch = shift(&s, pk, "buf_page_t::touch(");
-    assert!(touch["baseline_per_query"].is_null(), "base has no touch()");
+    let gone = |f: &str| gone_under_fixed(&s, pk, f);
+    let moved = |f: &str| moved_under_fixed(&s, pk, f);
     let ipq = |v: &str| num(&cost_row(&s, pk, v)["instructions_per_query"]);
     let less = ["points-covered-pk", "random-points"]
         .map(|w| format!("{:.1}", -cost_change(cost_row(&s, w, "fixed"))));
@@ -3022,7 +3033,7 @@ fn the_first_cost_notes_quote_the_functions_whose_cost_moved() {
             gone("buf_page_make_young(buf_page_t*) [clone .cold]"),
             moved("pthread_mutex_lock@"),
             moved("psi_mutex_lock"),
-            thousands(num(&touch["per_query"]))
+            touch_under_fixed(&s, pk)
         ),
         format!(
             "counted in instructions it does {}% less on the same workloads",

@@ -158,17 +158,7 @@ fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
     // the interval of a cost change, as the no-costlier question's details
     // give it (the cost rows keep only the change)
     let cost_interval = |w: &str| {
-        let question = s["verdicts"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|v| {
-                v["question"]
-                    .as_str()
-                    .unwrap()
-                    .contains("more work per query")
-            })
-            .unwrap();
+        let question = summary_json::verdict_of(&s, "more work per query");
         let detail = question["details"]
             .as_array()
             .unwrap()
@@ -596,17 +586,7 @@ fn the_readme_sentence_on_the_io_bound_report_quotes_its_summary() {
         text.contains(&quoted),
         "README.md and docs/ do not say `{quoted}`"
     );
-    let verdict = s["verdicts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|v| {
-            v["question"]
-                .as_str()
-                .unwrap()
-                .starts_with("fixed keeps base's hit ratio")
-        })
-        .unwrap();
+    let verdict = summary_json::verdict_of(&s, "fixed keeps base's hit ratio");
     assert_eq!(verdict["verdict"], "fail", "{verdict}");
     assert!(text.contains("ratio (at most 0.2 points below)\" **fails**"));
     let moves = format!(

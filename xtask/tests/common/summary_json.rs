@@ -69,3 +69,13 @@ pub fn cost_row<'a>(s: &'a Value, workload: &str, variant: &str) -> &'a Value {
 pub fn cost_change(r: &Value) -> f64 {
     (r["ratio"].as_f64().unwrap() - 1.0) * 100.0
 }
+
+/// The verdict of the question whose name holds `words`.
+pub fn verdict_of<'a>(s: &'a Value, words: &str) -> &'a Value {
+    s["verdicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["question"].as_str().unwrap().contains(words))
+        .unwrap_or_else(|| panic!("no question with `{words}`"))
+}
