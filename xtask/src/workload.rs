@@ -540,7 +540,7 @@ pub fn execute_cell(
 
     if let Some(target) = profile.filter(|_| w.profile_seconds > 0) {
         let args = pass_args(profile_pass::load_seconds(w), &mut out);
-        let logs = (log("profile"), log("profile-gdb"));
+        let logs = (log("profile"), log("profile-gdb"), log("profile-perf"));
         let pass = phase(&mut phases, w, Step::Profile, || {
             profile_pass::run(
                 w,
@@ -548,7 +548,7 @@ pub fn execute_cell(
                 pid,
                 &args,
                 target,
-                (&logs.0, &logs.1),
+                (&logs.0, &logs.1, &logs.2),
                 &mut out.not_measured,
             )
         });

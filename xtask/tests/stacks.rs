@@ -81,6 +81,20 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let (out, results) = profiled(&["base", "fixed"], 8);
 
+    // what perf said of each window is kept beside the cell's other logs
+    let perf_logs: Vec<String> = walk_files(&out.path().join("logs"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().ends_with(".profile-perf.log"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert_eq!(perf_logs.len(), 2, "one perf log a profiled cell");
+    for log in &perf_logs {
+        assert!(
+            log.contains("[ perf record: Captured and wrote"),
+            "perf's log does not say what it wrote:\n{log}"
+        );
+    }
+
     let profile = |variant: &str, profiler: Profiler| -> FoldedStacks {
         let r = results
             .iter()
@@ -182,4 +196,18 @@ fn base_stacks_hold_the_promotion_and_fixed_stacks_do_not() {
     assert!(md.contains(PROMOTION) && md.contains("profiles/"), "{md}");
     // what the run found, for the log
     eprintln!("{md}");
+}
+
+/// Every file under `dir`, at any depth.
+fn walk_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk_files(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }

@@ -68,14 +68,19 @@ fn hardware_counted(stat_csv: &str) -> bool {
 }
 
 /// Records the on-CPU stacks of every thread of `pid` for `seconds` into
-/// `data` (perf's own format). No build-id pass at the end: it would read
-/// the whole recording again while the load runs on, and the binaries are
-/// still where the recording names them when it is folded.
-pub fn record(pid: u32, seconds: u64, event: &SamplingEvent, data: &Path) -> Result<()> {
+/// `data` (perf's own format), with what perf says (the samples it wrote,
+/// the events it lost) in `log`. No build-id pass at the end: it would
+/// read the whole recording again while the load runs on, and the
+/// binaries are still where the recording names them when it is folded.
+pub fn record(
+    pid: u32,
+    seconds: u64,
+    event: &SamplingEvent,
+    (data, log): (&Path, &Path),
+) -> Result<()> {
     Command::new("perf")
         .args([
             "record",
-            "--quiet",
             "--no-buildid",
             "-e",
             event.name,
@@ -90,9 +95,8 @@ pub fn record(pid: u32, seconds: u64, event: &SamplingEvent, data: &Path) -> Res
         .arg(data.display().to_string())
         .args(["--", "sleep", &seconds.to_string()])
         .deadline(Duration::from_secs(seconds + 60))
-        .read()
-        .context("perf record of the server failed")?;
-    Ok(())
+        .run_logged("perf record", log)
+        .context("perf record of the server failed")
 }
 
 /// The samples of `data`, folded: `perf script` resolves and unwinds them,

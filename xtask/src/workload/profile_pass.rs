@@ -51,12 +51,12 @@ pub fn run(
     pid: u32,
     args: &[String],
     target: &ProfileTarget,
-    logs: (&Path, &Path),
+    logs: (&Path, &Path, &Path),
     not_measured: &mut Vec<NotMeasured>,
 ) -> Result<ProfilePass> {
     let start = Instant::now();
     let window = Duration::from_secs(w.profile_seconds);
-    let (load_log, gdb_log) = logs;
+    let (load_log, gdb_log, perf_log) = logs;
     std::fs::create_dir_all(target.out.join("profiles"))?;
     let scratch = tempfile::tempdir().context("no temporary directory for the profilers")?;
     let go = scratch.path().join("go");
@@ -93,7 +93,8 @@ pub fn run(
         // perf records in the background for the window; the rate is read
         // inside it, clear of perf's start and end
         let (recorded, perf_qps) = std::thread::scope(|inner| -> Result<_> {
-            let perf = inner.spawn(|| perf::record(pid, w.profile_seconds, &event, &perf_data));
+            let perf = inner
+                .spawn(|| perf::record(pid, w.profile_seconds, &event, (&perf_data, perf_log)));
             let margin = (window / 8).min(Duration::from_millis(500));
             std::thread::sleep(margin);
             let rate = Rate::begin(conn)?;
@@ -119,7 +120,7 @@ pub fn run(
 
         let on_cpu = on_cpu_profile(
             recorded,
-            (&perf_data, &event),
+            (&perf_data, perf_log, &event),
             perf_qps,
             target,
             not_measured,
@@ -169,7 +170,7 @@ fn gdb_window_qps(
 /// wrong goes to `not_measured` (the error returned is a write that failed).
 fn on_cpu_profile(
     recorded: Result<()>,
-    (perf_data, event): (&Path, &perf::SamplingEvent),
+    (perf_data, perf_log, event): (&Path, &Path, &perf::SamplingEvent),
     qps: Option<f64>,
     target: &ProfileTarget,
     not_measured: &mut Vec<NotMeasured>,
@@ -178,7 +179,20 @@ fn on_cpu_profile(
         let began = Instant::now();
         let stacks = perf::fold(perf_data)?;
         if stacks.is_empty() {
-            anyhow::bail!("perf recorded no sample of the server");
+            // perf's own account: the samples it wrote, the events it lost
+            let log = std::fs::read_to_string(perf_log).unwrap_or_default();
+            let said: Vec<&str> = log
+                .lines()
+                .filter(|l| l.starts_with("[ perf record") || l.contains("lost"))
+                .collect();
+            let said = match said.is_empty() {
+                true => "nothing".to_string(),
+                false => said.join("; "),
+            };
+            anyhow::bail!(
+                "perf recorded no sample of the server (perf said: {said}; its log: {})",
+                perf_log.display()
+            );
         }
         Ok((stacks, began.elapsed().as_secs_f64()))
     });
