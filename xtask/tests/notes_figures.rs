@@ -8,7 +8,8 @@
 mod common;
 
 use common::summary_json::{
-    change, cost_change, cost_row, interval, one_line, root, rows, summary, verdicts,
+    self as summary_json, change, cost_change, cost_row, interval, one_line, root, rows, summary,
+    verdicts,
 };
 use serde_json::Value;
 
@@ -64,18 +65,10 @@ fn med(s: &Value, tree: Option<&str>, workload: &str, variant: &str, metric: &st
     num(&cell(s, tree, workload, variant)["median"][metric])
 }
 
-/// The interval a verdict's detail line gives for one workload: the text
-/// between "the interval of the change, " and " (".
+/// The interval the detail line of the `question`th verdict gives for one
+/// workload.
 fn detail_interval(s: &Value, question: usize, workload: &str) -> String {
-    let line = s["verdicts"][question]["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d.as_str().unwrap())
-        .find(|d| d.contains(&format!(" {workload} 2t:")))
-        .unwrap_or_else(|| panic!("no detail of {workload} in question {question}"));
-    let rest = line.split("the interval of the change, ").nth(1).unwrap();
-    rest.split(" (").next().unwrap().to_string()
+    summary_json::detail_interval(&s["verdicts"][question], workload)
 }
 
 /// `1,552,140`: an integer with thousands separators.

@@ -157,18 +157,7 @@ fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
     let ui = summary_json::cost_row(&s, "update-index", "fixed");
     // the interval of a cost change, as the no-costlier question's details
     // give it (the cost rows keep only the change)
-    let cost_interval = |w: &str| {
-        let question = summary_json::verdict_of(&s, "more work per query");
-        let detail = question["details"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_str().unwrap())
-            .find(|d| d.contains(&format!(" {w} ")))
-            .unwrap();
-        let after = detail.split("the interval of the change, ").nth(1).unwrap();
-        after.split(" (").next().unwrap().to_string()
-    };
+    let cost_question = summary_json::verdict_of(&s, "more work per query");
     let quoted = [
         format!(
             "(`matrix/mdev-37992.toml`, {} runs, 80 min, {} flagged busy,",
@@ -200,7 +189,7 @@ fn the_readme_sentences_on_mdev_37992_quote_its_summary() {
         format!(
             "(update-index {:+.1}%, from {})",
             summary_json::cost_change(ui),
-            cost_interval("update-index")
+            summary_json::detail_interval(cost_question, "update-index")
         ),
         format!(
             "differs from base by up to {:.1}%, and base rebuilt",

@@ -179,8 +179,9 @@ fn prepare(
         Err(e) if children::interruption_in(&e).is_some() => Err(e),
         Err(e) => {
             let f = Failure::from_error(&e, Step::Prepare);
-            let mut f = cell::with_room_note(f, &server.dir.root, &server.error_log_tail());
-            f.error_log_tail = Some(server.error_log_tail());
+            let tail = server.error_log_tail();
+            let mut f = cell::with_room_note(f, &server.dir.root, &tail);
+            f.error_log_tail = Some(tail);
             if let Some(what) = cell::lost(server) {
                 f.message = format!("{what}: {}", f.message);
             }

@@ -79,3 +79,17 @@ pub fn verdict_of<'a>(s: &'a Value, words: &str) -> &'a Value {
         .find(|v| v["question"].as_str().unwrap().contains(words))
         .unwrap_or_else(|| panic!("no question with `{words}`"))
 }
+
+/// The interval a verdict's detail line gives for one workload: the text
+/// between "the interval of the change, " and " (".
+pub fn detail_interval(verdict: &Value, workload: &str) -> String {
+    let line = verdict["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .find(|d| d.contains(&format!(" {workload} 2t:")))
+        .unwrap_or_else(|| panic!("no detail of {workload} in {}", verdict["question"]));
+    let rest = line.split("the interval of the change, ").nth(1).unwrap();
+    rest.split(" (").next().unwrap().to_string()
+}
