@@ -273,7 +273,7 @@ fn one_line(text: &str) -> String {
 /// bound is below it, undecided otherwise (the noise floor not consulted).
 #[test]
 fn the_statistics_doc_states_the_rules_the_committed_verdicts_follow() {
-    use xtask::report::verdict::rule_of;
+    use xtask::report::answers::rule_of;
     use xtask::results::question::Kind;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let readme = one_line(&std::fs::read_to_string(root.join("docs/statistics.md")).unwrap());

@@ -80,7 +80,9 @@ pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<C
     for q in &manifest.questions {
         // a repetition past `cost_passes` runs no cost pass, so repeating
         // cells cannot decide a question on a cost-pass metric
-        if q.kind != Kind::NoSlower || q.metric.info().cost_pass {
+        // a bound is decided by every run and needs none more
+        let by_interval = matches!(q.kind, Kind::NoSlower | Kind::NotBelow);
+        if !by_interval || q.metric.info().cost_pass {
             continue;
         }
         for c in &a.cells {
@@ -90,10 +92,11 @@ pub fn undecided_cells(manifest: &Manifest, results: &[RunResult]) -> BTreeSet<C
                 && (q.trees.is_empty() || q.trees.contains(&c.cell.tree))
             {
                 let base = verdict::against_cell(&a, q, &c.cell);
-                // the question's own rule (non-inferiority), not the
-                // comparison's: a change within the noise floor decides
-                // a comparison but not a no-slower question
-                if verdict::no_slower(&a, q, &c.cell).answer == Answer::Undecided {
+                // the question's own rule (non-inferiority on the change
+                // or on the difference), not the comparison's: a change
+                // within the noise floor decides a comparison but not a
+                // question
+                if verdict::cell_answer(&a, q, &c.cell).answer == Answer::Undecided {
                     need.insert(c.cell.clone());
                     need.insert(base);
                 }

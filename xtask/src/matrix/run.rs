@@ -235,7 +235,10 @@ mod tests {
     /// goes on to the end (no real server needed).
     /// A matrix of one packaged "server" under `dir` whose install script
     /// is `install` (a shell script's body), on 1 and 2 threads.
-    fn packaged_matrix(dir: &Path, install: &str) -> Matrix {
+    /// A matrix of one packaged tree called `name`: tests that run beside
+    /// each other in one process name theirs apart, since a run directory
+    /// is named by tree, variant, repetition and the tool's pid.
+    fn packaged_matrix(dir: &Path, name: &str, install: &str) -> Matrix {
         use std::os::unix::fs::PermissionsExt;
         let prefix = dir.join("usr");
         for (file, text) in [
@@ -257,7 +260,7 @@ mod tests {
             "x",
             vec![TreeEntry {
                 spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display()),
-                name: Some("pkg".into()),
+                name: Some(name.into()),
                 variants: vec!["base".into()],
             }],
             vec![w],
@@ -270,6 +273,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut m = packaged_matrix(
             dir.path(),
+            "pkg",
             "echo '[ERROR] cannot create the datadir: fixture' >&2\nexit 1\n",
         );
         m.repetitions = 2;
@@ -316,13 +320,17 @@ mod tests {
     fn a_results_directory_deleted_mid_run_stops_the_run() {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out");
-        let m = packaged_matrix(dir.path(), &format!("rm -rf '{}'\nexit 1\n", out.display()));
+        let m = packaged_matrix(
+            dir.path(),
+            "lost",
+            &format!("rm -rf '{}'\nexit 1\n", out.display()),
+        );
         let err = format!("{:#}", run(&m, &RunOptions::new(out.clone())).unwrap_err());
         assert!(
             err.contains(&format!(
                 "the results directory {} lost its matrix.json",
                 out.display()
-            )) && err.contains("stopped before writing pkg base points-covered-pk 1 thread rep 1"),
+            )) && err.contains("stopped before writing lost base points-covered-pk 1 thread rep 1"),
             "{err}"
         );
         assert!(!out.exists(), "the directory was made again");

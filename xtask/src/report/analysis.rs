@@ -12,6 +12,7 @@ use crate::stats::{self, Interval};
 use std::collections::BTreeMap;
 
 use super::change::Control;
+pub use super::difference::Difference;
 pub use super::change::{
     boundary_factor, change_interval_words, median, Comparison, Decision, NoiseFloor,
     NonInferiority, RunsEstimate, ALPHA, LEVEL,
@@ -373,6 +374,30 @@ impl<'a> Analysis<'a> {
         )
     }
 
+    /// `cell` minus `base` on `metric`, in the metric's own unit: paired
+    /// where the cells ran interleaved on one host, as `pair_ratios`.
+    pub fn difference(&self, cell: &Cell, base: &Cell, metric: Metric) -> Difference {
+        let values = |c: &Cell| self.cell(c).map(|r| r.values(metric)).unwrap_or_default();
+        let pairs = self.pair_differences(cell, base, metric);
+        Difference::of(&values(base), &values(cell), pairs.as_deref())
+    }
+
+    /// candidate - baseline in every repetition of both, where they ran
+    /// interleaved on one host (`pairs_of`).
+    pub fn pair_differences(&self, cell: &Cell, base: &Cell, metric: Metric) -> Option<Vec<f64>> {
+        let (c, b) = (self.cell(cell)?, self.cell(base)?);
+        if cell == base || !self.one_host(cell, base) {
+            return None;
+        }
+        Some(
+            pairs_of(b, c, metric)?
+                .into_iter()
+                .map(|(b, c)| c - b)
+                .filter(|d| d.is_finite())
+                .collect(),
+        )
+    }
+
     pub fn counts(&self) -> (usize, usize, usize) {
         let mut n = (0, 0, 0);
         for c in &self.cells {
@@ -387,6 +412,20 @@ impl<'a> Analysis<'a> {
 /// The pair ratios of two cells' runs when they ran interleaved by
 /// repetition (`Analysis::pair_ratios`; the host is the caller's check).
 pub fn pair_ratios_of(base: &CellRuns, cand: &CellRuns, metric: Metric) -> Option<Vec<f64>> {
+    Some(
+        pairs_of(base, cand, metric)?
+            .into_iter()
+            .map(|(b, c)| c / b)
+            .filter(|r| r.is_finite())
+            .collect(),
+    )
+}
+
+/// (baseline, candidate) of `metric` in every repetition where both were
+/// counted, when the two cells ran interleaved by repetition: in the
+/// order the runs started, no run of a repetition came before a run of an
+/// earlier one of either cell. None otherwise.
+pub fn pairs_of(base: &CellRuns, cand: &CellRuns, metric: Metric) -> Option<Vec<(f64, f64)>> {
     let mut starts: Vec<(u64, u32)> = base
         .all()
         .chain(cand.all())
@@ -404,8 +443,7 @@ pub fn pair_ratios_of(base: &CellRuns, cand: &CellRuns, metric: Metric) -> Optio
     let (b, c) = (by_rep(base), by_rep(cand));
     Some(
         c.iter()
-            .filter_map(|(rep, v)| b.get(rep).map(|bv| v / bv))
-            .filter(|r| r.is_finite())
+            .filter_map(|(rep, v)| b.get(rep).map(|bv| (*bv, *v)))
             .collect(),
     )
 }

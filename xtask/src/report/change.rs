@@ -444,7 +444,7 @@ impl Comparison {
 }
 
 /// An estimate of the repetitions a decision would take.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunsEstimate {
     pub n: usize,
     /// in pairs (repetitions of both), not runs a side

@@ -4,12 +4,14 @@
 //! matrix run calls it at its end and `cargo xtask report DIR` at will.
 
 pub mod analysis;
+pub mod answers;
 pub mod bisect;
 pub mod change;
 pub mod charts;
 mod comparison_table;
 pub use comparison_table::{INTERVALS, RUNS_ESTIMATE};
 pub mod cost;
+pub mod difference;
 pub mod doc;
 pub mod jira_parts;
 mod look;
@@ -272,7 +274,7 @@ fn blocks(
 ) -> Vec<Block> {
     let mut b = front_matter(a);
     hosts(a, &mut b);
-    answers(a, verdicts, &mut b);
+    answers::section(a, verdicts, &mut b);
     results_table::section(a, &mut b);
     b.extend(scan::blocks(&scan::rows(a)));
     comparison_table::section(a, &mut b);
@@ -363,43 +365,6 @@ fn front_matter(a: &Analysis) -> Vec<Block> {
     }
     b.push(Block::Bullets(facts));
     b
-}
-
-/// Each question's verdict, and the rules that decided them.
-fn answers(a: &Analysis, verdicts: &[Verdict], b: &mut Vec<Block>) {
-    if !verdicts.is_empty() {
-        b.push(Block::Heading(2, "Answers".into()));
-        b.push(Block::Bullets(
-            verdicts
-                .iter()
-                .map(|v| {
-                    format!(
-                        "**{}** by {}: {} ({})",
-                        v.verdict.word(),
-                        verdict::rule_name(&v.rule),
-                        v.question,
-                        v.details.join("; ")
-                    )
-                })
-                .collect(),
-        ));
-        let mut rules: Vec<&str> = verdicts.iter().map(|v| v.rule.as_str()).collect();
-        rules.dedup();
-        rules.sort_unstable();
-        rules.dedup();
-        // the estimate is explained under the comparisons when they follow
-        b.push(Block::Para(format!(
-            "Rules: {}.{}",
-            rules.join("; "),
-            if a.comparisons.is_empty() {
-                format!(" {RUNS_ESTIMATE}")
-            } else {
-                " How the runs a decision would take are estimated: under \"QPS against the \
-                 baseline\"."
-                    .to_string()
-            }
-        )));
-    }
 }
 
 /// The runs flagged busy and left out of every median.

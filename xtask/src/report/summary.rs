@@ -94,6 +94,48 @@ pub struct SummaryRow {
     pub patch_sha256: Option<String>,
 }
 
+/// summary.json's own schema: 3 writes verdicts as numbers (kind,
+/// metric, unit, limits, and per cell the estimate and its interval);
+/// 1 and 2 wrote them as sentences, which are still read.
+pub const SUMMARY_SCHEMA_VERSION: u32 = 3;
+
+/// A verdict as summary.json holds it: numbers from schema 3 on, the
+/// sentences of schemas 1 and 2 before.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum SummaryVerdict {
+    Numbers(Verdict),
+    Words(WordsVerdict),
+}
+
+/// A verdict of schema 1 or 2: its answer and the sentences that said why.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct WordsVerdict {
+    pub question: String,
+    pub verdict: super::verdict::Answer,
+    #[serde(default)]
+    pub rule: String,
+    pub details: Vec<String>,
+    #[serde(default)]
+    pub runs_to_decide: Option<usize>,
+}
+
+impl SummaryVerdict {
+    pub fn question(&self) -> &str {
+        match self {
+            SummaryVerdict::Numbers(v) => &v.question,
+            SummaryVerdict::Words(v) => &v.question,
+        }
+    }
+
+    pub fn answer(&self) -> super::verdict::Answer {
+        match self {
+            SummaryVerdict::Numbers(v) => v.verdict,
+            SummaryVerdict::Words(v) => v.verdict,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Summary {
     pub schema_version: u32,
@@ -116,7 +158,7 @@ pub struct Summary {
     pub counted_runs: usize,
     pub busy_runs: usize,
     pub failed_runs: usize,
-    pub verdicts: Vec<Verdict>,
+    pub verdicts: Vec<SummaryVerdict>,
     pub rows: Vec<SummaryRow>,
     /// the relative table: per cell and geometric means
     /// (`report::relative`)
@@ -183,7 +225,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
     let first = &a.results[0];
     let (counted, busy, failed) = a.counts();
     Summary {
-        schema_version: crate::record::SCHEMA_VERSION,
+        schema_version: SUMMARY_SCHEMA_VERSION,
         matrix: m.name.clone(),
         description: m.description.clone(),
         host: format!("{} ({})", first.host.hostname, first.host.label()),
@@ -198,7 +240,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         counted_runs: counted,
         busy_runs: busy,
         failed_runs: failed,
-        verdicts: verdicts.to_vec(),
+        verdicts: verdicts.iter().cloned().map(SummaryVerdict::Numbers).collect(),
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
         relative: super::relative::rows(a),
         scan_resistance: super::scan::rows(a),

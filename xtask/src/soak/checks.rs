@@ -129,7 +129,7 @@ fn summary_has_the_plan(matrix: &Matrix, out: &Path) -> Vec<String> {
     let answered: BTreeSet<&str> = summary
         .verdicts
         .iter()
-        .map(|v| v.question.as_str())
+        .map(|v| v.question())
         .collect();
     if asked != answered {
         found.push(format!(

@@ -180,6 +180,35 @@ pub fn bootstrap_ratio_ci(
     resamples: u32,
     seed: u64,
 ) -> Option<Interval> {
+    bootstrap_ci_of(base, candidate, level, resamples, seed, |b, c| {
+        (b != 0.0).then(|| c / b)
+    })
+}
+
+/// Percentile bootstrap interval of median(candidate) - median(base), in
+/// the metric's own unit (points for a percentage): resampled as
+/// `bootstrap_ratio_ci` does, with the same nominal coverage. None as
+/// there.
+pub fn bootstrap_shift_ci(
+    base: &[f64],
+    candidate: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+) -> Option<Interval> {
+    bootstrap_ci_of(base, candidate, level, resamples, seed, |b, c| Some(c - b))
+}
+
+/// The percentile bootstrap of `between(base median, candidate median)`
+/// over independent resamples of both samples.
+fn bootstrap_ci_of(
+    base: &[f64],
+    candidate: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+    between: impl Fn(f64, f64) -> Option<f64>,
+) -> Option<Interval> {
     if base.is_empty()
         || candidate.is_empty()
         || base.iter().chain(candidate).any(|v| v.is_nan())
@@ -198,22 +227,22 @@ pub fn bootstrap_ratio_ci(
         median_of_sorted(into)
     };
     let (mut b, mut c) = (Vec::new(), Vec::new());
-    let mut ratios: Vec<f64> = (0..resamples)
+    let mut estimates: Vec<f64> = (0..resamples)
         .filter_map(|_| {
             let base_median = draw(base, &mut b);
             let candidate_median = draw(candidate, &mut c);
-            (base_median != 0.0).then(|| candidate_median / base_median)
+            between(base_median, candidate_median)
         })
         .collect();
-    if ratios.is_empty() {
+    if estimates.is_empty() {
         return None;
     }
-    ratios.sort_by(f64::total_cmp);
-    let last = (ratios.len() - 1) as f64;
+    estimates.sort_by(f64::total_cmp);
+    let last = (estimates.len() - 1) as f64;
     let tail = (1.0 - level) / 2.0;
     Some(Interval {
-        lo: ratios[(last * tail).floor() as usize],
-        hi: ratios[(last * (1.0 - tail)).ceil() as usize],
+        lo: estimates[(last * tail).floor() as usize],
+        hi: estimates[(last * (1.0 - tail)).ceil() as usize],
         method: IntervalMethod::Bootstrap,
         coverage: level,
     })
@@ -243,6 +272,24 @@ pub fn ratio_ci(
     }
 }
 
+/// The interval of candidate - base (a difference in the metric's own
+/// unit) that the margin rule decides by, tiered as `ratio_ci`:
+/// `hodges_lehmann_shift_ci` below `BOOTSTRAP_MIN_RUNS` runs on either
+/// side, `bootstrap_shift_ci` from there on.
+pub fn shift_ci(
+    base: &[f64],
+    candidate: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+) -> Option<Interval> {
+    if base.len().min(candidate.len()) < BOOTSTRAP_MIN_RUNS {
+        hodges_lehmann_shift_ci(base, candidate, level)
+    } else {
+        bootstrap_shift_ci(base, candidate, level, resamples, seed)
+    }
+}
+
 /// Hodges-Lehmann confidence interval of the factor between candidate and
 /// base (Lehmann, "Nonparametrics", 1975, ch. 2; Bauer, JASA 1972): the
 /// n*m ratios c_j / b_i sorted, and the ratios at ranks k and nm + 1 - k.
@@ -265,23 +312,48 @@ pub fn ratio_ci(
 /// `level` is not in (0, 1).
 pub fn hodges_lehmann_ratio_ci(base: &[f64], candidate: &[f64], level: f64) -> Option<Interval> {
     let positive = |v: &f64| v.is_finite() && *v > 0.0;
-    if base.is_empty()
-        || candidate.is_empty()
-        || !base.iter().chain(candidate).all(positive)
-        || !(level > 0.0 && level < 1.0)
-    {
+    if !base.iter().chain(candidate).all(positive) {
         return None;
     }
-    let mut ratios: Vec<f64> = base
+    hodges_lehmann_ci_of(base, candidate, level, |b, c| c / b)
+}
+
+/// Hodges-Lehmann interval of the shift between candidate and base, in
+/// the metric's own unit: the n*m differences c_j - b_i sorted, cut where
+/// `hodges_lehmann_ratio_ci` cuts its ratios, with the same exact coverage
+/// when the candidate's runs are the base's shifted by a constant. For a
+/// share such as a hit ratio, whose runs spread by points whatever its
+/// level. None when a sample is empty, a value is not finite, or `level`
+/// is not in (0, 1).
+pub fn hodges_lehmann_shift_ci(base: &[f64], candidate: &[f64], level: f64) -> Option<Interval> {
+    if !base.iter().chain(candidate).all(|v| v.is_finite()) {
+        return None;
+    }
+    hodges_lehmann_ci_of(base, candidate, level, |b, c| c - b)
+}
+
+/// The Hodges-Lehmann interval of `between(b, c)` over every pair of a
+/// base and a candidate run.
+fn hodges_lehmann_ci_of(
+    base: &[f64],
+    candidate: &[f64],
+    level: f64,
+    between: impl Fn(f64, f64) -> f64,
+) -> Option<Interval> {
+    if base.is_empty() || candidate.is_empty() || !(level > 0.0 && level < 1.0) {
+        return None;
+    }
+    let mut all: Vec<f64> = base
         .iter()
-        .flat_map(|b| candidate.iter().map(move |c| c / b))
+        .flat_map(|&b| candidate.iter().map(move |&c| (b, c)))
+        .map(|(b, c)| between(b, c))
         .collect();
-    ratios.sort_by(f64::total_cmp);
+    all.sort_by(f64::total_cmp);
     // cdf[u] = P(U <= u)
     let cdf = cdf_of(&mann_whitney_null_counts(base.len(), candidate.len()));
     let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
     Some(narrowest_symmetric(
-        &ratios,
+        &all,
         level - 1e-12,
         IntervalMethod::HodgesLehmann,
         coverage,
@@ -355,7 +427,25 @@ pub const MAX_RUNS_ESTIMATED: usize = 100_000;
 /// None beyond `MAX_RUNS_ESTIMATED`, when the factor lies on the
 /// boundary, or when the values do not allow logs.
 pub fn runs_to_decide(base: &[f64], candidate: &[f64], boundary: f64) -> Option<usize> {
-    let (var, distance) = log_spread_and_distance(base, candidate, boundary)?;
+    runs_to_decide_on(Scale::Log, base, candidate, boundary)
+}
+
+/// `runs_to_decide` for a difference: whether candidate - base lies
+/// beyond `boundary` (in the metric's own unit: -0.2 for a margin of 0.2
+/// points) by the interval `shift_ci` would then make, with the pooled
+/// standard deviation of the values themselves and the difference of the
+/// medians. None as there.
+pub fn runs_to_decide_shift(base: &[f64], candidate: &[f64], boundary: f64) -> Option<usize> {
+    runs_to_decide_on(Scale::Linear, base, candidate, boundary)
+}
+
+fn runs_to_decide_on(
+    scale: Scale,
+    base: &[f64],
+    candidate: &[f64],
+    boundary: f64,
+) -> Option<usize> {
+    let (var, distance) = spread_and_distance(scale, base, candidate, boundary)?;
     let need = |efficiency: f64| {
         move |n: usize| {
             let t = t_quantiles(2 * n - 2);
@@ -375,41 +465,62 @@ pub fn runs_to_decide(base: &[f64], candidate: &[f64], boundary: f64) -> Option<
 /// the ratio of medians, 3/pi the test's efficiency against the t test.
 /// At least 4; None as `runs_to_decide`.
 pub fn runs_to_show_change(base: &[f64], candidate: &[f64]) -> Option<usize> {
-    let (var, distance) = log_spread_and_distance(base, candidate, 1.0)?;
+    let (var, distance) = spread_and_distance(Scale::Log, base, candidate, 1.0)?;
     let efficiency = 3.0 / std::f64::consts::PI;
     let n = 2.0 * (Z_975 + Z_80).powi(2) * var / (distance.powi(2) * efficiency);
     let n = (n.ceil() as usize).max(4);
     (n <= MAX_RUNS_ESTIMATED).then_some(n)
 }
 
-/// The pooled variance of the logs of both samples and the distance in
-/// logs from the ratio of their medians to `boundary`; None with fewer
-/// than 2 values a side, a value that allows no log, a boundary that is
-/// not a positive factor, or a ratio on the boundary.
-fn log_spread_and_distance(base: &[f64], candidate: &[f64], boundary: f64) -> Option<(f64, f64)> {
-    let positive = |v: &f64| v.is_finite() && *v > 0.0;
-    if base.len() < 2
-        || candidate.len() < 2
-        || !base.iter().chain(candidate).all(positive)
-        || !(boundary.is_finite() && boundary > 0.0)
-    {
+/// Where a comparison is taken: in logs (a factor, a change in percent)
+/// or on the values themselves (a difference in their unit).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Scale {
+    Log,
+    Linear,
+}
+
+impl Scale {
+    /// The value on this scale; None where it has no place there (a log
+    /// of a value that is not positive).
+    pub(super) fn of(self, v: f64) -> Option<f64> {
+        match self {
+            Scale::Log => (v.is_finite() && v > 0.0).then(|| v.ln()),
+            Scale::Linear => v.is_finite().then_some(v),
+        }
+    }
+}
+
+/// The pooled variance of both samples on `scale` and the distance on
+/// it from the medians' comparison (their ratio, or their difference) to
+/// `boundary`; None with fewer than 2 values a side, a value without a
+/// place on the scale, or a comparison on the boundary.
+fn spread_and_distance(
+    scale: Scale,
+    base: &[f64],
+    candidate: &[f64],
+    boundary: f64,
+) -> Option<(f64, f64)> {
+    if base.len() < 2 || candidate.len() < 2 {
         return None;
     }
-    let logs = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
-    let (lb, lc) = (logs(base), logs(candidate));
+    let on_scale = |v: &[f64]| v.iter().map(|x| scale.of(*x)).collect::<Option<Vec<f64>>>();
+    let (lb, lc, boundary) = (on_scale(base)?, on_scale(candidate)?, scale.of(boundary)?);
     let ss = |v: &[f64]| {
         let mean = v.iter().sum::<f64>() / v.len() as f64;
         v.iter().map(|x| (x - mean).powi(2)).sum::<f64>()
     };
     let pooled_var = (ss(&lb) + ss(&lc)) / (lb.len() + lc.len() - 2) as f64;
-    let factor = {
-        let (mut b, mut c) = (base.to_vec(), candidate.to_vec());
-        b.sort_by(f64::total_cmp);
-        c.sort_by(f64::total_cmp);
-        median_of_sorted(&c) / median_of_sorted(&b)
+    let (mut b, mut c) = (base.to_vec(), candidate.to_vec());
+    b.sort_by(f64::total_cmp);
+    c.sort_by(f64::total_cmp);
+    let (mb, mc) = (median_of_sorted(&b), median_of_sorted(&c));
+    let shown = match scale {
+        Scale::Log => (mc / mb).ln(),
+        Scale::Linear => mc - mb,
     };
-    let distance = (factor.ln() - boundary.ln()).abs();
-    (distance > 0.0).then_some((pooled_var, distance))
+    let distance = (shown - boundary).abs();
+    (distance > 0.0 && distance.is_finite()).then_some((pooled_var, distance))
 }
 
 pub(super) fn median_of_sorted(sorted: &[f64]) -> f64 {

@@ -447,6 +447,48 @@ mod tests {
     }
 
     #[test]
+    fn a_shift_interval_is_the_ratio_interval_taken_in_logs() {
+        // the Hodges-Lehmann shift of the logs is the log of the factor:
+        // one exact machinery, on two scales
+        let base = [100.0, 104.0, 97.0, 101.0, 99.0];
+        let cand = [110.0, 108.0, 115.0, 111.0];
+        let ratio = hodges_lehmann_ratio_ci(&base, &cand, 0.95).unwrap();
+        let logs = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
+        let shift = hodges_lehmann_shift_ci(&logs(&base), &logs(&cand), 0.95).unwrap();
+        assert!((shift.lo.exp() / ratio.lo - 1.0).abs() < 1e-12, "{shift:?} {ratio:?}");
+        assert!((shift.hi.exp() / ratio.hi - 1.0).abs() < 1e-12, "{shift:?} {ratio:?}");
+        assert_eq!(shift.coverage, ratio.coverage);
+        // on the values: differences in their own unit, 4 vs 4 at 97.1%
+        let ci = hodges_lehmann_shift_ci(&[90.0, 90.2, 89.9, 90.1], &[89.0, 89.1, 88.8, 89.3], 0.95)
+            .unwrap();
+        assert!(close(ci.lo, 88.8 - 90.2) && close(ci.hi, 89.3 - 89.9), "{ci:?}");
+        assert!(close(ci.coverage, 1.0 - 2.0 / 70.0), "{ci:?}");
+        // a share may be 0 or negative: the shift needs no log
+        assert!(hodges_lehmann_shift_ci(&[0.0, -1.0], &[0.5], 0.9).is_some());
+        assert!(hodges_lehmann_shift_ci(&[f64::INFINITY], &[0.5], 0.9).is_none());
+        // from 8 runs a side the bootstrap's, of the difference of medians
+        let eight: Vec<f64> = (0..8).map(|i| 90.0 + f64::from(i) / 10.0).collect();
+        let lower: Vec<f64> = eight.iter().map(|v| v - 1.0).collect();
+        let boot = shift_ci(&eight, &lower, 0.95, 2000, 3).unwrap();
+        assert_eq!(boot.method, IntervalMethod::Bootstrap);
+        assert!(boot.lo < -1.0 + 1e-9 && boot.hi > -1.0 - 1e-9, "{boot:?}");
+    }
+
+    #[test]
+    fn runs_to_decide_a_difference_counts_in_its_unit() {
+        // the same spread and gap in points as in percent of 100: the same n
+        let base = [100.0, 100.3, 99.8, 100.1];
+        let cand = [99.5, 99.9, 99.4, 99.7];
+        let by_shift = runs_to_decide_shift(&base, &cand, -1.0).unwrap();
+        assert!(by_shift >= 4, "{by_shift}");
+        // a gap on the boundary never settles; one far from it settles at once
+        assert_eq!(runs_to_decide_shift(&[1.0, 1.0], &[0.0, 0.0], -1.0), None);
+        assert_eq!(runs_to_decide_shift(&[90.0; 3], &[80.0; 3], -0.2), Some(4));
+        assert_eq!(pairs_to_decide_shift(&[-10.0, -10.0], -0.2), Some(PAIRED_MIN_PAIRS));
+        assert_eq!(pairs_to_decide_shift(&[-0.2, -0.2], -0.2), None);
+    }
+
+    #[test]
     fn coverages_print_with_the_digits_they_need() {
         assert_eq!(percent(0.95), "95%");
         assert_eq!(percent(0.875), "87.5%");

@@ -158,24 +158,44 @@ pub fn paired_factor(ratios: &[f64]) -> Option<f64> {
 /// coverage below `level`, which decides nothing. None when there is no
 /// pair, a ratio is not positive and finite, or `level` is not in (0, 1).
 pub fn paired_hodges_lehmann_ci(ratios: &[f64], level: f64) -> Option<Interval> {
-    let d = log_ratios(ratios).filter(|d| !d.is_empty())?;
-    if !(level > 0.0 && level < 1.0) {
-        return None;
-    }
-    let walsh = walsh_averages(&d);
-    let cdf = cdf_of(&signed_rank_null_counts(d.len()));
-    let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
-    let i = narrowest_symmetric(
-        &walsh,
-        level - 1e-12,
-        IntervalMethod::PairedHodgesLehmann,
-        coverage,
-    );
+    let i = paired_centre_ci(&log_ratios(ratios)?, level)?;
     Some(Interval {
         lo: i.lo.exp(),
         hi: i.hi.exp(),
         ..i
     })
+}
+
+/// The same interval of the centre of `differences` (candidate - baseline
+/// within each pair, in the metric's own unit), with the same exact
+/// coverage when the differences are symmetric about their centre. None
+/// when there is no pair, a difference is not finite, or `level` is not
+/// in (0, 1).
+pub fn paired_hodges_lehmann_shift_ci(differences: &[f64], level: f64) -> Option<Interval> {
+    paired_centre_ci(&finite(differences)?, level)
+}
+
+/// The exact signed-rank interval of the centre of `d`.
+fn paired_centre_ci(d: &[f64], level: f64) -> Option<Interval> {
+    if d.is_empty() || !(level > 0.0 && level < 1.0) {
+        return None;
+    }
+    let walsh = walsh_averages(d);
+    let cdf = cdf_of(&signed_rank_null_counts(d.len()));
+    let coverage = |k: usize| (1.0 - 2.0 * cdf[k - 1]).max(0.0);
+    Some(narrowest_symmetric(
+        &walsh,
+        level - 1e-12,
+        IntervalMethod::PairedHodgesLehmann,
+        coverage,
+    ))
+}
+
+fn finite(values: &[f64]) -> Option<Vec<f64>> {
+    values
+        .iter()
+        .all(|v| v.is_finite())
+        .then(|| values.to_vec())
 }
 
 /// Percentile bootstrap of the factor over pairs: `resamples` times, n
@@ -190,8 +210,31 @@ pub fn paired_bootstrap_ci(
     resamples: u32,
     seed: u64,
 ) -> Option<Interval> {
-    let d = log_ratios(ratios).filter(|d| !d.is_empty())?;
-    if resamples == 0 || !(level > 0.0 && level < 1.0) {
+    let i = paired_centre_bootstrap_ci(&log_ratios(ratios)?, level, resamples, seed)?;
+    Some(Interval {
+        lo: i.lo.exp(),
+        hi: i.hi.exp(),
+        ..i
+    })
+}
+
+/// The same bootstrap of the centre of `differences`, in their unit.
+pub fn paired_bootstrap_shift_ci(
+    differences: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+) -> Option<Interval> {
+    paired_centre_bootstrap_ci(&finite(differences)?, level, resamples, seed)
+}
+
+fn paired_centre_bootstrap_ci(
+    d: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+) -> Option<Interval> {
+    if d.is_empty() || resamples == 0 || !(level > 0.0 && level < 1.0) {
         return None;
     }
     let mut rng = SplitMix64::new(seed);
@@ -207,8 +250,8 @@ pub fn paired_bootstrap_ci(
     let last = (estimates.len() - 1) as f64;
     let tail = (1.0 - level) / 2.0;
     Some(Interval {
-        lo: estimates[(last * tail).floor() as usize].exp(),
-        hi: estimates[(last * (1.0 - tail)).ceil() as usize].exp(),
+        lo: estimates[(last * tail).floor() as usize],
+        hi: estimates[(last * (1.0 - tail)).ceil() as usize],
         method: IntervalMethod::PairedBootstrap,
         coverage: level,
     })
@@ -224,6 +267,27 @@ pub fn paired_ratio_ci(ratios: &[f64], level: f64, resamples: u32, seed: u64) ->
     }
 }
 
+/// The paired interval of a difference, tiered as `paired_ratio_ci`.
+pub fn paired_shift_ci(
+    differences: &[f64],
+    level: f64,
+    resamples: u32,
+    seed: u64,
+) -> Option<Interval> {
+    if differences.len() < BOOTSTRAP_MIN_PAIRS {
+        paired_hodges_lehmann_shift_ci(differences, level)
+    } else {
+        paired_bootstrap_shift_ci(differences, level, resamples, seed)
+    }
+}
+
+/// The difference the pairs show: the Hodges-Lehmann estimate of their
+/// differences. None when there is no pair or one is not finite.
+pub fn paired_shift(differences: &[f64]) -> Option<f64> {
+    let d = finite(differences).filter(|d| !d.is_empty())?;
+    Some(pseudo_median(&d, &mut Vec::new()))
+}
+
 /// About how many pairs would settle whether the factor lies beyond
 /// `boundary`, if the spread of the log ratios and the factor the pairs
 /// show were the true ones: the fewest n (at least `PAIRED_MIN_PAIRS`)
@@ -235,14 +299,30 @@ pub fn paired_ratio_ci(ratios: &[f64], level: f64, resamples: u32, seed: u64) ->
 /// None with fewer than 2 pairs, a ratio that allows no log, a factor on
 /// the boundary, or beyond `MAX_RUNS_ESTIMATED`.
 pub fn pairs_to_decide(ratios: &[f64], boundary: f64) -> Option<usize> {
-    let d = log_ratios(ratios).filter(|d| d.len() >= 2)?;
     if !(boundary.is_finite() && boundary > 0.0) {
+        return None;
+    }
+    pairs_to_decide_centre(&log_ratios(ratios)?, boundary.ln())
+}
+
+/// The same estimate for a difference: whether the centre of
+/// `differences` lies beyond `boundary` (in their unit: -0.2 for a
+/// margin of 0.2 points).
+pub fn pairs_to_decide_shift(differences: &[f64], boundary: f64) -> Option<usize> {
+    if !boundary.is_finite() {
+        return None;
+    }
+    pairs_to_decide_centre(&finite(differences)?, boundary)
+}
+
+fn pairs_to_decide_centre(d: &[f64], boundary: f64) -> Option<usize> {
+    if d.len() < 2 {
         return None;
     }
     let n = d.len() as f64;
     let mean = d.iter().sum::<f64>() / n;
     let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let distance = (pseudo_median(&d, &mut Vec::new()) - boundary.ln()).abs();
+    let distance = (pseudo_median(d, &mut Vec::new()) - boundary).abs();
     let efficiency = 3.0 / std::f64::consts::PI;
     smallest_n(PAIRED_MIN_PAIRS, |n| {
         let t = t_quantiles(n - 1);

@@ -189,3 +189,112 @@ fn pairing_decides_with_fewer_runs_when_the_host_moves_both() {
     // and at that many pairs the unpaired rule decides far less often
     assert!(unpaired_rate(s, pairs, 200, 5) < 0.3);
 }
+
+/// A margin question's scenario: runs of a share (a hit ratio in
+/// percent) drawn as 90 + host + own points, the candidate's shifted by
+/// `shift`; `boundary` is minus the margin.
+#[derive(Debug, Clone, Copy)]
+struct ShiftCase {
+    shift: f64,
+    boundary: f64,
+    host_sd: f64,
+    own_sd: f64,
+}
+
+impl ShiftCase {
+    fn draw(&self, n: usize, g: &mut Normal) -> Vec<(f64, f64)> {
+        (0..n)
+            .map(|_| {
+                let host = self.host_sd * g.draw();
+                let base = 90.0 + host + self.own_sd * g.draw();
+                let cand = 90.0 + self.shift + host + self.own_sd * g.draw();
+                (base, cand)
+            })
+            .collect()
+    }
+
+    /// The share of `trials` draws of n repetitions whose interval (paired
+    /// or not) reaches 95% and clears the boundary.
+    fn rate(&self, n: usize, paired: bool, trials: u32, seed: u64) -> f64 {
+        let mut g = Normal(SplitMix64::new(seed));
+        let decided = (0..trials)
+            .filter(|t| {
+                let runs = self.draw(n, &mut g);
+                let i = if paired {
+                    let d: Vec<f64> = runs.iter().map(|(b, c)| c - b).collect();
+                    paired_shift_ci(&d, 0.95, 2000, u64::from(*t))
+                } else {
+                    let (b, c): (Vec<f64>, Vec<f64>) = runs.into_iter().unzip();
+                    shift_ci(&b, &c, 0.95, 2000, u64::from(*t))
+                };
+                clears(i, self.boundary)
+            })
+            .count();
+        decided as f64 / f64::from(trials)
+    }
+}
+
+#[test]
+fn difference_estimates_decide_as_often_as_they_say() {
+    // hit ratios as the turnover reports show them: about 0.1 points from
+    // run to run, a margin of 0.2 points
+    let cases = [
+        // the remedy's case: a gap of -0.05 against a margin of 0.2
+        ShiftCase {
+            shift: -0.05,
+            boundary: -0.2,
+            host_sd: 0.0,
+            own_sd: 0.1,
+        },
+        // no gap, runs that move together
+        ShiftCase {
+            shift: 0.0,
+            boundary: -0.2,
+            host_sd: 0.1,
+            own_sd: 0.05,
+        },
+        // the fix's case: a gap of -1.6 points, refuted
+        ShiftCase {
+            shift: -1.6,
+            boundary: -0.2,
+            host_sd: 0.0,
+            own_sd: 0.1,
+        },
+        // a hot set kept: several points from run to run, a margin of 5
+        ShiftCase {
+            shift: 0.0,
+            boundary: -5.0,
+            host_sd: 0.0,
+            own_sd: 3.0,
+        },
+    ];
+    let mut seed = 41;
+    for s in cases {
+        let pilot = s.draw(PILOT, &mut Normal(SplitMix64::new(seed)));
+        let d: Vec<f64> = pilot.iter().map(|(b, c)| c - b).collect();
+        let (b, c): (Vec<f64>, Vec<f64>) = pilot.into_iter().unzip();
+        let runs = runs_to_decide_shift(&b, &c, s.boundary).unwrap();
+        let pairs = pairs_to_decide_shift(&d, s.boundary).unwrap();
+        let unpaired = s.rate(runs, false, TRIALS, seed + 100);
+        let paired = s.rate(pairs, true, TRIALS, seed + 200);
+        eprintln!("{s:?}: {runs} runs a side decide {unpaired:.3}, {pairs} pairs {paired:.3}");
+        assert!(unpaired >= 0.75, "{s:?}: {runs} runs decide only {unpaired:.3}");
+        assert!(paired >= 0.75, "{s:?}: {pairs} pairs decide only {paired:.3}");
+        seed += 1;
+    }
+}
+
+#[test]
+fn two_pairs_decide_no_margin_however_clear_the_gap() {
+    // two runs a side reach 66.7% unpaired and 50% paired: a gap of 1.6
+    // points with 0.1 points of noise is still undecided at 95%
+    let (b, c) = ([90.0, 90.1], [88.4, 88.5]);
+    let unpaired = shift_ci(&b, &c, 0.95, 2000, 1).unwrap();
+    assert!(!unpaired.reaches(0.95), "{unpaired:?}");
+    assert!((unpaired.coverage - (1.0 - 2.0 / 6.0)).abs() < 1e-12);
+    let paired = paired_shift_ci(&[-1.6, -1.6], 0.95, 2000, 1).unwrap();
+    assert!((paired.coverage - 0.5).abs() < 1e-12, "{paired:?}");
+    // and six pairs of it are enough
+    let six = paired_shift_ci(&[-1.6, -1.5, -1.7, -1.55, -1.65, -1.6], 0.95, 2000, 1).unwrap();
+    assert!(six.reaches(0.95) && six.hi < -0.2, "{six:?}");
+}
