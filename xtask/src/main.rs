@@ -27,6 +27,7 @@ enum Task {
     /// report of a results directory.
     Mtr(mtr::MtrArgs),
     Report(tasks::ReportCommand),
+    Docs(tasks::DocsCommand),
     Validate(tasks::ValidateCommand),
     Bisect(tasks::BisectCommand),
     /// The LRU model: replay a trace, simulate a scenario, benchmark.
@@ -75,6 +76,7 @@ fn main() {
         Task::Build(c) => run(tasks::BuildCommand::NEEDS, || c.run()),
         Task::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
         Task::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
+        Task::Docs(c) => run(tasks::DocsCommand::NEEDS, || c.run()),
         Task::Model { command } => run(Needs::Nothing, || model::run(command)),
         Task::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
         Task::Patch { command } => run(Needs::Cache, || patch_check::run(command)),

@@ -208,7 +208,14 @@ fn check_comparison_table(header: &[String], rows: &[Vec<String>], s: &Value) {
             .as_f64()
             .map(|x| format!("{x:+.1}%"))
             .unwrap_or_else(|| "n/a".into());
-        assert_eq!(r[column(header, "change of median")], change, "{at}");
+        assert_eq!(
+            r[column(
+                header,
+                "change (paired estimate where paired, else of the medians)"
+            )],
+            change,
+            "{at}"
+        );
         let i = &c["ratio_interval"];
         let want = if i.is_null() {
             "n/a".to_string()
@@ -335,23 +342,40 @@ fn check_scan_table(header: &[String], rows: &[Vec<String>], s: &Value) {
     }
 }
 
+/// Each verdict's bullet says its answer and question, and for every
+/// cell the interval summary.json holds, in the verdict's unit.
 fn check_verdict_lines(md: &str, s: &Value) {
     for v in s["verdicts"].as_array().unwrap() {
-        let rule = v["rule"].as_str().unwrap();
-        let name = rule.split(':').next().unwrap();
-        let details: Vec<&str> = v["details"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|d| d.as_str().unwrap())
-            .collect();
-        let line = format!(
-            "- **{}** by {name}: {} ({})",
-            v["verdict"].as_str().unwrap(),
-            v["question"].as_str().unwrap(),
-            details.join("; ")
-        );
-        assert!(md.lines().any(|l| l == line), "no verdict line `{line}`");
+        let head = format!("- **{}** by ", v["verdict"].as_str().unwrap());
+        let question = format!(": {} (", v["question"].as_str().unwrap());
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&head) && l.contains(&question))
+            .unwrap_or_else(|| panic!("no verdict line `{head}…{question}`"));
+        let cells = v["cells"].as_array().unwrap();
+        for c in cells {
+            let place = format!(
+                "{} {} {}t: ",
+                c["tree"].as_str().unwrap(),
+                c["workload"].as_str().unwrap(),
+                c["threads"]
+            );
+            assert!(line.contains(&place), "{place} not in `{line}`");
+            let i = &c["interval"];
+            if i.is_null() {
+                continue;
+            }
+            let (lo, hi) = (i["lo"].as_f64().unwrap(), i["hi"].as_f64().unwrap());
+            let printed = match v["unit"].as_str().unwrap() {
+                "change-pct" => format!("{lo:+.1}% to {hi:+.1}%"),
+                "points" => format!("{lo:+.2} points to {hi:+.2} points"),
+                unit => panic!("an interval in unit {unit}"),
+            };
+            assert!(line.contains(&printed), "{printed} not in `{line}`");
+        }
+        if cells.is_empty() {
+            assert!(line.contains("no results of variant"), "{line}");
+        }
     }
 }
 

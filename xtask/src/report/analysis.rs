@@ -12,11 +12,11 @@ use crate::stats::{self, Interval};
 use std::collections::BTreeMap;
 
 use super::change::Control;
-pub use super::difference::Difference;
 pub use super::change::{
     boundary_factor, change_interval_words, median, Comparison, Decision, NoiseFloor,
     NonInferiority, RunsEstimate, ALPHA, LEVEL,
 };
+pub use super::difference::Difference;
 
 /// The runs of one cell.
 #[derive(Debug, Clone)]

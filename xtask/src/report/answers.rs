@@ -2,7 +2,7 @@
 //! numbers only) put in words, and the rules that decided them. The one
 //! place a verdict becomes a sentence.
 
-use super::analysis::{Analysis, LEVEL};
+use super::analysis::{Analysis, RunsEstimate, LEVEL};
 use super::comparison_table::RUNS_ESTIMATE;
 use super::doc::Block;
 use super::verdict::{Answer, CellAnswer, Unanswered, Unit, Verdict, VerdictInterval};
@@ -158,7 +158,15 @@ fn interval_words(v: &Verdict, c: &CellAnswer, against: &str) -> String {
         amount(i.hi),
         coverage_words(&i)
     );
-    let limit = v.limit().map(amount).unwrap_or_default();
+    // the limit as the matrix writes it: -5%, -0.2 points
+    let limit = v
+        .limit()
+        .map(|x| match v.unit {
+            Unit::ChangePct => format!("{x:+}%"),
+            Unit::Points => format!("{x:+} points"),
+            Unit::Metric => format!("{x:+}"),
+        })
+        .unwrap_or_default();
     let (good, bad) = if v.higher_is_better() {
         ("above", "below")
     } else {
@@ -189,6 +197,71 @@ fn interval_words(v: &Verdict, c: &CellAnswer, against: &str) -> String {
         _ => String::new(),
     };
     format!("{numbers}: {verdict}{estimate}")
+}
+
+/// The repetitions the most demanding undecided cell would need, when
+/// every undecided cell has an estimate.
+fn most_needed(v: &Verdict) -> Option<RunsEstimate> {
+    let undecided: Vec<&CellAnswer> = v
+        .cells
+        .iter()
+        .filter(|c| c.answer == Answer::Undecided)
+        .collect();
+    if undecided.is_empty() {
+        return None;
+    }
+    undecided
+        .iter()
+        .map(|c| c.runs_to_decide)
+        .collect::<Option<Vec<RunsEstimate>>>()?
+        .into_iter()
+        .max_by_key(|e| e.n)
+}
+
+/// A verdict in a few words: `pass`, `fail`, `undecided (about 12 pairs
+/// would decide it)`.
+pub fn answer_words(v: &Verdict) -> String {
+    match v.verdict {
+        Answer::Undecided => format!("undecided ({})", needs_words(v)),
+        a => a.word().to_string(),
+    }
+}
+
+fn needs_words(v: &Verdict) -> String {
+    match most_needed(v) {
+        Some(e) if e.paired => format!("about {} pairs would decide it", e.n),
+        Some(e) => format!("about {} runs a side would decide it", e.n),
+        None => "no estimate of the runs it would take".to_string(),
+    }
+}
+
+/// A verdict on one line for a NOTES.md: its answer, its question, the
+/// range of its cells' estimates and, undecided, what would decide it.
+pub fn in_brief(v: &Verdict) -> String {
+    let mut s = format!("**{}**: {}", v.verdict.word(), v.question);
+    let estimates: Vec<f64> = v.cells.iter().filter_map(|c| c.estimate).collect();
+    let lo = estimates.iter().copied().reduce(f64::min);
+    let hi = estimates.iter().copied().reduce(f64::max);
+    if let (Some(lo), Some(hi)) = (lo, hi) {
+        let range = if lo == hi {
+            amount(v.unit, lo)
+        } else if v.unit == Unit::Points {
+            format!("{lo:+.2} to {}", amount(v.unit, hi))
+        } else {
+            format!("{} to {}", amount(v.unit, lo), amount(v.unit, hi))
+        };
+        match v.kind {
+            Kind::Below | Kind::Above => s.push_str(&format!(
+                ": worst run {range} (bound {})",
+                v.value.map(figure).unwrap_or_default()
+            )),
+            Kind::NoSlower | Kind::NotBelow => s.push_str(&format!(": {range} from {}", v.against)),
+        }
+    }
+    if v.verdict == Answer::Undecided {
+        s.push_str(&format!("; {}", needs_words(v)));
+    }
+    s
 }
 
 /// `exact 97.1%` with the method: `paired Hodges-Lehmann, exact 50%`.

@@ -73,7 +73,9 @@ pub struct Comparison {
     pub runs: usize,
     pub base_median: Option<f64>,
     pub median: Option<f64>,
-    /// (median / base median - 1) * 100
+    /// (median / base median - 1) * 100; where the interval is paired,
+    /// (the pairs' Hodges-Lehmann factor - 1) * 100, the estimate the
+    /// interval is about
     pub change_pct: Option<f64>,
     /// interval of candidate / base with its method and coverage: from
     /// the pairs where the runs were interleaved by repetition and at
@@ -218,9 +220,15 @@ impl Comparison {
         };
         let base_median = median(base);
         let cand_median = median(cand);
-        let change_pct = match (base_median, cand_median) {
-            (Some(b), Some(c)) => stats::change_pct(b, c),
-            _ => None,
+        // the change the interval is about: the pairs' own estimate where
+        // the interval is theirs (a change of medians would mix in runs
+        // that have no pair), else the change of the medians
+        let change_pct = match pairs.and_then(stats::paired_factor) {
+            Some(factor) => Some((factor - 1.0) * 100.0),
+            None => match (base_median, cand_median) {
+                (Some(b), Some(c)) => stats::change_pct(b, c),
+                _ => None,
+            },
         };
         // the test of the pairs where the interval is theirs
         let (p_value, min_possible_p) = match pairs.and_then(stats::signed_rank_exact) {

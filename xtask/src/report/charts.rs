@@ -227,17 +227,17 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
     let (file, title, y_label) = if metric == Metric::Qps {
         (
             "qps-change.svg".to_string(),
-            "QPS against the baseline: change of the median (%)".to_string(),
-            "change of median QPS (%)".to_string(),
+            "QPS against the baseline: change (%), paired where the runs were".to_string(),
+            "change of QPS (%)".to_string(),
         )
     } else {
         (
             format!("{}-change.svg", metric.name().replace('_', "-")),
             format!(
-                "{} against the baseline: change of the median (%)",
+                "{} against the baseline: change (%), paired where the runs were",
                 metric.words()
             ),
-            "change of the median (%)".to_string(),
+            "change (%)".to_string(),
         )
     };
     let (drawn, title, caption) = titled(title, Some(note));

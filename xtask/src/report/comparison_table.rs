@@ -75,7 +75,7 @@ pub(super) fn section(a: &Analysis, b: &mut Vec<Block>) {
                 "variant",
                 "against",
                 "runs",
-                "change of median",
+                "change (paired estimate where paired, else of the medians)",
                 "interval of the change (method, coverage)",
                 "p",
                 "smallest possible p",

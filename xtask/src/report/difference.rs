@@ -99,7 +99,10 @@ mod tests {
         let i = d.interval.unwrap();
         assert!(i.method.paired() && i.reaches(LEVEL), "{i:?}");
         assert!((d.estimate.unwrap() - stats::paired_shift(&diffs).unwrap()).abs() < 1e-12);
-        assert!(i.lo > -0.2, "a gap of 0.1 points clears a margin of 0.2: {i:?}");
+        assert!(
+            i.lo > -0.2,
+            "a gap of 0.1 points clears a margin of 0.2: {i:?}"
+        );
         // unpaired, the same runs' spread of 2 points hides it
         let unpaired = Difference::of(&base, &cand, None).interval.unwrap();
         assert!(unpaired.lo < -0.2, "{unpaired:?}");

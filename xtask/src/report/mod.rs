@@ -13,6 +13,7 @@ pub use comparison_table::{INTERVALS, RUNS_ESTIMATE};
 pub mod cost;
 pub mod difference;
 pub mod doc;
+pub mod figures;
 pub mod jira_parts;
 mod look;
 pub mod model_replay;

@@ -240,7 +240,11 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         counted_runs: counted,
         busy_runs: busy,
         failed_runs: failed,
-        verdicts: verdicts.iter().cloned().map(SummaryVerdict::Numbers).collect(),
+        verdicts: verdicts
+            .iter()
+            .cloned()
+            .map(SummaryVerdict::Numbers)
+            .collect(),
         rows: a.cells.iter().map(|c| row(a, c)).collect(),
         relative: super::relative::rows(a),
         scan_resistance: super::scan::rows(a),

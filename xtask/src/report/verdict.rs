@@ -329,13 +329,9 @@ fn bound(a: &Analysis, q: &Question, cell: &Cell) -> CellAnswer {
     if let Some((limit, base_below)) = base_bound {
         let base = a.cell(&against).map(|c| c.values(m)).unwrap_or_default();
         out.against_worst = worst(&base, base_below);
-        let shows = out.against_worst.is_some_and(|w| {
-            if base_below {
-                w < limit
-            } else {
-                w > limit
-            }
-        });
+        let shows = out
+            .against_worst
+            .is_some_and(|w| if base_below { w < limit } else { w > limit });
         if !shows {
             // not measured, or the baseline does not show the effect:
             // nothing to remove
@@ -349,7 +345,8 @@ fn bound(a: &Analysis, q: &Question, cell: &Cell) -> CellAnswer {
 /// the interval reaches `LEVEL` and lies wholly on the good side of the
 /// limit, fail when it lies wholly on the bad side, undecided otherwise.
 pub fn against_limit(i: &VerdictInterval, limit: f64, higher_is_better: bool) -> Answer {
-    if !(i.coverage >= LEVEL - 1e-12) {
+    // a NaN coverage reaches nothing either
+    if i.coverage.is_nan() || i.coverage < LEVEL - 1e-12 {
         return Answer::Undecided;
     }
     let (good, bad) = if higher_is_better {
@@ -412,9 +409,9 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> CellAnswer {
     } else {
         -allowed
     };
-    out.answer = out
-        .interval
-        .map_or(Answer::Undecided, |i| against_limit(&i, limit, m.higher_is_better()));
+    out.answer = out.interval.map_or(Answer::Undecided, |i| {
+        against_limit(&i, limit, m.higher_is_better())
+    });
     if out.answer == Answer::Undecided {
         let boundary = analysis::boundary_factor(m, allowed);
         out.runs_to_decide = a.runs_to_decide(cell, &against, m, boundary);

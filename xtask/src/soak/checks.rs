@@ -126,11 +126,7 @@ fn summary_has_the_plan(matrix: &Matrix, out: &Path) -> Vec<String> {
         ));
     }
     let asked: BTreeSet<&str> = matrix.questions.iter().map(|q| q.name.as_str()).collect();
-    let answered: BTreeSet<&str> = summary
-        .verdicts
-        .iter()
-        .map(|v| v.question())
-        .collect();
+    let answered: BTreeSet<&str> = summary.verdicts.iter().map(|v| v.question()).collect();
     if asked != answered {
         found.push(format!(
             "summary.json answers {answered:?}, the matrix asks {asked:?}"

@@ -455,13 +455,23 @@ mod tests {
         let ratio = hodges_lehmann_ratio_ci(&base, &cand, 0.95).unwrap();
         let logs = |v: &[f64]| v.iter().map(|x| x.ln()).collect::<Vec<f64>>();
         let shift = hodges_lehmann_shift_ci(&logs(&base), &logs(&cand), 0.95).unwrap();
-        assert!((shift.lo.exp() / ratio.lo - 1.0).abs() < 1e-12, "{shift:?} {ratio:?}");
-        assert!((shift.hi.exp() / ratio.hi - 1.0).abs() < 1e-12, "{shift:?} {ratio:?}");
+        assert!(
+            (shift.lo.exp() / ratio.lo - 1.0).abs() < 1e-12,
+            "{shift:?} {ratio:?}"
+        );
+        assert!(
+            (shift.hi.exp() / ratio.hi - 1.0).abs() < 1e-12,
+            "{shift:?} {ratio:?}"
+        );
         assert_eq!(shift.coverage, ratio.coverage);
         // on the values: differences in their own unit, 4 vs 4 at 97.1%
-        let ci = hodges_lehmann_shift_ci(&[90.0, 90.2, 89.9, 90.1], &[89.0, 89.1, 88.8, 89.3], 0.95)
-            .unwrap();
-        assert!(close(ci.lo, 88.8 - 90.2) && close(ci.hi, 89.3 - 89.9), "{ci:?}");
+        let ci =
+            hodges_lehmann_shift_ci(&[90.0, 90.2, 89.9, 90.1], &[89.0, 89.1, 88.8, 89.3], 0.95)
+                .unwrap();
+        assert!(
+            close(ci.lo, 88.8 - 90.2) && close(ci.hi, 89.3 - 89.9),
+            "{ci:?}"
+        );
         assert!(close(ci.coverage, 1.0 - 2.0 / 70.0), "{ci:?}");
         // a share may be 0 or negative: the shift needs no log
         assert!(hodges_lehmann_shift_ci(&[0.0, -1.0], &[0.5], 0.9).is_some());
@@ -484,7 +494,10 @@ mod tests {
         // a gap on the boundary never settles; one far from it settles at once
         assert_eq!(runs_to_decide_shift(&[1.0, 1.0], &[0.0, 0.0], -1.0), None);
         assert_eq!(runs_to_decide_shift(&[90.0; 3], &[80.0; 3], -0.2), Some(4));
-        assert_eq!(pairs_to_decide_shift(&[-10.0, -10.0], -0.2), Some(PAIRED_MIN_PAIRS));
+        assert_eq!(
+            pairs_to_decide_shift(&[-10.0, -10.0], -0.2),
+            Some(PAIRED_MIN_PAIRS)
+        );
         assert_eq!(pairs_to_decide_shift(&[-0.2, -0.2], -0.2), None);
     }
 

@@ -268,8 +268,7 @@ fn difference_estimates_decide_as_often_as_they_say() {
             own_sd: 3.0,
         },
     ];
-    let mut seed = 41;
-    for s in cases {
+    for (seed, s) in (41..).zip(cases) {
         let pilot = s.draw(PILOT, &mut Normal(SplitMix64::new(seed)));
         let d: Vec<f64> = pilot.iter().map(|(b, c)| c - b).collect();
         let (b, c): (Vec<f64>, Vec<f64>) = pilot.into_iter().unzip();
@@ -278,9 +277,14 @@ fn difference_estimates_decide_as_often_as_they_say() {
         let unpaired = s.rate(runs, false, TRIALS, seed + 100);
         let paired = s.rate(pairs, true, TRIALS, seed + 200);
         eprintln!("{s:?}: {runs} runs a side decide {unpaired:.3}, {pairs} pairs {paired:.3}");
-        assert!(unpaired >= 0.75, "{s:?}: {runs} runs decide only {unpaired:.3}");
-        assert!(paired >= 0.75, "{s:?}: {pairs} pairs decide only {paired:.3}");
-        seed += 1;
+        assert!(
+            unpaired >= 0.75,
+            "{s:?}: {runs} runs decide only {unpaired:.3}"
+        );
+        assert!(
+            paired >= 0.75,
+            "{s:?}: {pairs} pairs decide only {paired:.3}"
+        );
     }
 }
 

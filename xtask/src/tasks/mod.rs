@@ -4,6 +4,7 @@
 
 mod bisect;
 mod build;
+mod docs;
 mod matrix;
 mod report;
 mod soak;
@@ -13,6 +14,7 @@ mod validate;
 
 pub use bisect::BisectCommand;
 pub use build::BuildCommand;
+pub use docs::DocsCommand;
 pub use matrix::MatrixCommand;
 pub use report::ReportCommand;
 pub use soak::SoakCommand;

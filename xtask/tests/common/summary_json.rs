@@ -17,9 +17,32 @@ pub fn summary(report: &str) -> Value {
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Text on one line: prose wraps sentences anywhere.
+/// Text on one line as a reader sees it: prose wraps sentences anywhere,
+/// and a generated figure shows its rendered text, not its template.
 pub fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    prose(text).split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` with every generated figure's markers taken out
+/// (`report::figures`): its rendered text stays.
+pub fn prose(text: &str) -> String {
+    use xtask::report::figures::{END, OPEN};
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let Some(close) = after.find(" -->") else {
+            break;
+        };
+        rest = &after[close + " -->".len()..];
+        if let Some(end) = rest.find(END) {
+            out.push_str(&rest[..end]);
+            rest = &rest[end + END.len()..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// summary.json's rows: a list (schema 1, `reports/series/`) or `rows`.
@@ -80,16 +103,24 @@ pub fn verdict_of<'a>(s: &'a Value, words: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no question with `{words}`"))
 }
 
-/// The interval a verdict's detail line gives for one workload: the text
-/// between "the interval of the change, " and " (".
-pub fn detail_interval(verdict: &Value, workload: &str) -> String {
-    let line = verdict["details"]
+/// A verdict's cell of one workload (its numbers: estimate, interval,
+/// answer, runs to decide).
+pub fn verdict_cell<'a>(verdict: &'a Value, workload: &str) -> &'a Value {
+    verdict["cells"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|d| d.as_str().unwrap())
-        .find(|d| d.contains(&format!(" {workload} 2t:")))
-        .unwrap_or_else(|| panic!("no detail of {workload} in {}", verdict["question"]));
-    let rest = line.split("the interval of the change, ").nth(1).unwrap();
-    rest.split(" (").next().unwrap().to_string()
+        .find(|c| c["workload"] == workload)
+        .unwrap_or_else(|| panic!("no cell of {workload} in {}", verdict["question"]))
+}
+
+/// `-0.9% to +1.4%`: the interval of a no-slower verdict's change for one
+/// workload, as the report prints it.
+pub fn detail_interval(verdict: &Value, workload: &str) -> String {
+    let i = &verdict_cell(verdict, workload)["interval"];
+    format!(
+        "{:+.1}% to {:+.1}%",
+        i["lo"].as_f64().unwrap(),
+        i["hi"].as_f64().unwrap()
+    )
 }
