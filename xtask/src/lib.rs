@@ -21,6 +21,7 @@ pub mod bisect;
 pub mod build;
 pub mod charts;
 pub mod children;
+pub mod decide;
 pub mod dims;
 pub mod environment;
 pub mod ffi;

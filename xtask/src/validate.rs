@@ -8,9 +8,9 @@
 //! code answers: 0 no regression, 1 a regression beyond the threshold,
 //! 2 undecided, 3 error.
 
+use crate::decide::analysis::{self, Analysis, Comparison, Decision, NonInferiority};
 use crate::dims::Metric;
 use crate::record::RunResult;
-use crate::report::analysis::{self, Analysis, Comparison, Decision, NonInferiority};
 use crate::report::doc::{self, Block};
 use crate::report::num;
 use crate::results::question::Kind;

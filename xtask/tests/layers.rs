@@ -1,8 +1,9 @@
 //! The house drawn from the imports: every `crate::` (and `super::`) path
 //! in xtask/src, resolved to the top-level module it names, checked against
 //! a table of layers. Data flows one way: tasks -> runner -> {stages,
-//! results, report}; stages never import the runner, the results or the
-//! reports; reports read results and records only. A new back-arrow, or a
+//! results, decisions, report}; stages never import the runner, the
+//! results, the decisions or the reports; decisions read results and
+//! records only, reports the decisions too. A new back-arrow, or a
 //! module the table does not place, fails this test with the file and line.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -42,6 +43,9 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
         ],
     ),
     ("results", Within::Any, &["results"]),
+    // what a report prints and what the runner repeats are decided here,
+    // once, as numbers
+    ("decisions", Within::Any, &["decide"]),
     ("report", Within::Any, &["report"]),
     ("runner", Within::Any, &["matrix"]),
     // the commands may use each other's pieces (a command's lock, say)
@@ -64,7 +68,11 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
 
 /// Layers that may not import some lower layers: results and reports are
 /// functions of records, whatever stage made them.
-const NEVER: &[(&str, &[&str])] = &[("results", &["stages"]), ("report", &["stages"])];
+const NEVER: &[(&str, &[&str])] = &[
+    ("results", &["stages"]),
+    ("decisions", &["stages"]),
+    ("report", &["stages"]),
+];
 
 #[derive(Clone, Copy, PartialEq)]
 enum Within {

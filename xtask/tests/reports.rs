@@ -595,7 +595,7 @@ fn a_rebuild_control_sets_the_floor_other_builds_are_held_against() {
     }
     let results = results::read_results(out).unwrap();
     let manifest = Manifest::read_or_derive(out, &results).unwrap();
-    let a = report::analysis::Analysis::new(manifest, &results);
+    let a = xtask::decide::analysis::Analysis::new(manifest, &results);
     let cmp = |variant: &str| {
         a.comparisons
             .iter()
@@ -621,13 +621,13 @@ fn a_rebuild_control_sets_the_floor_other_builds_are_held_against() {
         "{}",
         gate.why
     );
-    assert_eq!(gate.verdict, report::analysis::Decision::NoChange);
+    assert_eq!(gate.verdict, xtask::decide::analysis::Decision::NoChange);
     // the workaround runs base's binary: only the same-build floor applies
     let workaround = cmp("workaround");
     assert_eq!(workaround.noise_floor_from, None);
     assert_eq!(
         workaround.verdict,
-        report::analysis::Decision::Higher,
+        xtask::decide::analysis::Decision::Higher,
         "{}",
         workaround.why
     );
@@ -742,7 +742,7 @@ fn every_committed_margin_verdict_is_what_its_runs_support() {
                 .unwrap();
         let results = results::read_results(&dir).unwrap();
         let manifest = Manifest::read_or_derive(&dir, &results).unwrap();
-        let a = report::analysis::Analysis::new(manifest, &results);
+        let a = xtask::decide::analysis::Analysis::new(manifest, &results);
         for v in summary["verdicts"].as_array().unwrap() {
             if v["kind"] != "not-below" {
                 continue;

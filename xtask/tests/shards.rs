@@ -5,10 +5,11 @@
 //! whole run compares, name both hosts, and never compare across hosts.
 
 use std::path::{Path, PathBuf};
+use xtask::decide::analysis::{self, Analysis};
 use xtask::matrix::{Matrix, Shard, TreeEntry};
 use xtask::record::RunResult;
 use xtask::record::{Threads, Workload};
-use xtask::report::{self, analysis::Analysis};
+use xtask::report;
 use xtask::results::{self, merge, Manifest};
 
 fn fixture() -> PathBuf {
@@ -185,7 +186,7 @@ fn runs_of_different_hosts_are_never_compared() {
         .collect();
     assert!(!gate.is_empty());
     for (_, c) in gate {
-        assert_eq!(c.verdict, report::analysis::Decision::Undecided);
+        assert_eq!(c.verdict, analysis::Decision::Undecided);
         assert!(c.why.contains("different hosts"), "{}", c.why);
     }
 }

@@ -221,8 +221,8 @@ fn interleaved_runs_are_compared_in_pairs() {
 /// when every repetition's runs came after the earlier repetitions' runs.
 #[test]
 fn pairs_need_interleaved_runs_and_drop_a_busy_run_as_a_pair() {
+    use xtask::decide::analysis::Analysis;
     use xtask::record::CellKey;
-    use xtask::report::analysis::Analysis;
     use xtask::results::Manifest;
     let key = |v: &str, rep| CellKey::new("10.11.18", v, "points-covered-pk", 2, rep);
     let mut results = Vec::new();

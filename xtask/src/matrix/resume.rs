@@ -3,9 +3,9 @@
 
 use super::prepared::{Prepared, Shared};
 use super::progress::Progress;
+use crate::decide::analysis::{Analysis, Decision};
+use crate::decide::verdict::{self, Answer};
 use crate::record::{Cell, CellKey, MyCnf, RunResult};
-use crate::report::analysis::{Analysis, Decision};
-use crate::report::verdict::{self, Answer};
 use crate::results::question::Kind;
 use crate::results::store::{self, Inputs, Previous};
 use crate::results::Manifest;

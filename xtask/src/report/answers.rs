@@ -2,10 +2,10 @@
 //! numbers only) put in words, and the rules that decided them. The one
 //! place a verdict becomes a sentence.
 
-use super::analysis::{Analysis, RunsEstimate, LEVEL};
 use super::comparison_table::RUNS_ESTIMATE;
 use super::doc::Block;
-use super::verdict::{Answer, CellAnswer, Unanswered, Unit, Verdict, VerdictInterval};
+use crate::decide::analysis::{Analysis, RunsEstimate, LEVEL};
+use crate::decide::verdict::{Answer, CellAnswer, Unanswered, Unit, Verdict, VerdictInterval};
 use crate::results::question::Kind;
 use crate::stats::{self, MAX_RUNS_ESTIMATED};
 

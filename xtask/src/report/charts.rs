@@ -6,10 +6,10 @@
 //! counts; hit ratio against the pool's turnover where workloads differ
 //! only in rate. A variant keeps one look (`look`) in all of them.
 
-use super::analysis::{Analysis, Comparison};
 use super::look::look;
-use super::verdict;
 use crate::charts::{self, Bar, BarGroup, Line, RefLine, Style};
+use crate::decide::analysis::{Analysis, Comparison};
+use crate::decide::verdict;
 use crate::dims::{Metric, METRICS};
 use crate::record::Cell;
 use crate::results::question::{Kind, Question};

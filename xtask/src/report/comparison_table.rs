@@ -1,9 +1,9 @@
 //! The comparison section of a matrix report: each variant's QPS against
 //! its baseline, with the change, its interval, p and the decision.
 
-use super::analysis::{self, Analysis};
 use super::doc::Block;
 use super::words::p_words;
+use crate::decide::analysis::{self, Analysis};
 
 /// How the interval of a change is made, for the paragraph under every
 /// table that prints one.

@@ -4,9 +4,9 @@
 //! baseline, and the functions whose own instructions per query changed
 //! most. Pure: a function of the records.
 
-use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::words::num;
+use crate::decide::analysis::{median, Analysis, CellRuns};
 use crate::dims::Metric;
 use crate::record::{Cell, CostCounter, CostPass, EventWindow};
 use serde::{Deserialize, Serialize};

@@ -286,20 +286,26 @@ fn read_verdicts(path: &Path) -> Result<Vec<SummaryVerdict>> {
     Ok(v.verdicts)
 }
 
+/// One figure's text as its template gives it; an error names the file
+/// and the figure's line.
+fn render(env: &Environment, f: &Figure, file: &Path) -> Result<String> {
+    env.render_str(&f.template, ()).map_err(|e| {
+        anyhow!(
+            "{}:{}: the figure `{}`: {e:#}",
+            file.display(),
+            f.line,
+            f.template
+        )
+    })
+}
+
 /// `text` with every figure rendered again; an error names the file and
 /// the figure's line.
 pub fn fill(env: &Environment, text: &str, file: &Path) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for f in figures(text, file)? {
-        let rendered = env.render_str(&f.template, ()).map_err(|e| {
-            anyhow!(
-                "{}:{}: the figure `{}`: {e:#}",
-                file.display(),
-                f.line,
-                f.template
-            )
-        })?;
+        let rendered = render(env, &f, file)?;
         out.push_str(&text[last..f.text.start]);
         out.push_str(&rendered);
         last = f.text.end;
@@ -340,14 +346,7 @@ pub fn stale(root: &Path) -> Result<Vec<Stale>> {
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("reading {}", file.display()))?;
         for f in figures(&text, &file)? {
-            let gives = env.render_str(&f.template, ()).map_err(|e| {
-                anyhow!(
-                    "{}:{}: the figure `{}`: {e:#}",
-                    file.display(),
-                    f.line,
-                    f.template
-                )
-            })?;
+            let gives = render(&env, &f, &file)?;
             let says = &text[f.text.clone()];
             if says != gives {
                 found.push(Stale {

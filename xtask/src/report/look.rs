@@ -2,8 +2,8 @@
 //! and marker, so that base or the fix is the same colour wherever it
 //! appears (`charts.rs`, `scan.rs`).
 
-use super::analysis::Analysis;
 use crate::charts::Style;
+use crate::decide::analysis::Analysis;
 use crate::record::Cell;
 
 /// Variant families with a look of their own, in the order of their

@@ -3,15 +3,12 @@
 //! blocks in Jira wiki markup), `summary.json` and the SVG charts; a
 //! matrix run calls it at its end and `cargo xtask report DIR` at will.
 
-pub mod analysis;
 pub mod answers;
 pub mod bisect;
-pub mod change;
 pub mod charts;
 mod comparison_table;
 pub use comparison_table::{INTERVALS, RUNS_ESTIMATE};
 pub mod cost;
-pub mod difference;
 pub mod doc;
 pub mod figures;
 pub mod jira_parts;
@@ -24,19 +21,18 @@ pub mod scan;
 pub mod stacks;
 pub mod stays;
 pub mod summary;
-pub mod verdict;
 mod words;
 
+use crate::decide::analysis::{self, Analysis, LEVEL};
+use crate::decide::verdict::{self, Verdict};
 use crate::dims::Metric;
 use crate::record::RunResult;
 use crate::results::manifest::Reported;
 use crate::results::{self, Manifest};
 use crate::util::write_atomic;
-use analysis::{Analysis, LEVEL};
 use anyhow::{bail, Context, Result};
 use doc::Block;
 use std::path::Path;
-use verdict::Verdict;
 
 pub use summary::{summarize, Medians, SummaryRow};
 pub use words::num;

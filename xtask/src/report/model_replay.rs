@@ -6,9 +6,9 @@
 //! workload (which the two policies stand for) as hit ratios on the same
 //! requests per query. Pure: a function of the records.
 
-use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::words::num;
+use crate::decide::analysis::{median, Analysis, CellRuns};
 use crate::dims::Metric;
 use crate::record::{Cell, ModelReplay};
 use serde::{Deserialize, Serialize};

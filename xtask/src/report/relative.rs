@@ -4,8 +4,8 @@
 //! the geometric mean of each ratio over the workloads. The metrics are
 //! those `dims::METRICS` marks `relative`.
 
-use super::analysis::Analysis;
 use super::doc::Block;
+use crate::decide::analysis::Analysis;
 use crate::dims::{Metric, METRICS};
 use serde::{Deserialize, Serialize};
 

@@ -3,8 +3,8 @@
 //! my.cnf (the first variant's in full, the others' by their changed
 //! lines) and the sysbench command lines.
 
-use super::analysis::Analysis;
 use super::doc::Block;
+use crate::decide::analysis::Analysis;
 use crate::record::RunResult;
 
 /// What it takes to reproduce the numbers: trees, builds, patches, cmake

@@ -2,9 +2,9 @@
 //! medians of every metric that has a column, and the paragraphs that say
 //! what the pages-made-young, pool-read and mutex columns count.
 
-use super::analysis::{Analysis, CellRuns};
 use super::doc::Block;
 use super::words::num;
+use crate::decide::analysis::{Analysis, CellRuns};
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
 use crate::results::sweeps::{Sweeps, YoungCounts};

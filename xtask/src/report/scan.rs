@@ -6,10 +6,10 @@
 //! the model's documented simplifications, to be weighed against the
 //! spread between repetitions.
 
-use super::analysis::{median, Analysis, CellRuns};
 use super::doc::Block;
 use super::words::num;
 use crate::charts::{self, Line};
+use crate::decide::analysis::{median, Analysis, CellRuns};
 use crate::dims::{Metric, ModelRules};
 use crate::record::Cell;
 use crate::record::ScanLoopOutcome;

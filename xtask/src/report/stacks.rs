@@ -7,8 +7,8 @@
 //! folded files; `stacks.md` and `stacks.jira` carry the detail, with
 //! the files to attach to a ticket.
 
-use super::analysis::Analysis;
 use super::doc::Block;
+use crate::decide::analysis::Analysis;
 use crate::record::{frame_is, FoldedStacks, ProfilePass, Profiler};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -137,7 +137,7 @@ fn profiled<'a>(a: &'a Analysis, cell: &crate::record::Cell) -> Option<(&'a Prof
 }
 
 fn row(
-    c: &super::analysis::CellRuns,
+    c: &crate::decide::analysis::CellRuns,
     pass: &ProfilePass,
     profiler: Profiler,
     file: &str,
@@ -176,7 +176,9 @@ fn row(
         samples: stacks.total(),
         event,
         qps_change_pct: pass.change_pct(profiler),
-        stop_ms_median: stops.as_ref().and_then(|s| super::analysis::median(s)),
+        stop_ms_median: stops
+            .as_ref()
+            .and_then(|s| crate::decide::analysis::median(s)),
         stop_ms_max: stops.as_ref().and_then(|s| s.last().copied()),
         promotion_share: stacks.share_of(PROMOTION),
         promotion_path_share: stacks.share_where(|frames| {

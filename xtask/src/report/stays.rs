@@ -4,9 +4,9 @@
 //! traced base and a traced remedy show in which class the remedy's extra
 //! misses are. Pure: a function of the records.
 
-use super::analysis::{Analysis, CellRuns};
 use super::doc::Block;
 use super::words::num;
+use crate::decide::analysis::{Analysis, CellRuns};
 use crate::record::{Cell, StayRow, TraceStays};
 use serde::{Deserialize, Serialize};
 

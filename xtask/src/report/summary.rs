@@ -3,8 +3,8 @@
 //! total_queries, total_pages_made_young, build_key, patch_sha256), plus
 //! threads, busy runs, intervals, and the verdicts.
 
-use super::analysis::{Analysis, CellRuns, Comparison, LEVEL};
-use super::verdict::Verdict;
+use crate::decide::analysis::{Analysis, CellRuns, Comparison, LEVEL};
+use crate::decide::verdict::Verdict;
 use crate::dims::{Metric, METRICS};
 use crate::record::RunResult;
 use crate::results::sweeps::{Sweeps, YoungCounts};
@@ -112,7 +112,7 @@ pub enum SummaryVerdict {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct WordsVerdict {
     pub question: String,
-    pub verdict: super::verdict::Answer,
+    pub verdict: crate::decide::verdict::Answer,
     #[serde(default)]
     pub rule: String,
     pub details: Vec<String>,
@@ -128,7 +128,7 @@ impl SummaryVerdict {
         }
     }
 
-    pub fn answer(&self) -> super::verdict::Answer {
+    pub fn answer(&self) -> crate::decide::verdict::Answer {
         match self {
             SummaryVerdict::Numbers(v) => v.verdict,
             SummaryVerdict::Words(v) => v.verdict,

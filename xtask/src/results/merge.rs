@@ -3,7 +3,7 @@
 //! from the same matrix file (its sha256 in `matrix.json`) and the same
 //! tool revision, or `allow_mixed` says otherwise; a cell present in two
 //! directories is refused too. Each run keeps its host: reports never
-//! compare runs of different hosts (`report::analysis`).
+//! compare runs of different hosts (`decide::analysis`).
 
 use super::{read_results, Manifest};
 use crate::record::RunResult;
