@@ -861,3 +861,45 @@ fn every_committed_margin_verdict_is_what_its_runs_support() {
     }
     assert!(checked >= 100, "{checked} margin cells");
 }
+
+/// `--until-decided` repeats what a margin question leaves undecided by
+/// its interval, with the cells it is held against: base and fixed steady
+/// and alike decide their comparison, but a margin of 1 QPS lies inside
+/// the interval of their difference, so both run again; a margin the
+/// interval clears asks for nothing.
+#[test]
+fn until_decided_repeats_the_cells_of_an_undecided_margin_question() {
+    use xtask::matrix::undecided_cells;
+    use xtask::record::CellKey;
+    let mut results = Vec::new();
+    for rep in 1..=4u32 {
+        for (variant, qps) in [
+            ("base", 1000.0 + f64::from(rep)),
+            ("fixed", 1000.5 + f64::from(rep)),
+        ] {
+            let key = CellKey::new("10.11.18", variant, "points-covered-pk", 2, rep);
+            results.push(common::run("margin", key, qps, 0.0, Some(0.02)));
+        }
+    }
+    let mut manifest = Manifest::derive(&results);
+    assert!(undecided_cells(&manifest, &results).is_empty());
+    let question = |margin: f64| {
+        serde_json::from_value(serde_json::json!({
+            "name": "fixed keeps base's QPS",
+            "kind": "not-below",
+            "metric": "qps",
+            "variant": "fixed",
+            "against": "base",
+            "margin": margin
+        }))
+        .unwrap()
+    };
+    manifest.questions.push(question(1.0));
+    let need: Vec<String> = undecided_cells(&manifest, &results)
+        .iter()
+        .map(|c| c.variant.clone())
+        .collect();
+    assert_eq!(need, ["base", "fixed"]);
+    manifest.questions[0] = question(10.0);
+    assert!(undecided_cells(&manifest, &results).is_empty());
+}

@@ -262,3 +262,36 @@ pub fn summarize(results: &[RunResult]) -> Vec<SummaryRow> {
     let a = Analysis::new(Manifest::derive(results), results);
     a.cells.iter().map(|c| row(&a, c)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decide::verdict::Answer;
+
+    #[test]
+    fn a_summary_of_schema_3_reads_back_and_verdicts_of_schema_2_still_read() {
+        let path = crate::util::repo_root().join("reports/hit-ratio-turnover/summary.json");
+        let s: Summary = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(s.schema_version, SUMMARY_SCHEMA_VERSION);
+        let SummaryVerdict::Numbers(v) = &s.verdicts[0] else {
+            panic!("a schema 3 verdict read as words: {:?}", s.verdicts[0]);
+        };
+        assert_eq!(v.cells.len(), 8);
+        assert!(v.cells.iter().all(|c| c.estimate.is_some()));
+        // a verdict of schema 2: sentences, no numbers
+        let old: SummaryVerdict = serde_json::from_value(serde_json::json!({
+            "question": "fixed keeps base's hit ratio (at most 0.2 points below)",
+            "verdict": "fail",
+            "rule": "margin: pass when the median of the variant is at least …",
+            "details": ["10.11.18 pareto-unlimited 2t: buffer pool hit ratio (%) of `fixed` 87.19 (median of 2) against `base` 88.97 (margin 0.2000)"],
+            "runs_to_decide": null
+        }))
+        .unwrap();
+        assert!(matches!(old, SummaryVerdict::Words(_)), "{old:?}");
+        assert_eq!(old.answer(), Answer::Fail);
+        assert_eq!(
+            old.question(),
+            "fixed keeps base's hit ratio (at most 0.2 points below)"
+        );
+    }
+}
