@@ -19,20 +19,12 @@ fn readme() -> String {
 }
 
 /// The README's one result: base's pages made young and buf_pool.mutex
-/// acquisitions per query in the smoke report, and none in the others.
+/// acquisitions per query in the smoke report are generated figures
+/// (tests/figures.rs); what a template does not hold is that the others
+/// make none.
 #[test]
 fn the_readme_result_quotes_the_smoke_summary() {
     let s = summary("smoke-10.11.18");
-    let readme = one_line(&std::fs::read_to_string(root().join("README.md")).unwrap());
-    let base = find(&s, "points-covered-pk", "base");
-    let young = base["median"]["pages_made_young_per_query"]
-        .as_f64()
-        .unwrap();
-    let mutex = base["median"]["buf_pool_mutex_per_query"].as_f64().unwrap();
-    let said = format!(
-        "after the arming phase base makes {young:.2} pages young and takes `buf_pool.mutex` {mutex:.2} times per 100-id IN-list query"
-    );
-    assert!(readme.contains(&said), "README.md does not say `{said}`");
     for variant in ["gate", "clock", "fixed"] {
         let r = find(&s, "points-covered-pk", variant);
         assert!(r["median"]["pages_made_young_per_query"].as_f64().unwrap() < 0.001);
