@@ -1389,11 +1389,6 @@ fn the_turnover_notes_quote_both_of_their_tables() {
         ("11.8.6", "fixed-fine-young"),
     ];
     for (w, rate) in RATES.iter().zip(["no cap", "500", "250", "120"]) {
-        let label = if rate == "no cap" {
-            "no cap".to_string()
-        } else {
-            rate.to_string()
-        };
         let cells: Vec<String> = cols
             .iter()
             .map(|(t, v)| {
@@ -1415,22 +1410,7 @@ fn the_turnover_notes_quote_both_of_their_tables() {
             &text,
             &format!("| {shown} | {} |", cells.join(" | ")),
         );
-        for tree in ["10.11.18", "11.8.6"] {
-            for v in ["base", "fixed", "fixed-fine-young"] {
-                let m = |k: &str| med(&s, Some(tree), w, v, k);
-                let moves = if v == "base" { "" } else { " (sweep moves)" };
-                let row = format!(
-                    "| {tree} | {label} | {v} | {:.2} | {:.3} | {:.0} | {:.2} | {:.4}{moves} | {:.0} |",
-                    m("hit_ratio_pct"),
-                    m("pages_read_per_query"),
-                    m("qps") * m("pages_read_per_query"),
-                    m("pool_turnover_s"),
-                    m("pages_made_young_per_query"),
-                    m("qps")
-                );
-                says(report, &text, &row);
-            }
-        }
+        // the table of every cell's counters is a generated figure
     }
     turnover_answers_quote(report, &s, &text);
 }
