@@ -22,7 +22,7 @@
 //! ```toml
 //! [[question]]
 //! name = "fixed keeps the hot set as base does"
-//! kind = "not-below"                      # median of `variant` >= median of `against` - margin
+//! kind = "not-below"                      # 95% interval of `variant` - `against` above -margin
 //! metric = "hot_kept_pct"
 //! variant = "fixed"
 //! against = "base"
@@ -49,10 +49,9 @@ pub enum Kind {
     /// (`no-costlier` is its other name)
     #[serde(alias = "no-costlier")]
     NoSlower,
-    /// the median of `variant` is not below the median of `against` by
-    /// more than `margin` (in the metric's units): for a share such as the
-    /// hot set kept, where a few runs a side can never make a rank test
-    /// significant but the difference in points is what matters
+    /// `variant` is not below `against` by more than `margin` (in the
+    /// metric's unit: points for a share such as the hot set kept), shown
+    /// by a 95% interval of the difference (`decide::verdict::not_below`)
     NotBelow,
 }
 
