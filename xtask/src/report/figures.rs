@@ -48,17 +48,14 @@ pub fn documents(root: &Path) -> Result<Vec<PathBuf>> {
     };
     files.extend(markdown_in(root.join("docs"), None)?);
     files.extend(markdown_in(root.join("reports"), Some("NOTES.md"))?);
-    for series in markdown_in(root.join("patches"), None)? {
-        files.push(series);
-    }
-    for dir in std::fs::read_dir(root.join("patches"))
+    // patches/*.md and each series' notes, patches/<series>/*.md
+    files.extend(markdown_in(root.join("patches"), None)?);
+    let series = std::fs::read_dir(root.join("patches"))
         .into_iter()
         .flatten()
-        .flatten()
-    {
-        if dir.path().is_dir() {
-            files.extend(markdown_in(dir.path(), None)?);
-        }
+        .flatten();
+    for dir in series.map(|e| e.path()).filter(|p| p.is_dir()) {
+        files.extend(markdown_in(dir, None)?);
     }
     files.retain(|f| f.is_file());
     files.sort();
