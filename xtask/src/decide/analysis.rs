@@ -346,11 +346,15 @@ impl<'a> Analysis<'a> {
     /// the host hits both runs of a pair). None otherwise: runs of other
     /// results directories, or of other hosts, are strangers.
     pub fn pair_ratios(&self, cell: &Cell, base: &Cell, metric: Metric) -> Option<Vec<f64>> {
-        let (c, b) = (self.cell(cell)?, self.cell(base)?);
-        if cell == base || !self.one_host(cell, base) {
-            return None;
-        }
+        let (b, c) = self.pairable(cell, base)?;
         pair_ratios_of(b, c, metric)
+    }
+
+    /// The runs of `base` and of `cell` when they may be paired: two cells
+    /// of one host (whether they ran interleaved is `pairs_of`'s check).
+    fn pairable(&self, cell: &Cell, base: &Cell) -> Option<(&CellRuns<'a>, &CellRuns<'a>)> {
+        let (c, b) = (self.cell(cell)?, self.cell(base)?);
+        (cell != base && self.one_host(cell, base)).then_some((b, c))
     }
 
     /// About how many runs would decide whether `cell` against `base`
@@ -385,10 +389,7 @@ impl<'a> Analysis<'a> {
     /// candidate - baseline in every repetition of both, where they ran
     /// interleaved on one host (`pairs_of`).
     pub fn pair_differences(&self, cell: &Cell, base: &Cell, metric: Metric) -> Option<Vec<f64>> {
-        let (c, b) = (self.cell(cell)?, self.cell(base)?);
-        if cell == base || !self.one_host(cell, base) {
-            return None;
-        }
+        let (b, c) = self.pairable(cell, base)?;
         Some(
             pairs_of(b, c, metric)?
                 .into_iter()

@@ -214,7 +214,6 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
         })
         .flatten()
         .and_then(|v| v.into_iter().max());
-    let limits = |k: Kind| (q.kind == k).then_some(());
     Verdict {
         question: q.name.clone(),
         kind: q.kind,
@@ -226,8 +225,8 @@ pub fn evaluate(a: &Analysis, q: &Question) -> Verdict {
         value: q.value,
         baseline_above: q.baseline_above,
         baseline_below: q.baseline_below,
-        allowed_pct: limits(Kind::NoSlower).map(|_| allowed_pct(a, q)),
-        margin: limits(Kind::NotBelow).map(|_| q.margin.unwrap_or(0.0)),
+        allowed_pct: (q.kind == Kind::NoSlower).then(|| allowed_pct(a, q)),
+        margin: (q.kind == Kind::NotBelow).then(|| q.margin.unwrap_or(0.0)),
         verdict,
         runs_to_decide,
         cells,
@@ -255,6 +254,17 @@ pub fn concerns(a: &Analysis, q: &Question, cell: &Cell) -> bool {
 /// writes it: the question's own, else the matrix's threshold as a drop.
 pub fn allowed_pct(a: &Analysis, q: &Question) -> f64 {
     q.threshold_pct.unwrap_or(-a.manifest.threshold_pct)
+}
+
+/// The allowed change of a no-slower question as a change of the metric in
+/// percent: -5 for "at most 5% slower", +1 for "at most 1% more work".
+pub fn allowed_change(a: &Analysis, q: &Question) -> f64 {
+    let allowed = allowed_pct(a, q);
+    if q.metric().higher_is_better() {
+        allowed
+    } else {
+        -allowed
+    }
 }
 
 /// Whether a question on `asked` concerns `cell`: `base` in a question
@@ -403,17 +413,12 @@ pub fn no_slower(a: &Analysis, q: &Question, cell: &Cell) -> CellAnswer {
         paired: i.method.paired(),
         n: c.pairs.unwrap_or(c.runs.min(c.base_runs)),
     });
-    let allowed = allowed_pct(a, q);
-    let limit = if m.higher_is_better() {
-        allowed
-    } else {
-        -allowed
-    };
+    let limit = allowed_change(a, q);
     out.answer = out.interval.map_or(Answer::Undecided, |i| {
         against_limit(&i, limit, m.higher_is_better())
     });
     if out.answer == Answer::Undecided {
-        let boundary = analysis::boundary_factor(m, allowed);
+        let boundary = analysis::boundary_factor(m, allowed_pct(a, q));
         out.runs_to_decide = a.runs_to_decide(cell, &against, m, boundary);
     }
     out

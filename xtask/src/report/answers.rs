@@ -25,18 +25,6 @@ pub fn rule_name(kind: Kind) -> &'static str {
     rule.split(':').next().unwrap_or(rule)
 }
 
-/// `pass by non-inferiority: fixed is no slower (…; …)`: a verdict on one
-/// line, as the console and the report's bullets print it.
-pub fn line(v: &Verdict) -> String {
-    format!(
-        "{} by {}: {} ({})",
-        v.verdict.word(),
-        rule_name(v.kind),
-        v.question,
-        details(v).join("; ")
-    )
-}
-
 /// One sentence per cell the question asked about.
 pub fn details(v: &Verdict) -> Vec<String> {
     if v.cells.is_empty() {

@@ -118,17 +118,6 @@ fn deciding<'q>(
     })
 }
 
-/// The allowed change of a question as a change of the metric in percent:
-/// -5 for "at most 5% slower", +1 for "at most 1% more work".
-fn allowed_change(a: &Analysis, q: &Question) -> f64 {
-    let allowed = verdict::allowed_pct(a, q);
-    if q.metric().higher_is_better() {
-        allowed
-    } else {
-        -allowed
-    }
-}
-
 /// One bar of a change chart: the change of the median with its
 /// interval, labelled with the change, its decision and the interval's
 /// method.
@@ -174,7 +163,7 @@ fn change_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
         let against = cell.with_variant(&c.against);
         let decision = match deciding(a, metric, cell, &against) {
             Some(q) => {
-                let y = allowed_change(a, q);
+                let y = verdict::allowed_change(a, q);
                 if !rules.iter().any(|r| r.y == y) {
                     rules.push(RefLine {
                         y,

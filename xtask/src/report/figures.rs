@@ -198,31 +198,28 @@ pub fn environment(root: &Path) -> Environment<'static> {
             })
     });
     {
-        let reports = reports.clone();
+        let load = load.clone();
         env.add_function("answers", move |name: String| -> Result<String, Error> {
-            let path = reports.join(&name).join("summary.json");
-            let verdicts = read_verdicts(&path)
-                .map_err(|e| Error::new(ErrorKind::InvalidOperation, format!("{e:#}")))?;
-            Ok(verdicts
-                .iter()
-                .map(|v| match v {
-                    SummaryVerdict::Numbers(v) => format!("- {}", answers::in_brief(v)),
-                    SummaryVerdict::Words(v) => {
-                        format!("- **{}**: {}", v.verdict.word(), v.question)
-                    }
+            let verdicts = load(&name)?.get_attr("verdicts")?;
+            let lines = verdicts
+                .try_iter()?
+                .map(|v| {
+                    Ok(match summary_verdict(&v)? {
+                        SummaryVerdict::Numbers(v) => format!("- {}", answers::in_brief(&v)),
+                        SummaryVerdict::Words(v) => {
+                            format!("- **{}**: {}", v.verdict.word(), v.question)
+                        }
+                    })
                 })
-                .collect::<Vec<_>>()
-                .join("\n"))
+                .collect::<Result<Vec<String>, Error>>()?;
+            Ok(lines.join("\n"))
         });
     }
     env.add_filter("fixed", |x: f64, digits: usize| format!("{x:.digits$}"));
     env.add_filter("signed", |x: f64, digits: usize| format!("{x:+.digits$}"));
     env.add_filter("thousands", |x: f64| thousands(x.round() as i64));
     env.add_filter("answer", |v: Value| -> Result<String, Error> {
-        let v: SummaryVerdict = serde_json::to_value(&v)
-            .and_then(serde_json::from_value)
-            .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
-        Ok(match v {
+        Ok(match summary_verdict(&v)? {
             SummaryVerdict::Numbers(v) => answers::answer_words(&v),
             SummaryVerdict::Words(v) => v.verdict.word().to_string(),
         })
@@ -271,16 +268,12 @@ fn thousands(n: i64) -> String {
     }
 }
 
-fn read_verdicts(path: &Path) -> Result<Vec<SummaryVerdict>> {
-    #[derive(serde::Deserialize)]
-    struct Verdicts {
-        verdicts: Vec<SummaryVerdict>,
-    }
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: Verdicts =
-        serde_json::from_str(&text).with_context(|| format!("reading {}", path.display()))?;
-    Ok(v.verdicts)
+/// A verdict of a report's summary.json, as the templates hold it, read
+/// back into its type (numbers, or a schema 1 or 2 verdict's words).
+fn summary_verdict(v: &Value) -> Result<SummaryVerdict, Error> {
+    serde_json::to_value(v)
+        .and_then(serde_json::from_value)
+        .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
 /// One figure's text as its template gives it; an error names the file
