@@ -47,25 +47,50 @@ fn open_lock_file(path: &Path) -> Result<File> {
 
 /// Takes `path`'s lock without waiting, or says who holds it.
 pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
+    acquire_with(
+        path,
+        what,
+        crate::environment::current().lock_parent,
+        holder,
+    )
+}
+
+/// `acquire`, with the lock's holder read by `holder_of`, and taken as ours
+/// when it is `parent`.
+fn acquire_with(
+    path: &Path,
+    what: &str,
+    parent: Option<i32>,
+    mut holder_of: impl FnMut(&Path) -> Option<i32>,
+) -> Result<Lock> {
     let file = open_lock_file(path)?;
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => {
-            return Ok(Lock {
-                _file: Some(file),
-                path: path.to_path_buf(),
-            })
+    // The kernel writes /proc/locks afresh for each page read, so a lock
+    // taken or dropped between two pages can shift the lines and hide
+    // another's: a run of the test command lost its own cache lock's line
+    // so, among servers and cargo taking and dropping locks beside it. A
+    // holder not found (or not our parent) is looked for again before the
+    // command is refused.
+    let mut holder_seen = None;
+    for attempt in 0..HOLDER_LOOKS {
+        if attempt > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
         }
-        // held: by whom is said below
-        Err(rustix::io::Errno::WOULDBLOCK) => {}
-        Err(err) => {
-            return Err(std::io::Error::from(err))
-                .with_context(|| format!("cannot lock {}", path.display()))
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => {
+                return Ok(Lock {
+                    _file: Some(file),
+                    path: path.to_path_buf(),
+                })
+            }
+            // held: by whom is looked up below
+            Err(rustix::io::Errno::WOULDBLOCK) => {}
+            Err(err) => {
+                return Err(std::io::Error::from(err))
+                    .with_context(|| format!("cannot lock {}", path.display()))
+            }
         }
-    }
-    let holder = holder(path);
-    let parent = crate::environment::current().lock_parent;
-    if let (Some(h), Some(p)) = (holder, parent) {
-        if h == p {
+        holder_seen = holder_of(path);
+        if holder_seen.is_some() && holder_seen == parent {
             // our parent holds it and waits for us
             return Ok(Lock {
                 _file: None,
@@ -73,7 +98,7 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
             });
         }
     }
-    let who = match holder {
+    let who = match holder_seen {
         Some(pid) => format!("pid {pid}: {}", command_line(pid)),
         None => "a process this tool cannot see".to_string(),
     };
@@ -83,6 +108,10 @@ pub fn acquire(path: &Path, what: &str) -> Result<Lock> {
         path.display()
     )
 }
+
+/// How many times a held lock's holder is looked up before a command is
+/// refused (50 ms apart).
+const HOLDER_LOOKS: usize = 5;
 
 /// The lock of one piece of cached work (`path`, made if missing), waited
 /// for while another command or thread of the same cache holds it; the
@@ -178,6 +207,33 @@ mod tests {
         let lock = acquire(&path, "the cache").unwrap();
         assert_eq!(holder(&path), Some(std::process::id() as i32));
         drop(lock);
+    }
+
+    #[test]
+    fn a_holder_missing_from_one_reading_of_the_lock_table_is_looked_for_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("lock");
+        // the parent (this process) holds the lock
+        let held = acquire_with(&path, "the cache", None, holder).unwrap();
+        let me = std::process::id() as i32;
+        // one reading lost the parent's line, the next one has it
+        let mut readings = vec![Some(me), None];
+        let child = acquire_with(&path, "the cache", Some(me), |_| readings.pop().flatten());
+        assert!(child.is_ok(), "{child:?}");
+        // a holder never seen is refused, after every look
+        let mut looks = 0;
+        let err = acquire_with(&path, "the cache", Some(me), |_| {
+            looks += 1;
+            None
+        })
+        .unwrap_err()
+        .to_string();
+        assert_eq!(looks, HOLDER_LOOKS);
+        assert!(
+            err.contains("cannot see") && err.contains("refused"),
+            "{err}"
+        );
+        drop(held);
     }
 
     #[test]
