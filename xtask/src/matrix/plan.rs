@@ -365,7 +365,7 @@ pub fn question_words(q: &crate::results::Question, threshold_pct: f64) -> Strin
             q.threshold_pct.unwrap_or(-threshold_pct)
         ),
         Kind::NotBelow => format!(
-            "median {} of `{}` is at least that of {against} less {} on {scope}",
+            "{} of `{}` is at most {} below {against} on {scope}, by a 95% interval of the difference",
             q.metric.name(),
             q.variant,
             q.margin.unwrap_or(0.0)

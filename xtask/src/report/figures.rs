@@ -15,7 +15,7 @@
 use super::answers;
 use super::summary::SummaryVerdict;
 use anyhow::{anyhow, bail, Context, Result};
-use minijinja::value::Value;
+use minijinja::value::{Kwargs, Value};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -180,6 +180,15 @@ pub fn environment(root: &Path) -> Environment<'static> {
             }
         });
     }
+    {
+        let load = load.clone();
+        env.add_function(
+            "row",
+            move |name: String, variant: String, kwargs: Kwargs| -> Result<Value, Error> {
+                row(&load(&name)?, &name, &variant, &kwargs)
+            },
+        );
+    }
     env.add_function("cell", |verdict: Value, workload: String| {
         verdict
             .get_attr("cells")?
@@ -249,6 +258,52 @@ pub fn environment(root: &Path) -> Environment<'static> {
     env.add_filter("lowest", pick(false));
     env.add_filter("highest", pick(true));
     env
+}
+
+/// The one row of report `name`'s summary of `variant`, narrowed by the
+/// keyword arguments `workload`, `tree` and `threads`; none or more than
+/// one is an error naming the report and what was asked.
+fn row(summary: &Value, name: &str, variant: &str, kwargs: &Kwargs) -> Result<Value, Error> {
+    let workload: Option<String> = kwargs.get("workload")?;
+    let tree: Option<String> = kwargs.get("tree")?;
+    let threads: Option<i64> = kwargs.get("threads")?;
+    kwargs.assert_all_used()?;
+    let text = |v: &Value, key: &str| {
+        v.get_attr(key)
+            .ok()
+            .and_then(|x| x.as_str().map(String::from))
+    };
+    let found: Vec<Value> = summary
+        .get_attr("rows")?
+        .try_iter()?
+        .filter(|r| text(r, "variant").as_deref() == Some(variant))
+        .filter(|r| workload.is_none() || text(r, "workload") == workload)
+        .filter(|r| tree.is_none() || text(r, "tree") == tree)
+        .filter(|r| {
+            threads.is_none()
+                || r.get_attr("threads")
+                    .ok()
+                    .and_then(|t| i64::try_from(t).ok())
+                    == threads
+        })
+        .collect();
+    let asked = format!(
+        "variant `{variant}`{}{}{}",
+        workload
+            .map(|w| format!(", workload `{w}`"))
+            .unwrap_or_default(),
+        tree.map(|t| format!(", tree `{t}`")).unwrap_or_default(),
+        threads
+            .map(|t| format!(", {t} threads"))
+            .unwrap_or_default(),
+    );
+    match found.len() {
+        1 => Ok(found.into_iter().next().expect("one row")),
+        n => Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("reports/{name}: {n} rows of {asked}, not one"),
+        )),
+    }
 }
 
 /// 12345 as `12,345`.
@@ -399,7 +454,16 @@ mod tests {
         });
         std::fs::write(
             report.join("summary.json"),
-            serde_json::json!({"verdicts": [verdict]}).to_string(),
+            serde_json::json!({
+                "verdicts": [verdict],
+                "rows": [
+                    {"tree": "10.11.18", "variant": "base", "workload": "w1", "threads": 2,
+                     "median": {"hit_ratio_pct": 91.25}},
+                    {"tree": "11.8.6", "variant": "base", "workload": "w1", "threads": 2,
+                     "median": {"hit_ratio_pct": 90.5}}
+                ]
+            })
+            .to_string(),
         )
         .unwrap();
         std::fs::write(dir.path().join("reports/r/NOTES.md"), notes).unwrap();
@@ -457,6 +521,27 @@ mod tests {
             err.contains("NOTES.md:3") && err.contains("/figure"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_row_is_found_by_variant_and_the_keywords_given_or_refused_by_name() {
+        let dir = repo(
+            "<!-- figure {{ row(\"r\", \"base\", tree=\"11.8.6\").median.hit_ratio_pct | fixed(1) }} -->x<!-- /figure -->\n",
+        );
+        assert_eq!(stale(dir.path()).unwrap()[0].gives, "90.5");
+        let dir = repo(
+            "<!-- figure {{ row(\"r\", \"base\", workload=\"w1\").median.hit_ratio_pct }} -->x<!-- /figure -->\n",
+        );
+        let err = format!("{:#}", stale(dir.path()).unwrap_err());
+        assert!(
+            err.contains("reports/r: 2 rows of variant `base`, workload `w1`, not one"),
+            "{err}"
+        );
+        let dir = repo(
+            "<!-- figure {{ row(\"r\", \"base\", tree=\"10.11.18\", rate=1).median }} -->x<!-- /figure -->\n",
+        );
+        let err = format!("{:#}", stale(dir.path()).unwrap_err());
+        assert!(err.contains("rate"), "{err}");
     }
 
     #[test]
