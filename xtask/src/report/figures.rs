@@ -385,9 +385,40 @@ impl std::fmt::Display for Stale {
 
 /// Every stale figure of the documents of `root`.
 pub fn stale(root: &Path) -> Result<Vec<Stale>> {
+    stale_in(root, &documents(root)?)
+}
+
+/// `files` (paths from the working directory or absolute), each checked
+/// to be one of the documents of `root` whose figures are generated; an
+/// empty list is all of them.
+pub fn chosen(root: &Path, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let all = documents(root)?;
+    if files.is_empty() {
+        return Ok(all);
+    }
+    files
+        .iter()
+        .map(|f| {
+            let full = std::fs::canonicalize(f)
+                .with_context(|| format!("{}: no such document", f.display()))?;
+            all.iter()
+                .find(|d| std::fs::canonicalize(d).ok().as_deref() == Some(full.as_path()))
+                .cloned()
+                .ok_or_else(|| {
+                    anyhow!(
+                        "{}: not a document whose figures are generated (the README, CONTRIBUTING, docs/*.md, a report's NOTES.md, the patches' notes)",
+                        f.display()
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Every stale figure of `files`, rendered from the reports of `root`.
+pub fn stale_in(root: &Path, files: &[PathBuf]) -> Result<Vec<Stale>> {
     let env = environment(root);
     let mut found = Vec::new();
-    for file in documents(root)? {
+    for file in files.iter().cloned() {
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("reading {}", file.display()))?;
         for f in figures(&text, &file)? {
@@ -410,16 +441,27 @@ pub fn stale(root: &Path) -> Result<Vec<Stale>> {
 /// Renders every figure of the documents of `root` again; the files
 /// that changed.
 pub fn write(root: &Path) -> Result<Vec<PathBuf>> {
+    write_in(root, &documents(root)?)
+}
+
+/// Renders every figure of `files` again from the reports of `root`; the
+/// files that changed. Every file is rendered before any is written, so a
+/// bad figure in one leaves all of them as they were.
+pub fn write_in(root: &Path, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let env = environment(root);
-    let mut changed = Vec::new();
-    for file in documents(root)? {
+    let mut filled_files = Vec::new();
+    for file in files.iter().cloned() {
         let text = std::fs::read_to_string(&file)
             .with_context(|| format!("reading {}", file.display()))?;
         let filled = fill(&env, &text, &file)?;
         if filled != text {
-            crate::util::write_atomic(&file, filled.as_bytes())?;
-            changed.push(file);
+            filled_files.push((file, filled));
         }
+    }
+    let mut changed = Vec::new();
+    for (file, filled) in filled_files {
+        crate::util::write_atomic(&file, filled.as_bytes())?;
+        changed.push(file);
     }
     Ok(changed)
 }

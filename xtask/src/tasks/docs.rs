@@ -12,6 +12,8 @@ pub struct DocsCommand {
     /// Only check: list every stale figure and exit non-zero if one is.
     #[arg(long)]
     check: bool,
+    /// Only these documents (by default every one with a figure).
+    files: Vec<std::path::PathBuf>,
 }
 
 impl DocsCommand {
@@ -20,8 +22,9 @@ impl DocsCommand {
 
     pub fn run(self) -> Result<()> {
         let root = crate::util::repo_root();
+        let files = crate::report::figures::chosen(&root, &self.files)?;
         if self.check {
-            let stale = crate::report::figures::stale(&root)?;
+            let stale = crate::report::figures::stale_in(&root, &files)?;
             if stale.is_empty() {
                 eprintln!("every generated figure is up to date");
                 return Ok(());
@@ -34,7 +37,7 @@ impl DocsCommand {
                 stale.len()
             );
         }
-        let changed = crate::report::figures::write(&root)?;
+        let changed = crate::report::figures::write_in(&root, &files)?;
         for f in &changed {
             eprintln!("rewrote {}", f.display());
         }
