@@ -28,6 +28,7 @@ enum Task {
     Mtr(mtr::MtrArgs),
     Report(tasks::ReportCommand),
     Docs(tasks::DocsCommand),
+    Repro(tasks::ReproCommand),
     Validate(tasks::ValidateCommand),
     Bisect(tasks::BisectCommand),
     /// The LRU model: replay a trace, simulate a scenario, benchmark.
@@ -77,6 +78,7 @@ fn main() {
         Task::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
         Task::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
         Task::Docs(c) => run(tasks::DocsCommand::NEEDS, || c.run()),
+        Task::Repro(c) => run(tasks::ReproCommand::NEEDS, || c.run()),
         Task::Model { command } => run(Needs::Nothing, || model::run(command)),
         Task::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
         Task::Patch { command } => run(Needs::Cache, || patch_check::run(command)),

@@ -15,6 +15,7 @@ pub mod jira_parts;
 mod look;
 pub mod model_replay;
 pub mod relative;
+pub mod repro;
 mod reproduction;
 mod results_table;
 pub mod scan;
