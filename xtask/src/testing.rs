@@ -91,6 +91,7 @@ const LONGEST_FIRST: &[&str] = &[
     "faults",
     "e2e",
     "bisect",
+    "repro",
     "write_failures_matrix",
     "cost",
     "buildbot",

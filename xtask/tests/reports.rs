@@ -350,19 +350,6 @@ fn the_statistics_doc_states_the_rules_the_committed_verdicts_follow() {
         );
     }
     assert_eq!(no_slower, 2, "the matrix asks two no-slower questions");
-    // what the evidence doc says of this report is what it says
-    let evidence = one_line(&std::fs::read_to_string(root.join("docs/evidence.md")).unwrap());
-    let count = |word: &str| verdicts.iter().filter(|v| v["verdict"] == word).count();
-    let said = format!(
-        "{} questions pass, {} fail, {} undecided",
-        count("pass"),
-        count("fail"),
-        count("undecided")
-    );
-    assert!(
-        evidence.contains(&said),
-        "docs/evidence.md does not say `{said}`"
-    );
 }
 
 /// Jira refuses a comment over 32,767 characters: every committed Jira

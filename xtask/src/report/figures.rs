@@ -419,8 +419,8 @@ pub fn stale_in(root: &Path, files: &[PathBuf]) -> Result<Vec<Stale>> {
     let env = environment(root);
     let mut found = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(file)
-            .with_context(|| format!("reading {}", file.display()))?;
+        let text =
+            std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
         for f in figures(&text, file)? {
             let gives = render(&env, &f, file)?;
             let says = &text[f.text.clone()];

@@ -470,6 +470,27 @@ mod tests {
         assert!(std::os::unix::fs::PermissionsExt::mode(&mode.permissions()) & 0o111 != 0);
     }
 
+    /// The reproduction committed beside the hit-ratio report stands alone
+    /// (copies of run.sh, lab.lua and our Lua scripts): it must be what
+    /// `cargo xtask repro` writes today.
+    #[test]
+    fn a_committed_reproduction_is_what_repro_writes_today() {
+        let report = crate::util::repo_root().join("reports/hit-ratio-turnover");
+        let committed = report.join("repro-10.11.18-pareto-rate-250");
+        let out = tempfile::tempdir().unwrap();
+        let written = write(&report, &turnover_cell("pareto-rate-250"), out.path()).unwrap();
+        for file in written {
+            let name = file.strip_prefix(out.path()).unwrap();
+            let kept = std::fs::read_to_string(committed.join(name)).unwrap_or_default();
+            assert!(
+                kept == std::fs::read_to_string(&file).unwrap(),
+                "{} is stale: `cargo xtask repro reports/hit-ratio-turnover --tree 10.11.18 \
+                 --workload pareto-rate-250 --sides base,fixed` writes it again",
+                committed.join(name).display()
+            );
+        }
+    }
+
     #[test]
     fn a_cell_or_variant_the_report_lacks_is_refused_by_name() {
         let report = crate::util::repo_root().join("reports/hit-ratio-turnover");
