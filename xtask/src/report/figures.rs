@@ -396,14 +396,17 @@ pub fn chosen(root: &Path, files: &[PathBuf]) -> Result<Vec<PathBuf>> {
     if files.is_empty() {
         return Ok(all);
     }
+    let canonical: Vec<Option<PathBuf>> =
+        all.iter().map(|d| std::fs::canonicalize(d).ok()).collect();
     files
         .iter()
         .map(|f| {
             let full = std::fs::canonicalize(f)
                 .with_context(|| format!("{}: no such document", f.display()))?;
             all.iter()
-                .find(|d| std::fs::canonicalize(d).ok().as_deref() == Some(full.as_path()))
-                .cloned()
+                .zip(&canonical)
+                .find(|(_, c)| c.as_deref() == Some(full.as_path()))
+                .map(|(d, _)| d.clone())
                 .ok_or_else(|| {
                     anyhow!(
                         "{}: not a document whose figures are generated (the README, CONTRIBUTING, docs/*.md, a report's NOTES.md, the patches' notes)",

@@ -19,7 +19,9 @@ const RUN_SH: &str = include_str!("repro/run.sh");
 const LAB_LUA: &str = include_str!("repro/lab.lua");
 
 /// The my.cnf settings that place one server's files or name its user:
-/// run.sh writes its own.
+/// run.sh writes its own. The lines the server stage writes
+/// (`server::my_cnf`); `settings::TOOL_OWNED` is a wider list, of what a
+/// variant may not set, and a stage the report layer may not import.
 const PLACED_BY_RUN_SH: &[&str] = &[
     "datadir",
     "innodb_data_home_dir",
