@@ -19,7 +19,11 @@ fn fixture() -> PathBuf {
 fn render(dir: &Path) -> String {
     let results = results::read_results(dir).unwrap();
     let manifest = Manifest::read_or_derive(dir, &results).unwrap();
-    let files = report::render(&Analysis::new(manifest, &results)).unwrap();
+    let files = report::render(
+        &Analysis::new(manifest, &results),
+        &report::ticket::Beside::default(),
+    )
+    .unwrap();
     files.into_iter().find(|(n, _)| n == "report.md").unwrap().1
 }
 

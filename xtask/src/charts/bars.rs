@@ -3,7 +3,7 @@
 
 use super::frame::*;
 use super::look::*;
-use super::{Bar, BarGroup, RefLine, Style};
+use super::{Band, Bar, BarGroup, RefLine, Style};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -20,19 +20,74 @@ pub fn grouped_bars(
     groups: &[BarGroup],
     rules: &[RefLine],
 ) -> Result<String> {
-    grouped(title, y_label, groups, rules, Axis::FromZero)
+    grouped(title, y_label, groups, rules, &[], Axis::FromZero)
 }
 
 /// `grouped_bars` without the bars: each value a filled marker with its
 /// error bar on an axis that spans the values and rules, not 0, so that a
-/// few points between two hit ratios of 90% stay visible.
+/// few points between two hit ratios of 90% stay visible. Each of `bands`
+/// shades, in each group, its series' value less its margin up to the
+/// value, across the group.
 pub fn grouped_points(
     title: &str,
     y_label: &str,
     groups: &[BarGroup],
     rules: &[RefLine],
+    bands: &[Band],
 ) -> Result<String> {
-    grouped(title, y_label, groups, rules, Axis::Data)
+    grouped(title, y_label, groups, rules, bands, Axis::Data)
+}
+
+/// A band as drawn: its series' look and one rectangle per group.
+struct BandBoxes<'a> {
+    band: &'a Band,
+    style: Style,
+    rects: Vec<[(f64, f64); 2]>,
+}
+
+/// Each band's rectangles: per group where its series has a value, the
+/// group's span from the value less the margin up to the value.
+fn band_boxes<'a>(
+    title: &str,
+    groups: &[BarGroup],
+    series: &[(String, Style)],
+    bands: &'a [Band],
+) -> Result<Vec<BandBoxes<'a>>> {
+    bands
+        .iter()
+        .map(|band| {
+            ensure!(
+                band.below.is_finite() && band.below >= 0.0,
+                "chart {title:?}: the band {:?} reaches {} below its series, not a finite number of 0 or more",
+                band.label,
+                band.below
+            );
+            let Some((_, style)) = series.iter().find(|(s, _)| *s == band.series) else {
+                bail!(
+                    "chart {title:?}: the band {:?} is under the series {:?}, which the chart does not draw",
+                    band.label,
+                    band.series
+                );
+            };
+            let boxes = groups
+                .iter()
+                .enumerate()
+                .filter_map(|(g, group)| {
+                    let v = group
+                        .bars
+                        .iter()
+                        .find(|b| b.series == band.series)?
+                        .value?;
+                    Some([(g as f64 + 0.05, v - band.below), (g as f64 + 0.95, v)])
+                })
+                .collect();
+            Ok(BandBoxes {
+                band,
+                style: *style,
+                rects: boxes,
+            })
+        })
+        .collect()
 }
 
 pub(super) fn grouped(
@@ -40,6 +95,7 @@ pub(super) fn grouped(
     y_label: &str,
     groups: &[BarGroup],
     rules: &[RefLine],
+    bands: &[Band],
     axis: Axis,
 ) -> Result<String> {
     ensure!(!groups.is_empty(), "bar chart {title:?}: no groups to draw");
@@ -58,7 +114,19 @@ pub(super) fn grouped(
             rule.y
         );
     }
-    let (y_lo, y_hi) = y_range(groups, rules, axis);
+    let boxes = band_boxes(title, groups, &series, bands)?;
+    // the y axis holds each band's foot as it holds a rule
+    let reach: Vec<RefLine> = rules
+        .iter()
+        .cloned()
+        .chain(boxes.iter().flat_map(|b| {
+            b.rects.iter().map(|[(_, lo), _]| RefLine {
+                y: *lo,
+                label: String::new(),
+            })
+        }))
+        .collect();
+    let (y_lo, y_hi) = y_range(groups, &reach, axis);
     let group_count = groups.len();
     let slot_count = series.len().max(1);
     let width = chart_width(title, groups, slot_count);
@@ -66,6 +134,7 @@ pub(super) fn grouped(
         .iter()
         .map(|(s, _)| s.clone())
         .chain(rules.iter().map(|r| r.label.clone()))
+        .chain(bands.iter().map(|b| b.label.clone()))
         .collect();
     let mut svg = String::new();
     {
@@ -95,6 +164,14 @@ pub(super) fn grouped(
             .draw()?;
 
         draw_group_labels(&root, &chart, groups, y_lo)?;
+        // behind the rules, whiskers and markers
+        for b in &boxes {
+            chart.draw_series(
+                b.rects
+                    .iter()
+                    .map(|r| Rectangle::new(*r, band_fill(b.style).filled())),
+            )?;
+        }
         for rule in rules {
             chart.draw_series([plotters::element::DashedPathElement::new(
                 [(0.0, rule.y), (group_count as f64, rule.y)],
@@ -115,15 +192,17 @@ pub(super) fn grouped(
                 };
                 draw_slot(&mut chart, &slot, row[s], axis, (y_lo, y_hi))?;
             }
-            draw_legend_entry(
-                &legend_area,
-                s,
-                name,
-                *style,
-                Swatch::Box(colour(style.colour)),
-            )?;
+            draw_legend_entry(&legend_area, s, name, *style, Swatch::Box(paint(*style)))?;
         }
         draw_rule_legend(&legend_area, rules, series.len())?;
+        for (k, b) in boxes.iter().enumerate() {
+            draw_band_legend_entry(
+                &legend_area,
+                series.len() + rules.len() + k,
+                &b.band.label,
+                band_fill(b.style),
+            )?;
+        }
         root.present()?;
     }
     Ok(svg)
@@ -182,7 +261,7 @@ fn draw_slot(
                 (slot.left + slot.width * 0.08, 0.0),
                 (slot.left + slot.width * 0.92, value),
             ],
-            colour(slot.style.colour).filled(),
+            paint(slot.style).filled(),
         )])?;
     }
     if let Some((lo, hi)) = bar.interval {
@@ -190,7 +269,7 @@ fn draw_slot(
     }
     let marker_fill = match axis {
         Axis::FromZero => WHITE,
-        Axis::Data => colour(slot.style.colour),
+        Axis::Data => paint(slot.style),
     };
     draw_marker(chart, (centre, value), slot.style, marker_fill, BLACK)?;
     // above the marker

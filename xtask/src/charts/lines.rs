@@ -2,7 +2,7 @@
 
 use super::frame::*;
 use super::look::*;
-use super::{Line, Point};
+use super::{Band, Line, Point};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;
 
@@ -10,13 +10,20 @@ use plotters::prelude::*;
 /// a marker at each point and an error bar for each interval. The y axis
 /// includes 0, so a ratio of lines reads as a ratio of heights.
 pub fn lines(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
-    line_chart(title, x_label, y_label, lines, Axis::FromZero)
+    line_chart(title, x_label, y_label, lines, &[], Axis::FromZero)
 }
 
 /// `lines` on a y axis that spans the points and not 0: for curves a few
-/// points apart high on their scale (hit ratios near 90%).
-pub fn lines_on_data(title: &str, x_label: &str, y_label: &str, lines: &[Line]) -> Result<String> {
-    line_chart(title, x_label, y_label, lines, Axis::Data)
+/// points apart high on their scale (hit ratios near 90%). Each of `bands`
+/// shades the strip from its line less its margin up to the line.
+pub fn lines_on_data(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    bands: &[Band],
+) -> Result<String> {
+    line_chart(title, x_label, y_label, lines, bands, Axis::Data)
 }
 
 /// A line's points in the order of x, each a finite number and each
@@ -47,6 +54,7 @@ pub(super) fn line_chart(
     x_label: &str,
     y_label: &str,
     lines: &[Line],
+    bands: &[Band],
     axis: Axis,
 ) -> Result<String> {
     ensure!(!lines.is_empty(), "line chart {title:?}: no lines to draw");
@@ -62,7 +70,38 @@ pub(super) fn line_chart(
         .iter()
         .map(|line| sorted_points(title, line))
         .collect::<Result<Vec<_>>>()?;
-    let all = sorted.iter().flatten();
+    // each band's outline: along its line, then back along the line less
+    // its margin
+    let strips = bands
+        .iter()
+        .map(|band| {
+            ensure!(
+                band.below.is_finite() && band.below >= 0.0,
+                "line chart {title:?}: the band {:?} reaches {} below its line, not a finite number of 0 or more",
+                band.label,
+                band.below
+            );
+            let Some(at) = series.iter().position(|(s, _)| *s == band.series) else {
+                bail!(
+                    "line chart {title:?}: the band {:?} is under the line {:?}, which the chart does not draw",
+                    band.label,
+                    band.series
+                );
+            };
+            let line = &sorted[at];
+            let outline: Vec<(f64, f64)> = line
+                .iter()
+                .map(|&(x, y, _)| (x, y))
+                .chain(line.iter().rev().map(|&(x, y, _)| (x, y - band.below)))
+                .collect();
+            Ok((band, series[at].1, outline))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let feet: Vec<Point> = strips
+        .iter()
+        .flat_map(|(_, _, o)| o.iter().map(|&(x, y)| (x, y, None)))
+        .collect();
+    let all = sorted.iter().flatten().chain(&feet);
     let (x_lo, x_hi) = span(all.clone().map(|p| p.0)).unwrap_or((0.0, 1.0));
     // 3% room at the sides keeps the end markers and whiskers whole
     let x_pad = if x_lo == x_hi {
@@ -84,13 +123,18 @@ pub(super) fn line_chart(
     let width = width_for_title(title, 800);
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (width, height_for(series.len())))
-            .into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut svg, (width, height_for(series.len() + bands.len())))
+                .into_drawing_area();
         root.fill(&WHITE)?;
         let (title, root) = with_note(title, root)?;
         // the title over the whole image, not over the plot beside the legend
         let root = root.titled(title, (FONT, 20))?;
-        let names: Vec<String> = series.iter().map(|(s, _)| s.clone()).collect();
+        let names: Vec<String> = series
+            .iter()
+            .map(|(s, _)| s.clone())
+            .chain(bands.iter().map(|b| b.label.clone()))
+            .collect();
         let (plot_area, legend_area) = root.split_horizontally(width - legend_width(&names));
         let mut chart = ChartBuilder::on(&plot_area)
             .margin(10)
@@ -107,8 +151,11 @@ pub(super) fn line_chart(
             .label_style((FONT, 14))
             .axis_desc_style((FONT, 15))
             .draw()?;
+        for (_, style, outline) in &strips {
+            chart.draw_series([Polygon::new(outline.clone(), band_fill(*style).filled())])?;
+        }
         for (s, ((name, style), points)) in series.iter().zip(&sorted).enumerate() {
-            let c = colour(style.colour);
+            let c = paint(*style);
             chart.draw_series(LineSeries::new(
                 points.iter().map(|&(x, y, _)| (x, y)),
                 c.stroke_width(2),
@@ -122,6 +169,14 @@ pub(super) fn line_chart(
                 }
             }
             draw_legend_entry(&legend_area, s, name, *style, Swatch::Line(c))?;
+        }
+        for (k, (band, style, _)) in strips.iter().enumerate() {
+            draw_band_legend_entry(
+                &legend_area,
+                series.len() + k,
+                &band.label,
+                band_fill(*style),
+            )?;
         }
         root.present()?;
     }

@@ -2,7 +2,7 @@
 //! in the legend.
 
 use super::frame::*;
-use super::Style;
+use super::{Shade, Style};
 use anyhow::{Context, Result};
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -22,6 +22,57 @@ pub(super) const PALETTE: [RGBColor; 7] = [
 
 pub(super) fn colour(index: usize) -> RGBColor {
     PALETTE[index % PALETTE.len()]
+}
+
+/// `c` mixed with white, `keep` of it left.
+pub(super) fn tint(c: RGBColor, keep: f64) -> RGBColor {
+    let mix = |x: u8| (f64::from(x) * keep + 255.0 * (1.0 - keep)).round() as u8;
+    RGBColor(mix(c.0), mix(c.1), mix(c.2))
+}
+
+/// The colour a style is drawn in: its palette colour in its shade.
+pub(super) fn paint(style: Style) -> RGBColor {
+    let c = colour(style.colour);
+    let dark = |x: u8| (f64::from(x) * 0.55).round() as u8;
+    match style.shade {
+        Shade::Full => c,
+        Shade::Light => tint(c, 0.5),
+        // black darkens to nothing: its darker shade is a dark grey
+        Shade::Dark if c == RGBColor(0, 0, 0) => RGBColor(0x55, 0x55, 0x55),
+        Shade::Dark => RGBColor(dark(c.0), dark(c.1), dark(c.2)),
+    }
+}
+
+/// The shading of a margin's band: the series' colour, pale enough that
+/// the points over it stay clear.
+pub(super) fn band_fill(style: Style) -> RGBColor {
+    tint(paint(style), 0.22)
+}
+
+/// A band's entry in the legend, at slot `index`: a box in its fill.
+pub(super) fn draw_band_legend_entry<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    index: usize,
+    label: &str,
+    fill: RGBColor,
+) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let (x, y) = legend_slot(index);
+    area.draw(&Rectangle::new(
+        [
+            (x, y - LEGEND_SWATCH / 2),
+            (x + LEGEND_SWATCH, y + LEGEND_SWATCH / 2),
+        ],
+        fill.filled(),
+    ))?;
+    area.draw(&Text::new(
+        label.to_string(),
+        (x + LEGEND_SWATCH + 6, y),
+        TextStyle::from((FONT, 14).into_font()).pos(Pos::new(HPos::Left, VPos::Center)),
+    ))?;
+    Ok(())
 }
 
 /// A series' marker, drawn on each point and bar top and in the legend, so

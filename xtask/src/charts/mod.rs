@@ -25,6 +25,18 @@ pub use lines::{lines, lines_on_data};
 pub struct Style {
     pub colour: usize,
     pub marker: usize,
+    /// the colour as it is, or lighter or darker: kinds of one variant
+    /// (its settings changed) keep its colour in another shade
+    pub shade: Shade,
+}
+
+/// A colour's shade: as the palette gives it, mixed with white, or with
+/// black.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shade {
+    Full,
+    Light,
+    Dark,
 }
 
 impl Style {
@@ -34,8 +46,22 @@ impl Style {
         Style {
             colour: i,
             marker: i,
+            shade: Shade::Full,
         }
     }
+}
+
+/// The region a margin allows under a series: from each of its values
+/// less `below` up to the value, shaded behind the points (a group wide in
+/// grouped charts, along the line in line charts), with `label` in the
+/// legend. A margin question's baseline gets one: a variant whose value
+/// lies in or above it is within the margin by eye (the verdict decides by
+/// the interval of the difference).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Band {
+    pub series: String,
+    pub below: f64,
+    pub label: String,
 }
 
 /// One variant's bar in a group.
@@ -541,6 +567,62 @@ mod tests {
         assert_eq!(drawn.join(" "), note);
     }
 
+    /// A margin's band sits under its series in every group (and along its
+    /// line), in a pale fill of the series' colour with its own legend
+    /// entry, and the axis reaches its foot; a band under a series the
+    /// chart does not draw is refused by name.
+    #[test]
+    fn a_margin_band_is_drawn_under_its_series_and_the_axis_reaches_its_foot() {
+        let groups = [
+            BarGroup {
+                label: "w1".into(),
+                bars: vec![
+                    bar("base", Some(92.0), None),
+                    bar("fixed", Some(91.9), None),
+                ],
+            },
+            BarGroup {
+                label: "w2".into(),
+                bars: vec![bar("fixed", Some(93.0), None)],
+            },
+            BarGroup {
+                label: "w3".into(),
+                bars: vec![bar("base", Some(94.0), None)],
+            },
+        ];
+        let band = Band {
+            series: "base".into(),
+            below: 3.0,
+            label: "base less 3 points".into(),
+        };
+        let fill = band_fill(look("base"));
+        let svg =
+            grouped_points("hit ratio", "%", &groups, &[], std::slice::from_ref(&band)).unwrap();
+        let doc = parse(&svg);
+        // w1 and w3 have base; w2 has none; and the legend's box
+        assert_eq!(filled_rects(&doc, fill), 2 + 1);
+        assert!(texts(&doc).iter().any(|t| t == "base less 3 points"));
+        // 92 - 3 = 89: the axis goes below it
+        let ticks: Vec<f64> = texts(&doc).iter().filter_map(|t| t.parse().ok()).collect();
+        assert!(ticks.iter().any(|t| *t <= 89.0), "{ticks:?}");
+        let unknown = Band {
+            series: "gate".into(),
+            ..band.clone()
+        };
+        let err = grouped_points("hit ratio", "%", &groups, &[], &[unknown]).unwrap_err();
+        assert!(err.to_string().contains("\"gate\""), "{err}");
+
+        let svg = lines_on_data("t", "x", "y", &example_lines(), &[band]).unwrap();
+        let doc = parse(&svg);
+        let strips = elements(&doc, "polygon")
+            .filter(|n| {
+                n.attribute("fill")
+                    .is_some_and(|v| v.eq_ignore_ascii_case(&hex(fill)))
+            })
+            .count();
+        assert_eq!(strips, 1, "one strip along base's line");
+    }
+
     #[test]
     fn points_span_the_values_not_zero_and_draw_no_bar() {
         let groups = [BarGroup {
@@ -554,7 +636,7 @@ mod tests {
             y: 91.9,
             label: "base less 0.2 points".into(),
         };
-        let svg = grouped_points("hit ratio", "%", &groups, &[rule]).unwrap();
+        let svg = grouped_points("hit ratio", "%", &groups, &[rule], &[]).unwrap();
         let doc = parse(&svg);
         let ticks = texts(&doc);
         assert!(
@@ -582,7 +664,7 @@ mod tests {
     fn lines_on_data_leave_zero_off_the_axis() {
         let ticks = |svg: &str| texts(&parse(svg));
         let from_zero = lines("t", "x", "y", &example_lines()).unwrap();
-        let on_data = lines_on_data("t", "x", "y", &example_lines()).unwrap();
+        let on_data = lines_on_data("t", "x", "y", &example_lines(), &[]).unwrap();
         assert!(ticks(&from_zero).iter().any(|t| t == "0"));
         assert!(
             !ticks(&on_data).iter().any(|t| t == "0"),

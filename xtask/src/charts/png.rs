@@ -93,6 +93,7 @@ mod tests {
                 style: super::super::Style::nth(0),
                 points: vec![(1.0, 2.0, None), (2.0, 3.0, Some((2.5, 3.5)))],
             }],
+            &[],
         )
         .unwrap();
         std::fs::write(&svg, text).unwrap();

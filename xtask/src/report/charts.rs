@@ -7,7 +7,7 @@
 //! only in rate. A variant keeps one look (`look`) in all of them.
 
 use super::look::look;
-use crate::charts::{self, Bar, BarGroup, Line, RefLine, Style};
+use crate::charts::{self, Band, Bar, BarGroup, Line, RefLine, Style};
 use crate::decide::analysis::{Analysis, Comparison};
 use crate::decide::verdict;
 use crate::dims::{Metric, METRICS};
@@ -262,6 +262,44 @@ fn question_metrics(a: &Analysis) -> Vec<Metric> {
     out
 }
 
+/// The region each margin question on `metric` allows, as a band under
+/// its baseline's series (one per tree the question asks about): the
+/// baseline less the margin up to the baseline.
+fn margin_bands(a: &Analysis, metric: Metric) -> Vec<Band> {
+    let mut bands: Vec<Band> = Vec::new();
+    for q in &a.manifest.questions {
+        let margin = q.margin.unwrap_or(0.0);
+        if q.kind != Kind::NotBelow || q.metric() != metric || margin <= 0.0 {
+            continue;
+        }
+        let against = q.against.as_deref().unwrap_or("base");
+        let unit = if metric.name().ends_with("_pct") {
+            " points"
+        } else {
+            ""
+        };
+        // the baseline is in the question's trees, or in its against_tree
+        let baseline_tree = |tree: &str| match &q.against_tree {
+            Some(t) => t == tree,
+            None => q.trees.is_empty() || q.trees.iter().any(|t| t == tree),
+        };
+        for c in &a.cells {
+            if c.cell.variant != against || !baseline_tree(&c.cell.tree) {
+                continue;
+            }
+            let series = series(a, &c.cell);
+            if !bands.iter().any(|b| b.series == series) {
+                bands.push(Band {
+                    label: format!("{series} less {margin}{unit}: the margin"),
+                    series,
+                    below: margin,
+                });
+            }
+        }
+    }
+    bands
+}
+
 /// The medians of a metric a question decides, with the median's
 /// interval, on an axis that spans the values (a hit ratio's few points
 /// stay visible), and each bound of a below or above question on it as a
@@ -290,13 +328,14 @@ fn question_chart(a: &Analysis, metric: Metric) -> Result<Option<Chart>> {
             }
         }
     }
+    let bands = margin_bands(a, metric);
     let (drawn, title, caption) = titled(
         format!("{}: median per workload and variant", metric.words()),
-        Some(whisker_words(a, metric)),
+        Some(band_words(a, metric, &bands)),
     );
     Ok(Some(Chart {
         file: format!("{}.svg", metric.name().replace('_', "-")),
-        svg: charts::grouped_points(&drawn, metric.words(), &groups, &rules)?,
+        svg: charts::grouped_points(&drawn, metric.words(), &groups, &rules, &bands)?,
         title,
         caption,
     }))
@@ -356,11 +395,13 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
     if lines.iter().all(|l| l.points.len() < 3) {
         return Ok(None);
     }
+    let mut bands = margin_bands(a, Metric::HitRatioPct);
+    bands.retain(|b| lines.iter().any(|l| l.series == b.series));
     let (drawn, title, caption) = titled(
         "Hit ratio against the pool's turnover (medians)".to_string(),
         Some(format!(
             "a point per workload; turnover: the pool's pages over the pages read a second; {}",
-            whisker_words(a, Metric::HitRatioPct)
+            band_words(a, Metric::HitRatioPct, &bands)
         )),
     );
     Ok(Some(Chart {
@@ -370,10 +411,24 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
             "pool turnover (s)",
             "buffer pool hit ratio (%)",
             &lines,
+            &bands,
         )?,
         title,
         caption,
     }))
+}
+
+/// The note of a chart with margin bands: the whiskers, and what the
+/// shading is (a median in it is within the margin by eye; the verdict
+/// takes the interval of the difference).
+fn band_words(a: &Analysis, metric: Metric, bands: &[Band]) -> String {
+    let whiskers = whisker_words(a, metric);
+    if bands.is_empty() {
+        return whiskers;
+    }
+    format!(
+        "{whiskers}; shaded: the baseline less the margin, the region a variant's median must reach; the verdicts decide by the interval of the difference"
+    )
 }
 
 /// A chart's title with its note on a second line (drawn under the

@@ -34,6 +34,14 @@ pub enum Block {
         alt: String,
         caption: String,
     },
+    /// A file the report writes beside it under `attachments/` (a my.cnf,
+    /// cmake's options): the Markdown report and the text show it as
+    /// preformatted text; the Jira comment names it, for the ticket's
+    /// attachments, since dumps would fill a comment.
+    Attached {
+        file: String,
+        text: String,
+    },
     /// Detail the Markdown report carries and the Jira comment does not (a
     /// Jira comment holds 32,767 characters): Jira gets `jira_note`, which
     /// says where the detail is.
@@ -41,6 +49,31 @@ pub enum Block {
         blocks: Vec<Block>,
         jira_note: String,
     },
+}
+
+/// The directory under a report's own that holds its attached files.
+pub const ATTACHMENTS: &str = "attachments";
+
+/// An attached file's name as Jira knows it: attachments are one flat
+/// list, so the file's name alone.
+fn attachment_name(file: &str) -> &str {
+    file.rsplit('/').next().unwrap_or(file)
+}
+
+/// Every file the blocks attach, as (path under the report, contents).
+pub fn attached_files(blocks: &[Block]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for b in blocks {
+        match b {
+            Block::Attached { file, text } => out.push((
+                format!("{ATTACHMENTS}/{}", attachment_name(file)),
+                format!("{}\n", text.trim_end()),
+            )),
+            Block::MarkdownOnly { blocks, .. } => out.extend(attached_files(blocks)),
+            _ => {}
+        }
+    }
+    out
 }
 
 pub fn markdown(blocks: &[Block]) -> String {
@@ -72,7 +105,7 @@ fn markdown_blocks(s: &mut String, blocks: &[Block]) {
                 right_aligned,
                 rows,
             } => markdown_table(s, header, rows, right_aligned),
-            Block::Pre(text) => {
+            Block::Pre(text) | Block::Attached { text, .. } => {
                 let fence = if text.contains("```") { "~~~~" } else { "```" };
                 let _ = writeln!(s, "{fence}\n{}\n{fence}\n", text.trim_end());
             }
@@ -142,6 +175,9 @@ pub fn jira(blocks: &[Block]) -> String {
                     "{{noformat}}\n{}\n{{noformat}}\n",
                     text.trim_end().replace("{noformat}", "{ noformat}")
                 );
+            }
+            Block::Attached { file, .. } => {
+                let _ = writeln!(s, "attached: [^{}]\n", attachment_name(file));
             }
             // Jira shows an attached PNG inline, an SVG only as a link
             Block::Image { file, caption, .. } => {
@@ -303,7 +339,7 @@ fn text_blocks(s: &mut String, blocks: &[Block]) {
                 right_aligned,
                 rows,
             } => text_table(s, header, rows, right_aligned),
-            Block::Pre(text) => {
+            Block::Pre(text) | Block::Attached { text, .. } => {
                 let _ = writeln!(s, "{}\n", text.trim_end());
             }
             Block::Image { file, alt, .. } => {

@@ -114,7 +114,9 @@ pub fn figures(text: &str, file: &Path) -> Result<Vec<Figure>> {
 /// The template environment over the reports of `root`: `report(name)`
 /// is a report's summary.json, `verdict(name, words)` the verdict whose
 /// question holds `words`, `cell(verdict, workload)` its cell of that
-/// workload, `answers(name)` a bullet per question; the filters `fixed(n)`
+/// workload, `answers(name)` a bullet per question, `runs(name)` its run
+/// records in path order, `json(path)` any JSON file under reports/ (an
+/// mtr result, one run); the filters `fixed(n)`
 /// and `signed(n)` print a number with n decimals (signed: with its
 /// sign), `answer` a verdict in a few words, `thousands` an integer with
 /// commas, `lowest(attr)` and `highest(attr)` pick from a list.
@@ -123,14 +125,15 @@ pub fn environment(root: &Path) -> Environment<'static> {
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     let cache: Arc<Mutex<BTreeMap<String, Value>>> = Arc::default();
     let reports = root.join("reports");
-    let load = {
+    // any JSON file under reports/, by its path there, read once
+    let read_json = {
         let reports = reports.clone();
-        move |name: &str| -> Result<Value, Error> {
+        move |relative: &str| -> Result<Value, Error> {
             let mut cache = cache.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(v) = cache.get(name) {
+            if let Some(v) = cache.get(relative) {
                 return Ok(v.clone());
             }
-            let path = reports.join(name).join("summary.json");
+            let path = reports.join(relative);
             let text = std::fs::read_to_string(&path).map_err(|e| {
                 Error::new(
                     ErrorKind::InvalidOperation,
@@ -144,14 +147,46 @@ pub fn environment(root: &Path) -> Environment<'static> {
                 )
             })?;
             let v = Value::from(minijinja::value::Serde(json));
-            cache.insert(name.to_string(), v.clone());
+            cache.insert(relative.to_string(), v.clone());
             Ok(v)
         }
+    };
+    let read_json = Arc::new(read_json);
+    let load = {
+        let read_json = read_json.clone();
+        move |name: &str| read_json(&format!("{}/summary.json", inside_reports(name)?))
     };
     let load = Arc::new(load);
     {
         let load = load.clone();
         env.add_function("report", move |name: String| load(&name));
+    }
+    {
+        let read_json = read_json.clone();
+        env.add_function("json", move |path: String| {
+            read_json(inside_reports(&path)?)
+        });
+    }
+    {
+        let read_json = read_json.clone();
+        let reports = reports.clone();
+        env.add_function("runs", move |name: String| -> Result<Value, Error> {
+            let dir = reports.join(inside_reports(&name)?).join("runs");
+            let files = run_files(&dir).map_err(|e| {
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!("{}: {e}", dir.display()),
+                )
+            })?;
+            let runs = files
+                .iter()
+                .map(|f| {
+                    let relative = f.strip_prefix(&reports).unwrap_or(f);
+                    read_json(&relative.to_string_lossy())
+                })
+                .collect::<Result<Vec<Value>, Error>>()?;
+            Ok(Value::from(runs))
+        });
     }
     {
         let load = load.clone();
@@ -258,6 +293,41 @@ pub fn environment(root: &Path) -> Environment<'static> {
     env.add_filter("lowest", pick(false));
     env.add_filter("highest", pick(true));
     env
+}
+
+/// `path` as a path inside reports/: relative, without `..`, so that a
+/// template reads only the reports' own files.
+fn inside_reports(path: &str) -> Result<&str, Error> {
+    let p = Path::new(path);
+    let outside = p.is_absolute()
+        || p.components()
+            .any(|c| !matches!(c, std::path::Component::Normal(_)));
+    if outside || path.is_empty() {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("`{path}` is not a path inside reports/"),
+        ));
+    }
+    Ok(path)
+}
+
+/// The run records under `dir` (each `*.json` of its tree of
+/// tree/variant/workload/threads directories), sorted by path.
+fn run_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                pending.push(p);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// The one row of report `name`'s summary of `variant`, narrowed by the
@@ -587,6 +657,30 @@ mod tests {
         );
         let err = format!("{:#}", stale(dir.path()).unwrap_err());
         assert!(err.contains("rate"), "{err}");
+    }
+
+    #[test]
+    fn runs_and_json_read_the_reports_own_files_and_nothing_outside() {
+        let dir = repo("<!-- figure {{ runs(\"r\") | map(attribute=\"repetition\") | join(\",\") }} {{ json(\"r/mtr.json\").passed }} -->x<!-- /figure -->\n");
+        let runs = dir.path().join("reports/r/runs/10.11.18/base/w1/threads-2");
+        std::fs::create_dir_all(&runs).unwrap();
+        // path order: rep10 sorts before rep2, as the files are named
+        for rep in [2, 10] {
+            std::fs::write(
+                runs.join(format!("rep{rep}.json")),
+                format!("{{\"repetition\": {rep}}}"),
+            )
+            .unwrap();
+        }
+        std::fs::write(dir.path().join("reports/r/mtr.json"), "{\"passed\": 7}").unwrap();
+        assert_eq!(stale(dir.path()).unwrap()[0].gives, "10,2 7");
+        for outside in ["../secret.json", "/etc/passwd", "r/../../x.json"] {
+            let dir = repo(&format!(
+                "<!-- figure {{{{ json(\"{outside}\") }}}} -->x<!-- /figure -->\n"
+            ));
+            let err = format!("{:#}", stale(dir.path()).unwrap_err());
+            assert!(err.contains("is not a path inside reports/"), "{err}");
+        }
     }
 
     #[test]

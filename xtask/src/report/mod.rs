@@ -22,6 +22,7 @@ pub mod scan;
 pub mod stacks;
 pub mod stays;
 pub mod summary;
+pub mod ticket;
 mod words;
 
 use crate::decide::analysis::{self, Analysis, LEVEL};
@@ -82,7 +83,8 @@ pub fn render_dir(dir: &Path) -> Result<Vec<(String, String)>> {
     let a = Analysis::new(manifest, &results)
         .reported_by(Reported::read(dir).map(|r| r.tool_revision))
         .with_stacks(stacks);
-    render(&a)
+    let beside = ticket::Beside::read(dir)?;
+    render(&a, &beside)
 }
 
 /// Which tool made the runs and, when another one rendered this report
@@ -109,15 +111,25 @@ fn revision_words(runs: &[String], reported_by: Option<&str>) -> String {
     s
 }
 
-/// Every report file of an analysis: (file name, contents).
-pub fn render(a: &Analysis) -> Result<Vec<(String, String)>> {
+/// Every report file of an analysis: (file name, contents). What the
+/// report's directory holds beside the runs (`beside`: the NOTES' cause,
+/// the reproductions without this tool) goes into the report as well.
+pub fn render(a: &Analysis, beside: &ticket::Beside) -> Result<Vec<(String, String)>> {
     let verdicts = verdicts(a);
     let charts = charts::draw(a)?;
     // the stacks' rows once: the report, the summary and stacks.md use them
     let stack_rows = stacks::rows(a);
-    let blocks = blocks(a, &verdicts, &charts, &stack_rows);
+    let blocks = blocks(a, &verdicts, &charts, &stack_rows, beside);
     let mut files = vec![("report.md".to_string(), doc::markdown(&blocks))];
     files.extend(jira_files("report", &blocks));
+    let attached = doc::attached_files(&blocks);
+    if let Some((twice, _)) = attached
+        .iter()
+        .find(|(n, _)| attached.iter().filter(|(m, _)| m == n).count() > 1)
+    {
+        bail!("two attachments of the report are named {twice}: a tree's and a variant's names run together");
+    }
+    files.extend(attached);
     files.push((
         "summary.json".to_string(),
         serde_json::to_string_pretty(&summary::summary(a, &verdicts, &stack_rows))? + "\n",
@@ -148,6 +160,21 @@ pub(crate) fn jira_files(stem: &str, blocks: &[Block]) -> Vec<(String, String)> 
 /// that neither an old chart nor a comment of an older report is taken
 /// for this one's. The mtr report's `write` calls it too.
 pub(crate) fn remove_stale_outputs(out: &Path, written: &[(String, String)]) -> Result<()> {
+    // every attachment is an output: one no longer written goes
+    if let Ok(entries) = std::fs::read_dir(out.join(doc::ATTACHMENTS)) {
+        for entry in entries {
+            let path = entry?.path();
+            let name = format!(
+                "{}/{}",
+                doc::ATTACHMENTS,
+                path.file_name().unwrap_or_default().to_string_lossy()
+            );
+            if path.is_file() && !written.iter().any(|(w, _)| *w == name) {
+                std::fs::remove_file(&path)
+                    .with_context(|| format!("removing the stale attachment {}", path.display()))?;
+            }
+        }
+    }
     let Ok(entries) = std::fs::read_dir(out) else {
         return Ok(());
     };
@@ -269,10 +296,12 @@ fn blocks(
     verdicts: &[Verdict],
     charts: &[charts::Chart],
     stack_rows: &[stacks::StackRow],
+    beside: &ticket::Beside,
 ) -> Vec<Block> {
     let mut b = front_matter(a);
     hosts(a, &mut b);
     answers::section(a, verdicts, &mut b);
+    b.extend(beside.cause_blocks());
     results_table::section(a, &mut b);
     b.extend(scan::blocks(&scan::rows(a)));
     comparison_table::section(a, &mut b);
@@ -288,6 +317,7 @@ fn blocks(
     busy_host(a, &mut b);
     chart_images(charts, &mut b);
     reproduction::blocks(a, &mut b);
+    b.extend(beside.reproduction_blocks());
     not_measured(a, &mut b);
     failures(a, &mut b);
     b

@@ -6,6 +6,7 @@
 use super::doc::Block;
 use crate::decide::analysis::Analysis;
 use crate::record::RunResult;
+use crate::util::slug;
 
 /// What it takes to reproduce the numbers: trees, builds, patches, cmake
 /// options, my.cnf, sysbench command lines, host and tool revision.
@@ -144,7 +145,10 @@ fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
             "cmake options (compiler {}):",
             build.key.compiler
         )));
-        b.push(Block::Pre(build.key.cmake_options.join(" \\\n  ")));
+        b.push(Block::Attached {
+            file: format!("cmake-{}.txt", slug(tree)),
+            text: build.key.cmake_options.join(" \\\n  "),
+        });
     }
     if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
         // one item with the scaled settings nested under it
@@ -161,7 +165,7 @@ fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
         b.push(Block::Bullets(vec![scaled]));
     }
     // the first variant's my.cnf in full, then each other variant's
-    // differences from it: a Jira comment has room for one file
+    // differences from it; the Jira comment names them as attachments
     let mut first: Option<(String, String)> = None;
     for variant in &a.manifest.variants {
         let Some(text) = tree_runs
@@ -177,7 +181,10 @@ fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
                 b.push(Block::Para(format!(
                     "my.cnf of `{variant}` (run paths shown as <run>):"
                 )));
-                b.push(Block::Pre(text.clone()));
+                b.push(Block::Attached {
+                    file: format!("my-{}-{}.cnf", slug(tree), slug(variant)),
+                    text: text.clone(),
+                });
                 first = Some((variant.clone(), text));
             }
             Some((base, base_text)) => {
@@ -190,7 +197,10 @@ fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
                     b.push(Block::Para(format!(
                         "my.cnf of `{variant}`: `{base}`'s with these lines changed (- `{base}`'s, + `{variant}`'s):"
                     )));
-                    b.push(Block::Pre(changed.join("\n")));
+                    b.push(Block::Attached {
+                        file: format!("my-{}-{}.diff", slug(tree), slug(variant)),
+                        text: changed.join("\n"),
+                    });
                 }
             }
         }
@@ -216,7 +226,10 @@ fn sysbench_commands(a: &Analysis, b: &mut Vec<Block>) {
              that order):"
                 .into(),
         ));
-        b.push(Block::Pre(collapse_times(&commands).join("\n")));
+        b.push(Block::Attached {
+            file: "sysbench-commands.txt".into(),
+            text: collapse_times(&commands).join("\n"),
+        });
     }
 }
 

@@ -2,7 +2,6 @@
 #![allow(dead_code)]
 
 pub mod results_dir;
-pub mod summary_json;
 
 use std::path::Path;
 use xtask::dims::Step;
