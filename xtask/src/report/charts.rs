@@ -272,7 +272,7 @@ fn margin_bands(a: &Analysis, metric: Metric) -> Vec<Band> {
         if q.kind != Kind::NotBelow || q.metric() != metric || margin <= 0.0 {
             continue;
         }
-        let against = q.against.as_deref().unwrap_or("base");
+        let against = q.against();
         let unit = if metric.name().ends_with("_pct") {
             " points"
         } else {
