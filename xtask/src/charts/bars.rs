@@ -56,34 +56,18 @@ fn band_boxes<'a>(
     bands
         .iter()
         .map(|band| {
-            ensure!(
-                band.below.is_finite() && band.below >= 0.0,
-                "chart {title:?}: the band {:?} reaches {} below its series, not a finite number of 0 or more",
-                band.label,
-                band.below
-            );
-            let Some((_, style)) = series.iter().find(|(s, _)| *s == band.series) else {
-                bail!(
-                    "chart {title:?}: the band {:?} is under the series {:?}, which the chart does not draw",
-                    band.label,
-                    band.series
-                );
-            };
+            let style = series[band_series(title, band, series)?].1;
             let boxes = groups
                 .iter()
                 .enumerate()
                 .filter_map(|(g, group)| {
-                    let v = group
-                        .bars
-                        .iter()
-                        .find(|b| b.series == band.series)?
-                        .value?;
+                    let v = group.bars.iter().find(|b| b.series == band.series)?.value?;
                     Some([(g as f64 + 0.05, v - band.below), (g as f64 + 0.95, v)])
                 })
                 .collect();
             Ok(BandBoxes {
                 band,
-                style: *style,
+                style,
                 rects: boxes,
             })
         })

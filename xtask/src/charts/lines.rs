@@ -75,19 +75,7 @@ pub(super) fn line_chart(
     let strips = bands
         .iter()
         .map(|band| {
-            ensure!(
-                band.below.is_finite() && band.below >= 0.0,
-                "line chart {title:?}: the band {:?} reaches {} below its line, not a finite number of 0 or more",
-                band.label,
-                band.below
-            );
-            let Some(at) = series.iter().position(|(s, _)| *s == band.series) else {
-                bail!(
-                    "line chart {title:?}: the band {:?} is under the line {:?}, which the chart does not draw",
-                    band.label,
-                    band.series
-                );
-            };
+            let at = band_series(title, band, &series)?;
             let line = &sorted[at];
             let outline: Vec<(f64, f64)> = line
                 .iter()

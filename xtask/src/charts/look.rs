@@ -43,6 +43,31 @@ pub(super) fn paint(style: Style) -> RGBColor {
     }
 }
 
+/// Where `band`'s series is among the chart's `series`; a band of no
+/// finite margin of 0 or more, or under a series the chart does not draw,
+/// is refused by name.
+pub(super) fn band_series(
+    title: &str,
+    band: &super::Band,
+    series: &[(String, Style)],
+) -> Result<usize> {
+    anyhow::ensure!(
+        band.below.is_finite() && band.below >= 0.0,
+        "chart {title:?}: the band {:?} reaches {} below its series, not a finite number of 0 or more",
+        band.label,
+        band.below
+    );
+    series
+        .iter()
+        .position(|(s, _)| *s == band.series)
+        .with_context(|| {
+            format!(
+                "chart {title:?}: the band {:?} is under the series {:?}, which the chart does not draw",
+                band.label, band.series
+            )
+        })
+}
+
 /// The shading of a margin's band: the series' colour, pale enough that
 /// the points over it stay clear.
 pub(super) fn band_fill(style: Style) -> RGBColor {

@@ -172,12 +172,15 @@ pub fn environment(root: &Path) -> Environment<'static> {
         let reports = reports.clone();
         env.add_function("runs", move |name: String| -> Result<Value, Error> {
             let dir = reports.join(inside_reports(&name)?).join("runs");
-            let files = run_files(&dir).map_err(|e| {
-                Error::new(
+            if !dir.is_dir() {
+                return Err(Error::new(
                     ErrorKind::InvalidOperation,
-                    format!("{}: {e}", dir.display()),
-                )
-            })?;
+                    format!("{}: no such directory of runs", dir.display()),
+                ));
+            }
+            // in path order, so that a figure lists them the same every time
+            let mut files = crate::results::store::json_files(&dir);
+            files.sort();
             let runs = files
                 .iter()
                 .map(|f| {
@@ -309,25 +312,6 @@ fn inside_reports(path: &str) -> Result<&str, Error> {
         ));
     }
     Ok(path)
-}
-
-/// The run records under `dir` (each `*.json` of its tree of
-/// tree/variant/workload/threads directories), sorted by path.
-fn run_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                pending.push(p);
-            } else if p.extension().is_some_and(|x| x == "json") {
-                found.push(p);
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
 }
 
 /// The one row of report `name`'s summary of `variant`, narrowed by the
