@@ -88,10 +88,10 @@ const LANES: usize = 2;
 /// started first so that the lanes end at about the same time; the others
 /// follow in name order.
 const LONGEST_FIRST: &[&str] = &[
+    "repro",
     "faults",
     "e2e",
     "bisect",
-    "repro",
     "write_failures_matrix",
     "cost",
     "buildbot",
@@ -131,7 +131,34 @@ struct Ran {
     passed: bool,
 }
 
+/// Where each run of the test command leaves its timings (`Timings`):
+/// the figures docs/testing.md and the README quote are copies of it
+/// committed under `reports/test-command/`.
+pub const TIMINGS_FILE: &str = "target/test-timings.json";
+
+/// What one run of the test command measured, as numbers: the stages in
+/// their order with their seconds, the whole run's wall time, and where
+/// and at which revision it ran.
+#[derive(Debug, serde::Serialize)]
+struct Timings {
+    tool_revision: String,
+    host: crate::host::Host,
+    finished_unix: u64,
+    total_seconds: f64,
+    stages: Vec<StageTime>,
+}
+
+#[derive(Debug, serde::Serialize)]
+struct StageTime {
+    label: String,
+    seconds: f64,
+    passed: bool,
+    /// run beside another stage (two lanes) rather than alone
+    beside: bool,
+}
+
 pub fn run_all() -> Result<()> {
+    let whole = std::time::Instant::now();
     // mtr on the fixed variant: keep its results out of results/
     let mtr_dir = tempfile::tempdir()?;
     let mtr_out = mtr_dir.path().to_str().context("a UTF-8 temporary path")?;
@@ -161,6 +188,28 @@ pub fn run_all() -> Result<()> {
     ran.sort_by_key(|r| r.index);
     let timings: Vec<(String, f64)> = ran.iter().map(|r| (r.label.clone(), r.seconds)).collect();
     print_timings(&timings);
+    let total_seconds = whole.elapsed().as_secs_f64();
+    eprintln!("  {:>9}  in all", human_duration(total_seconds));
+    let record = Timings {
+        tool_revision: crate::provenance::tool_revision(),
+        host: crate::host::Host::detect(),
+        finished_unix: crate::provenance::unix_now(),
+        total_seconds,
+        stages: ran
+            .iter()
+            .map(|r| StageTime {
+                label: r.label.clone(),
+                seconds: r.seconds,
+                passed: r.passed,
+                beside: stages[r.index].lane == Lane::Beside,
+            })
+            .collect(),
+    };
+    let file = crate::util::repo_root().join(TIMINGS_FILE);
+    match crate::util::write_json(&file, &record) {
+        Ok(()) => eprintln!("timings written to {}", file.display()),
+        Err(e) => eprintln!("warning: the timings were not written: {e:#}"),
+    }
     let failed: Vec<&str> = ran
         .iter()
         .filter(|r| !r.passed)

@@ -124,7 +124,7 @@ fn matrix_file(dir: &Path, repo: &Path) -> PathBuf {
              [[tree]]\nspec = \"path:{}\"\nvariants = [\"base\"]\n\
              [[workload]]\nname = \"points-covered-pk\"\ntables = 4\ntable_size = 50000\n\
              threads = 2\nrandom_points = 100\narm_seconds = 8\nwarmup_seconds = 1\n\
-             measure_seconds = 3\ndiagnostic_seconds = 0\n",
+             measure_seconds = 2\ndiagnostic_seconds = 0\nidle_limit_seconds = 0\n",
             repo.display()
         ),
     )

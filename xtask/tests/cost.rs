@@ -20,8 +20,9 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
         table_size: 50_000,
         arm_seconds: 8,
         warmup_seconds: 2,
-        measure_seconds: 3,
+        measure_seconds: 2,
         diagnostic_seconds: 0,
+        idle_limit_seconds: 0,
         ..Workload::new(name)
     };
     let mut m = Matrix::new(

@@ -39,7 +39,7 @@ fn matrix_file(dir: &Path, name: &str, variants: &str, measure: u64, extra: &str
             "name = \"{name}\"\nrepetitions = 1\n[[tree]]\nspec = \"{TREE}\"\nname = \"10.11.18\"\n\
              variants = [{variants}]\n[[workload]]\nname = \"points-covered-pk\"\ntables = 2\n\
              table_size = 10000\nthreads = [1, 2]\narm_seconds = 0\nwarmup_seconds = 0\n\
-             measure_seconds = {measure}\ndiagnostic_seconds = 0\nidle_limit_seconds = 5\n{extra}"
+             measure_seconds = {measure}\ndiagnostic_seconds = 0\nidle_limit_seconds = 0\n{extra}"
         ),
     )
     .unwrap();
@@ -439,7 +439,10 @@ fn a_second_matrix_into_the_same_results_directory_is_refused() {
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_hung_server_fails_its_cell_and_the_matrix_goes_on() {
-    let _guard = serialized();
+    // not serialized: most of this test is the tool's wait for a stopped
+    // server to answer (server::SQL_TIMEOUT), which takes no CPU, so
+    // another test of this suite runs beside it; its run directories,
+    // results and processes are under its own scratch directory
     let dir = scratch_dir();
     let shm = dir.path().join("shm");
     let out = dir.path().join("out");

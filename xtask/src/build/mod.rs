@@ -8,6 +8,7 @@
 //! relative paths in every variant and files the patch does not touch are
 //! cache hits.
 
+mod configure_cache;
 pub mod repair;
 
 use crate::patch;
@@ -120,8 +121,20 @@ fn with_ccache(cmd: Command) -> Command {
 
 /// cmake of `src` into `build_dir` with the project's options.
 fn cmake(src: &Path, build_dir: &Path, build_type: BuildType) -> Command {
+    cmake_preloaded(src, build_dir, build_type, None)
+}
+
+/// `cmake`, with the cache entries of the script `preload` set first
+/// (`cmake -C`), so that the options given after it win.
+fn cmake_preloaded(
+    src: &Path,
+    build_dir: &Path,
+    build_type: BuildType,
+    preload: Option<&Path>,
+) -> Command {
     with_ccache(
         Command::new("cmake")
+            .args(preload.map(|p| format!("-C{}", p.display())))
             .arg(src.display().to_string())
             .args(cmake_options(build_type))
             .dir(build_dir),
@@ -277,11 +290,7 @@ pub fn build(
         "configure {} {variant} ({build_type})",
         tree.version
     ));
-    if build_dir.exists() {
-        fs::remove_dir_all(&build_dir)?;
-    }
-    fs::create_dir_all(&build_dir)?;
-    cmake(&src, &build_dir, build_type).run_logged("configure", &logs.join("configure.log"))?;
+    let configure_preloaded = configure(tree, change, build_type, &src, &build_dir, &logs)?;
     let configure_seconds = stage.done();
 
     let stage = Stage::start(format!(
@@ -318,12 +327,67 @@ pub fn build(
         repairs_applied,
         checkout_seconds,
         configure_seconds,
+        configure_preloaded,
         make_seconds,
         ccache,
         reused: false,
     };
     write_json(&record, &done)?;
     Ok(done)
+}
+
+/// cmake of `src` into a new `build_dir`, skipping cmake's checks where an
+/// earlier variant of the tree kept them and this variant's change leaves
+/// what cmake reads alone (`configure_cache`); true when it skipped them. A
+/// configure that fails with the checks preloaded is made again without
+/// them, and the kept checks go.
+fn configure(
+    tree: &Tree,
+    change: &SourceChange,
+    build_type: BuildType,
+    src: &Path,
+    build_dir: &Path,
+    logs: &Path,
+) -> Result<bool> {
+    let fresh_dir = || -> Result<()> {
+        if build_dir.exists() {
+            fs::remove_dir_all(build_dir)?;
+        }
+        fs::create_dir_all(build_dir)?;
+        Ok(())
+    };
+    let log = logs.join("configure.log");
+    let checks = configure_cache::path_for(tree, build_type)?;
+    let shared = match configure_cache::why_not_shared(change) {
+        None => true,
+        Some(why) => {
+            eprintln!("    a fresh configure: {why}");
+            false
+        }
+    };
+    fresh_dir()?;
+    if shared && checks.is_file() {
+        eprintln!("    cmake's checks preloaded from {}", checks.display());
+        let preloaded = cmake_preloaded(src, build_dir, build_type, Some(&checks))
+            .run_logged("configure", &log);
+        match preloaded {
+            Ok(_) => return Ok(true),
+            // a signal stops the build; it says nothing of the checks
+            Err(e) if crate::children::interrupted().is_some() => return Err(e),
+            Err(e) => {
+                eprintln!(
+                    "    the configure with preloaded checks failed ({e:#}): configuring afresh"
+                );
+                let _ = fs::remove_file(&checks);
+                fresh_dir()?;
+            }
+        }
+    }
+    cmake(src, build_dir, build_type).run_logged("configure", &log)?;
+    if shared {
+        configure_cache::keep(&checks, src, build_dir);
+    }
+    Ok(false)
 }
 
 /// The record at `path` of work done before, when it reads and `matches`

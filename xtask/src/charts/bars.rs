@@ -60,6 +60,7 @@ fn band_boxes<'a>(
             let boxes = groups
                 .iter()
                 .enumerate()
+                .filter(|(_, group)| band.groups.is_empty() || band.groups.contains(&group.label))
                 .filter_map(|(g, group)| {
                     let v = group.bars.iter().find(|b| b.series == band.series)?.value?;
                     Some([(g as f64 + 0.05, v - band.below), (g as f64 + 0.95, v)])

@@ -62,6 +62,10 @@ pub struct Band {
     pub series: String,
     pub below: f64,
     pub label: String,
+    /// the groups of a grouped chart it is drawn in (a question about
+    /// some workloads); every group when empty. Line charts draw it along
+    /// the whole line.
+    pub groups: Vec<String>,
 }
 
 /// One variant's bar in a group.
@@ -594,6 +598,7 @@ mod tests {
             series: "base".into(),
             below: 3.0,
             label: "base less 3 points".into(),
+            groups: Vec::new(),
         };
         let fill = band_fill(look("base"));
         let svg =
@@ -605,6 +610,13 @@ mod tests {
         // 92 - 3 = 89: the axis goes below it
         let ticks: Vec<f64> = texts(&doc).iter().filter_map(|t| t.parse().ok()).collect();
         assert!(ticks.iter().any(|t| *t <= 89.0), "{ticks:?}");
+        // a band about w3 alone: its box there, and the legend's
+        let w3 = Band {
+            groups: vec!["w3".into()],
+            ..band.clone()
+        };
+        let svg = grouped_points("hit ratio", "%", &groups, &[], &[w3]).unwrap();
+        assert_eq!(filled_rects(&parse(&svg), fill), 1 + 1);
         let unknown = Band {
             series: "gate".into(),
             ..band.clone()

@@ -229,15 +229,9 @@ mod tests {
     use crate::results::Manifest;
     use crate::tree;
 
-    /// A packaged "server" whose install script fails: every cell of every
-    /// server fails in the bootstrap step with the script's output as its
-    /// tail, each result is written, the report names them, and the matrix
-    /// goes on to the end (no real server needed).
-    /// A matrix of one packaged "server" under `dir` whose install script
-    /// is `install` (a shell script's body), on 1 and 2 threads.
-    /// A matrix of one packaged tree called `name`: tests that run beside
-    /// each other in one process name theirs apart, since a run directory
-    /// is named by tree, variant, repetition and the tool's pid.
+    /// A matrix of one packaged tree called `name` under `dir`, whose
+    /// install script is `install` (a shell script's body), on 1 and 2
+    /// threads: no real server needed.
     fn packaged_matrix(dir: &Path, name: &str, install: &str) -> Matrix {
         use std::os::unix::fs::PermissionsExt;
         let prefix = dir.join("usr");
@@ -267,6 +261,10 @@ mod tests {
         )
     }
 
+    /// A packaged "server" whose install script fails: every cell of every
+    /// server fails in the bootstrap step with the script's output as its
+    /// tail, each result is written, the report names them, and the matrix
+    /// goes on to the end.
     #[test]
     #[ignore = "real parts (the preflight: sysbench, the innodb-lab user, room on /dev/shm): cargo xtask test runs it"]
     fn a_server_that_cannot_bootstrap_fails_its_cells_with_the_step() {
@@ -310,6 +308,57 @@ mod tests {
         assert_eq!(manifest.variants, ["base", "base-again"]);
         // failures are never "done": a second run tries them again
         assert_eq!(run(&m, &opts).unwrap(), 8);
+    }
+
+    /// Two matrices of one process whose servers have the same names, run
+    /// at once on two threads (as tests run): each install script waits
+    /// until the other has started, so both run directories are in use at
+    /// once, and each failure's tail is its own script's output, never the
+    /// other's. A run directory named per process rather than per run
+    /// made the second remove the first's.
+    #[test]
+    #[ignore = "real parts (the preflight: sysbench, the innodb-lab user, room on /dev/shm): cargo xtask test runs it"]
+    fn two_matrices_with_the_same_server_names_run_at_once_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let started = dir.path().join("started");
+        fs::create_dir(&started).unwrap();
+        let twin = |side: &str, other: &str| {
+            let home = dir.path().join(side);
+            let install = format!(
+                "touch '{s}/{side}'\n\
+                 for i in $(seq 200); do\n\
+                 [ -e '{s}/{other}' ] && echo '[ERROR] the twin {side}, beside {other}' >&2 && exit 1\n\
+                 sleep 0.05\ndone\n\
+                 echo '[ERROR] the twin {side}, alone' >&2\nexit 1\n",
+                s = started.display()
+            );
+            let mut m = packaged_matrix(&home, "twin", &install);
+            m.repetitions = 1;
+            m.workloads[0].threads = crate::record::Threads::List(vec![1]);
+            (m, home.join("out"))
+        };
+        let sides = [twin("left", "right"), twin("right", "left")];
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = sides
+                .iter()
+                .map(|(m, out)| scope.spawn(move || run(m, &RunOptions::new(out.clone()))))
+                .collect();
+            for r in runs {
+                assert_eq!(r.join().unwrap().unwrap(), 1);
+            }
+        });
+        for ((_, out), (own, other)) in sides.iter().zip([("left", "right"), ("right", "left")]) {
+            let results = crate::results::read_results(out).unwrap();
+            assert_eq!(results.len(), 1);
+            let f = results[0].failure.as_ref().expect("the cell failed");
+            assert_eq!(f.step, Step::Bootstrap, "{f}");
+            let tail = f.error_log_tail.as_deref().unwrap_or("");
+            assert!(
+                tail.contains(&format!("[ERROR] the twin {own}, beside {other}"))
+                    && !tail.contains(&format!("the twin {other},")),
+                "{own}: {tail}"
+            );
+        }
     }
 
     /// The results directory deleted while the run goes on (here by the

@@ -118,6 +118,10 @@ pub struct Build {
     pub repairs_applied: Vec<String>,
     pub checkout_seconds: f64,
     pub configure_seconds: f64,
+    /// the configure skipped cmake's checks, preloading those an earlier
+    /// variant of the tree made (`build::configure_cache`)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub configure_preloaded: bool,
     pub make_seconds: f64,
     pub ccache: CcacheUse,
     /// true when this invocation found the build already made

@@ -38,7 +38,7 @@ fn series(a: &Analysis, c: &Cell) -> String {
 fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
     let mut groups: Vec<BarGroup> = Vec::new();
     for c in &a.cells {
-        let label = format!("{} {}t", c.cell.workload, c.cell.threads);
+        let label = group_label(&c.cell);
         let bar = Bar {
             series: series(a, &c.cell),
             style: look(a, &c.cell),
@@ -53,6 +53,11 @@ fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
         push_bar(&mut groups, label, bar);
     }
     groups
+}
+
+/// The group a cell's bar is drawn in: its workload at its thread count.
+fn group_label(cell: &Cell) -> String {
+    format!("{} {}t", cell.workload, cell.threads)
 }
 
 /// Adds `bar` to the group `label`, which it starts when new.
@@ -283,17 +288,56 @@ fn margin_bands(a: &Analysis, metric: Metric) -> Vec<Band> {
             Some(t) => t == tree,
             None => q.trees.is_empty() || q.trees.iter().any(|t| t == tree),
         };
-        for c in &a.cells {
-            if c.cell.variant != against || !baseline_tree(&c.cell.tree) {
-                continue;
+        // the groups of the workloads the question asks about; every
+        // group when it names none, and no band when none of those it
+        // names ran
+        let mut groups: Vec<String> = Vec::new();
+        for c in a
+            .cells
+            .iter()
+            .filter(|c| q.workloads.contains(&c.cell.workload))
+        {
+            let label = group_label(&c.cell);
+            if !groups.contains(&label) {
+                groups.push(label);
             }
+        }
+        if !q.workloads.is_empty() && groups.is_empty() {
+            continue;
+        }
+        let mut baselines: Vec<String> = Vec::new();
+        for c in &a.cells {
             let series = series(a, &c.cell);
-            if !bands.iter().any(|b| b.series == series) {
-                bands.push(Band {
+            if c.cell.variant == against
+                && baseline_tree(&c.cell.tree)
+                && !baselines.contains(&series)
+            {
+                baselines.push(series);
+            }
+        }
+        for series in baselines {
+            match bands.iter_mut().find(|b| b.series == series) {
+                // another question with this margin on this baseline: the
+                // band covers its workloads too
+                Some(b) if b.below == margin => {
+                    if groups.is_empty() {
+                        b.groups.clear();
+                    } else if !b.groups.is_empty() {
+                        for g in &groups {
+                            if !b.groups.contains(g) {
+                                b.groups.push(g.clone());
+                            }
+                        }
+                    }
+                }
+                // another margin on this baseline: the first band stays
+                Some(_) => {}
+                None => bands.push(Band {
                     label: format!("{series} less {margin}{unit}: the margin"),
                     series,
                     below: margin,
-                });
+                    groups: groups.clone(),
+                }),
             }
         }
     }

@@ -265,6 +265,8 @@ pub fn environment(root: &Path) -> Environment<'static> {
     env.add_filter("fixed", |x: f64, digits: usize| format!("{x:.digits$}"));
     env.add_filter("signed", |x: f64, digits: usize| format!("{x:+.digits$}"));
     env.add_filter("thousands", |x: f64| thousands(x.round() as i64));
+    // seconds as the tool prints a stage's time: "48.2 s", "24m10s"
+    env.add_filter("duration", crate::util::human_duration);
     env.add_filter("answer", |v: Value| -> Result<String, Error> {
         Ok(match summary_verdict(&v)? {
             SummaryVerdict::Numbers(v) => answers::answer_words(&v),
@@ -645,7 +647,7 @@ mod tests {
 
     #[test]
     fn runs_and_json_read_the_reports_own_files_and_nothing_outside() {
-        let dir = repo("<!-- figure {{ runs(\"r\") | map(attribute=\"repetition\") | join(\",\") }} {{ json(\"r/mtr.json\").passed }} -->x<!-- /figure -->\n");
+        let dir = repo("<!-- figure {{ runs(\"r\") | map(attribute=\"repetition\") | join(\",\") }} {{ json(\"r/mtr.json\").passed }} {{ json(\"r/mtr.json\").seconds | duration }} -->x<!-- /figure -->\n");
         let runs = dir.path().join("reports/r/runs/10.11.18/base/w1/threads-2");
         std::fs::create_dir_all(&runs).unwrap();
         // path order: rep10 sorts before rep2, as the files are named
@@ -656,8 +658,12 @@ mod tests {
             )
             .unwrap();
         }
-        std::fs::write(dir.path().join("reports/r/mtr.json"), "{\"passed\": 7}").unwrap();
-        assert_eq!(stale(dir.path()).unwrap()[0].gives, "10,2 7");
+        std::fs::write(
+            dir.path().join("reports/r/mtr.json"),
+            "{\"passed\": 7, \"seconds\": 1450.4}",
+        )
+        .unwrap();
+        assert_eq!(stale(dir.path()).unwrap()[0].gives, "10,2 7 24m10s");
         for outside in ["../secret.json", "/etc/passwd", "r/../../x.json"] {
             let dir = repo(&format!(
                 "<!-- figure {{{{ json(\"{outside}\") }}}} -->x<!-- /figure -->\n"

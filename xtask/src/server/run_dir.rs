@@ -8,9 +8,11 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 
-/// The server's socket, in its run directory.
-const SOCKET_FILE: &str = "mariadbd.sock";
+/// The server's socket, in its run directory: a short name, since the
+/// directory's name (server, pid and run) takes most of the 107 bytes.
+const SOCKET_FILE: &str = "sock";
 
 /// The longest path a unix socket can have: `sun_path` is 108 bytes with
 /// the terminating NUL.
@@ -114,22 +116,39 @@ impl RunDir {
         );
     }
 
-    /// The directory of the run named `name` for the tool process `pid`.
-    pub(super) fn root_for(runs: &RunRoot, name: &str, pid: u32) -> PathBuf {
-        runs.path.join(format!("{}-{pid}", crate::util::slug(name)))
+    /// The directory of the `seq`-th run the tool process `pid` made, for
+    /// the server named `name`. The pid keeps processes apart and `seq`
+    /// runs of one process: two matrices in one process (tests on threads)
+    /// may run servers of the same name at once.
+    pub(super) fn root_for(runs: &RunRoot, name: &str, pid: u32, seq: u32) -> PathBuf {
+        runs.path
+            .join(format!("{}-{pid}-{seq:x}", crate::util::slug(name)))
+    }
+
+    /// The server name in a run directory's name (`root_for`'s), or None
+    /// for a directory this tool did not name so.
+    pub fn server_of(dir_name: &str) -> Option<&str> {
+        let (rest, seq) = dir_name.rsplit_once('-')?;
+        let (server, pid) = rest.rsplit_once('-')?;
+        let hex = !seq.is_empty() && seq.chars().all(|c| c.is_ascii_hexdigit());
+        let digits = !pid.is_empty() && pid.chars().all(|c| c.is_ascii_digit());
+        (hex && digits && !server.is_empty()).then_some(server)
     }
 
     /// The longest socket path a run named `name` can get, whatever the
-    /// tool's pid (Linux's pids have at most 7 digits).
+    /// tool's pid (Linux's pids have at most 7 digits) and however many
+    /// runs it made before.
     pub fn longest_socket_path(runs: &RunRoot, name: &str) -> PathBuf {
-        Self::root_for(runs, name, 9_999_999).join(SOCKET_FILE)
+        Self::root_for(runs, name, 9_999_999, u32::MAX).join(SOCKET_FILE)
     }
 
     /// A new run directory under `runs`, 0700, owned by the server's
     /// `user` when that is not the tool's own.
     pub fn create(runs: &RunRoot, name: &str, user: Option<&ServerUser>) -> Result<RunDir> {
+        static RUNS_MADE: AtomicU32 = AtomicU32::new(0);
         let base = runs.trusted()?.to_path_buf();
-        let root = Self::root_for(runs, name, std::process::id());
+        let seq = RUNS_MADE.fetch_add(1, Ordering::Relaxed);
+        let root = Self::root_for(runs, name, std::process::id(), seq);
         if root.join(crate::stale::KEPT_FILE).exists() {
             bail!(
                 "{} was kept by --keep in an earlier run whose tool had this pid: it is never \
@@ -137,6 +156,7 @@ impl RunDir {
                 root.display()
             );
         }
+        // left by a tool that had this pid and died before stale::clean saw it
         if root.exists() {
             fs::remove_dir_all(&root)?;
         }
@@ -178,5 +198,39 @@ impl RunDir {
         }
         user::hand_over(&dir.root, user)?;
         Ok(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dims::Datadir;
+
+    /// Two runs of one server name in one process (two matrices on two
+    /// threads) get two directories: neither removes the other's files.
+    #[test]
+    fn runs_of_one_name_in_one_process_get_directories_of_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let runs = RunRoot {
+            path: dir.path().join("runs"),
+            datadir: Datadir::Tmpfs,
+        };
+        let first = RunDir::create(&runs, "10.11.18-base-rep1", None).unwrap();
+        fs::write(first.root.join("marker"), "first").unwrap();
+        let second = RunDir::create(&runs, "10.11.18-base-rep1", None).unwrap();
+        assert_ne!(first.root, second.root);
+        assert_eq!(
+            fs::read_to_string(first.root.join("marker")).unwrap(),
+            "first"
+        );
+        assert!(second.root.join(crate::stale::TOOL_PID_FILE).is_file());
+        let longest = RunDir::longest_socket_path(&runs, "10.11.18-base-rep1");
+        for d in [&first, &second] {
+            assert!(d.socket.as_os_str().len() <= longest.as_os_str().len());
+            let name = d.root.file_name().unwrap().to_str().unwrap();
+            assert_eq!(RunDir::server_of(name), Some("10.11.18-base-rep1"));
+        }
+        assert_eq!(RunDir::server_of("mtr-slots"), None);
+        assert_eq!(RunDir::server_of("10.11.18-gate-rep2-4711"), None);
     }
 }

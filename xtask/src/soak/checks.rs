@@ -180,8 +180,7 @@ fn no_run_directory_left(matrix: &Matrix, shm: &Path) -> Vec<String> {
         .flatten()
         .filter_map(|e| {
             let name = e.file_name().to_string_lossy().into_owned();
-            // a run directory is the server's name and a number
-            let server = name.rsplit_once('-').map_or(name.as_str(), |(s, _)| s);
+            let server = crate::server::RunDir::server_of(&name)?;
             names
                 .contains(server)
                 .then(|| format!("run directory {} left", e.path().display()))
@@ -236,14 +235,14 @@ mod tests {
     fn only_the_matrixs_own_run_directories_count_as_left() {
         let shm = tempfile::tempdir().unwrap();
         for name in [
-            "10.11.18-gate-rep2-4711",
-            "10.11.18-other-rep1-5",
+            "10.11.18-gate-rep2-4711-1a",
+            "10.11.18-other-rep1-5-0",
             "mtr-slots",
         ] {
             std::fs::create_dir(shm.path().join(name)).unwrap();
         }
         let found = no_run_directory_left(&matrix(), shm.path());
         assert_eq!(found.len(), 1, "{found:?}");
-        assert!(found[0].contains("10.11.18-gate-rep2-4711"), "{found:?}");
+        assert!(found[0].contains("10.11.18-gate-rep2-4711-1a"), "{found:?}");
     }
 }

@@ -151,6 +151,7 @@ pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
         repairs_applied: Vec::new(),
         checkout_seconds: 1.0,
         configure_seconds: 1.0,
+        configure_preloaded: false,
         make_seconds: 1.0,
         ccache: Default::default(),
         reused: true,
