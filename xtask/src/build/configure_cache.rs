@@ -12,22 +12,22 @@
 //! fresh configure, and so does a cherry-pick, whose files are not known
 //! before it is applied; neither leaves its checks for others.
 
-use super::{compile_options, compiler_version};
-use crate::record::{BuildType, Tree};
+use crate::record::Tree;
 use crate::util::{cache_root, sha256_hex, write_atomic, Command};
 use crate::variant::SourceChange;
 use anyhow::{Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The kept checks of `tree` built as `build_type` by this host's compiler.
-pub fn path_for(tree: &Tree, build_type: BuildType) -> Result<PathBuf> {
+/// The kept checks of `tree` configured with `compile_options` (the build
+/// type's) by `compiler` and this host's cmake.
+pub fn path_for(tree: &Tree, compile_options: &[String], compiler: &str) -> Result<PathBuf> {
     let cmake = Command::new("cmake").arg("--version").read()?;
     let key = format!(
         "{}\n{}\n{}\n{}",
         tree.id,
-        compile_options(build_type).join(" "),
-        compiler_version()?,
+        compile_options.join(" "),
+        compiler,
         cmake.lines().next().unwrap_or_default()
     );
     Ok(cache_root()

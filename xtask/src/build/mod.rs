@@ -357,7 +357,8 @@ fn configure(
         Ok(())
     };
     let log = logs.join("configure.log");
-    let checks = configure_cache::path_for(tree, build_type)?;
+    let checks =
+        configure_cache::path_for(tree, &compile_options(build_type), &compiler_version()?)?;
     let shared = match configure_cache::why_not_shared(change) {
         None => true,
         Some(why) => {
