@@ -189,7 +189,7 @@ pub fn run_all() -> Result<()> {
     let timings: Vec<(String, f64)> = ran.iter().map(|r| (r.label.clone(), r.seconds)).collect();
     print_timings(&timings);
     let total_seconds = whole.elapsed().as_secs_f64();
-    eprintln!("  {:>9}  in all", human_duration(total_seconds));
+    eprintln!("the whole run: {}", human_duration(total_seconds));
     let record = Timings {
         tool_revision: crate::provenance::tool_revision(),
         host: crate::host::Host::detect(),
