@@ -12,20 +12,19 @@
 //! fresh configure, and so does a cherry-pick, whose files are not known
 //! before it is applied; neither leaves its checks for others.
 
-use crate::record::Tree;
 use crate::util::{cache_root, sha256_hex, write_atomic, Command};
 use crate::variant::SourceChange;
 use anyhow::{Context, Result};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The kept checks of `tree` configured with `compile_options` (the build
-/// type's) by `compiler` and this host's cmake.
-pub fn path_for(tree: &Tree, compile_options: &[String], compiler: &str) -> Result<PathBuf> {
+/// The kept checks of the tree `tree_id` configured with `compile_options`
+/// (the build type's) by `compiler` and this host's cmake.
+pub fn path_for(tree_id: &str, compile_options: &[String], compiler: &str) -> Result<PathBuf> {
     let cmake = Command::new("cmake").arg("--version").read()?;
     let key = format!(
         "{}\n{}\n{}\n{}",
-        tree.id,
+        tree_id,
         compile_options.join(" "),
         compiler,
         cmake.lines().next().unwrap_or_default()

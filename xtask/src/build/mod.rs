@@ -290,7 +290,7 @@ pub fn build(
         "configure {} {variant} ({build_type})",
         tree.version
     ));
-    let configure_preloaded = configure(tree, change, build_type, &src, &build_dir, &logs)?;
+    let configure_preloaded = configure(&key, change, build_type, &src, &build_dir, &logs)?;
     let configure_seconds = stage.done();
 
     let stage = Stage::start(format!(
@@ -342,7 +342,7 @@ pub fn build(
 /// configure that fails with the checks preloaded is made again without
 /// them, and the kept checks go.
 fn configure(
-    tree: &Tree,
+    key: &BuildKey,
     change: &SourceChange,
     build_type: BuildType,
     src: &Path,
@@ -357,8 +357,9 @@ fn configure(
         Ok(())
     };
     let log = logs.join("configure.log");
-    let checks =
-        configure_cache::path_for(tree, &compile_options(build_type), &compiler_version()?)?;
+    // the build's own key names the tree, the compile options and the
+    // compiler; the patch is what the checks are shared across
+    let checks = configure_cache::path_for(&key.tree_id, &key.cmake_options, &key.compiler)?;
     let shared = match configure_cache::why_not_shared(change) {
         None => true,
         Some(why) => {
