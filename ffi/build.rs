@@ -179,13 +179,15 @@ fn out_of_line(src: &Path) -> Result<String, String> {
 }
 
 /// `10.11.18` from the tree's `VERSION` file, read as the tool reads it
-/// (`lru_model::series`); an unreadable file is named in the TreeInfo.
+/// (`lru_model::series`); an unreadable file is named in the TreeInfo. The
+/// check's shims are MariaDB's: the tool refuses a MySQL tree before this.
 fn read_version(src: &Path) -> String {
     let path = src.join("VERSION");
     match fs::read_to_string(&path)
         .map_err(|e| e.to_string())
-        .and_then(|text| lru_model::series::TreeVersion::parse(&text))
-    {
+        .and_then(|text| {
+            lru_model::series::TreeVersion::parse(lru_model::series::Engine::MariaDb, &text)
+        }) {
         Ok(v) => v.version,
         Err(e) => format!("unknown ({}: {e})", path.display()),
     }

@@ -5,7 +5,9 @@
 # and gdb for the profile pass (flame graphs, Poor Man's Profiler), and
 # debian-keyring and devscripts (dscverify) to check the signature of a
 # source package fetched by its pool path, and librsvg2-bin with
-# fonts-dejavu-core for the PNG renderings of the charts that Jira shows.
+# fonts-dejavu-core for the PNG renderings of the charts that Jira shows;
+# libtirpc-dev and rpcsvc-proto, which MySQL's cmake requires (rpc/rpc.h,
+# rpcgen) even for a server without group replication's plugin built.
 # The host's apt sources are only read; MariaDB source comes through the
 # tool's own private deb-src configuration under ~/.cache/innodb-lab/apt.
 set -euo pipefail
@@ -20,6 +22,7 @@ packages=(
   libclang-dev clang
   linux-perf gdb valgrind
   librsvg2-bin fonts-dejavu-core
+  libtirpc-dev rpcsvc-proto
 )
 missing=()
 for p in "${packages[@]}"; do

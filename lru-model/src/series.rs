@@ -1,22 +1,95 @@
-//! A MariaDB release series (`10.5`, `10.11`, `11.8`, ...) and what a
-//! tree's own files say about it. This is the one owner of the concept:
-//! the tool's tree stage, its patch table, its my.cnf families and plans,
-//! and the ffi crate's build script all read a tree's series through it.
-//! It lives in this crate because it is the only one both of them link.
+//! A server's engine (MariaDB or MySQL) and release series (`10.5`,
+//! `10.11`, `11.8`, MySQL's `9.7`, ...) and what a tree's own files say
+//! about them. This is the one owner of both concepts: the tool's tree
+//! stage, its patch table, its my.cnf families and plans, and the ffi
+//! crate's build script all read a tree's series through it. It lives in
+//! this crate because it is the only one both of them link.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Major.minor of a MariaDB release. Written as `10.11` wherever it is
-/// stored (result files, patch table), so the text form is the schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+/// Which server a tree builds. MySQL is the sibling whose
+/// `freed_page_clock` moves only on eviction, so an in-memory workload
+/// never arms the promotion that MariaDB 10.5 and later pay for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Engine {
+    /// MariaDB: a tree with `VERSION`, a server named `mariadbd`.
+    MariaDb,
+    /// MySQL (8.0 on): a tree with `MYSQL_VERSION`, a server named `mysqld`.
+    MySql,
+}
+
+impl Engine {
+    /// Every engine, in the order a tree's version files are looked for.
+    pub const ALL: [Engine; 2] = [Engine::MariaDb, Engine::MySql];
+
+    /// The file at the top of a source tree that holds its version: MySQL
+    /// renamed `VERSION` to `MYSQL_VERSION` in 8.0, MariaDB kept it.
+    pub fn version_file(self) -> &'static str {
+        match self {
+            Engine::MariaDb => "VERSION",
+            Engine::MySql => "MYSQL_VERSION",
+        }
+    }
+
+    /// Whether it is MariaDB (serde's test for leaving the engine out of
+    /// records, which named none before MySQL).
+    pub fn is_mariadb(&self) -> bool {
+        *self == Engine::MariaDb
+    }
+
+    /// The server binary's name.
+    pub fn server_binary(self) -> &'static str {
+        match self {
+            Engine::MariaDb => "mariadbd",
+            Engine::MySql => "mysqld",
+        }
+    }
+
+    /// The engine of a server from its `--version` line or what
+    /// `SELECT VERSION()` answers (MariaDB's say `-MariaDB` after the
+    /// version; MySQL's say nothing of the kind).
+    pub fn of_version_line(line: &str) -> Engine {
+        if line.contains("MariaDB") {
+            Engine::MariaDb
+        } else {
+            Engine::MySql
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Engine::MariaDb => "MariaDB",
+            Engine::MySql => "MySQL",
+        })
+    }
+}
+
+/// An engine's major.minor release. Written as `10.11` for MariaDB and
+/// `mysql-9.7` for MySQL wherever it is stored (result files, patch
+/// table), so the text form is the schema and MariaDB's is unchanged.
+/// Series of two engines do not compare: `mysql-9.7 < 10.5` is neither
+/// true nor false, so every rule that orders series is MariaDB's only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct Series {
+    /// whose release it is
+    pub engine: Engine,
     /// e.g. 10
     pub major: u16,
     /// e.g. 11
     pub minor: u16,
+}
+
+impl PartialOrd for Series {
+    fn partial_cmp(&self, other: &Series) -> Option<std::cmp::Ordering> {
+        (self.engine == other.engine)
+            .then(|| (self.major, self.minor).cmp(&(other.major, other.minor)))
+    }
 }
 
 /// Which of Mark Callaghan's my.cnf families a series takes
@@ -30,6 +103,9 @@ pub enum CnfFamily {
     /// 11.0 and after: no change buffer, the log and data file buffering
     /// options (11.8 adds `innodb_snapshot_isolation`).
     Eleven,
+    /// MySQL 8.0 and after: no query cache, the redo log sized by
+    /// `innodb_redo_log_capacity`.
+    MySql,
 }
 
 impl Series {
@@ -42,22 +118,37 @@ impl Series {
     /// MariaDB 11.8, the LTS of Debian 13 (the fix ships in 11.8.10).
     pub const V11_8: Series = Series::new(11, 8);
 
-    /// A series from its two numbers.
+    /// MySQL 9.7, the LTS after 8.4 (Debian's `mysql-9.7`).
+    pub const MYSQL_9_7: Series = Series::of(Engine::MySql, 9, 7);
+
+    /// A MariaDB series from its two numbers.
     pub const fn new(major: u16, minor: u16) -> Series {
-        Series { major, minor }
+        Series::of(Engine::MariaDb, major, minor)
     }
 
-    /// The series of a version such as `10.11.18` or `11.8.10-MariaDB`.
-    pub fn of_version(version: &str) -> Option<Series> {
+    /// A series of `engine` from its two numbers.
+    pub const fn of(engine: Engine, major: u16, minor: u16) -> Series {
+        Series {
+            engine,
+            major,
+            minor,
+        }
+    }
+
+    /// The series of `engine`'s version such as `10.11.18` or
+    /// `11.8.10-MariaDB`.
+    pub fn of_version(engine: Engine, version: &str) -> Option<Series> {
         let mut parts = version.split(['.', '-']);
         let major = parts.next()?.parse().ok()?;
         let minor = parts.next()?.parse().ok()?;
-        Some(Series::new(major, minor))
+        Some(Series::of(engine, major, minor))
     }
 
     /// The my.cnf family of this series.
     pub fn cnf_family(self) -> CnfFamily {
-        if self < Series::V10_5 {
+        if self.engine == Engine::MySql {
+            CnfFamily::MySql
+        } else if self < Series::V10_5 {
             CnfFamily::Classic
         } else if self.major < 11 {
             CnfFamily::PageCleaner
@@ -67,26 +158,38 @@ impl Series {
     }
 
     /// Whether the series has the freed_page_clock regression by default
-    /// (10.5 on); its fixed releases are told apart by their headers,
-    /// not by the series ([`carries_upstream_fix`]).
+    /// (MariaDB 10.5 on; never MySQL, whose clock moves only on eviction);
+    /// its fixed releases are told apart by their headers, not by the
+    /// series ([`carries_upstream_fix`]).
     pub fn has_eager_promotion(self) -> bool {
-        self >= Series::V10_5
+        self.engine == Engine::MariaDb && self >= Series::V10_5
     }
 }
+
+/// The prefix of a MySQL series' text form.
+const MYSQL_PREFIX: &str = "mysql-";
 
 impl fmt::Display for Series {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
+        let prefix = match self.engine {
+            Engine::MariaDb => "",
+            Engine::MySql => MYSQL_PREFIX,
+        };
+        write!(f, "{prefix}{}.{}", self.major, self.minor)
     }
 }
 
-/// A series that is not `<major>.<minor>`.
+/// A series that is not `<major>.<minor>` or `mysql-<major>.<minor>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BadSeries(pub String);
 
 impl fmt::Display for BadSeries {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "`{}` is not a series (expected e.g. 10.11)", self.0)
+        write!(
+            f,
+            "`{}` is not a series (expected e.g. 10.11 for MariaDB or mysql-9.7 for MySQL)",
+            self.0
+        )
     }
 }
 
@@ -96,8 +199,13 @@ impl FromStr for Series {
     type Err = BadSeries;
     fn from_str(s: &str) -> Result<Series, BadSeries> {
         let bad = || BadSeries(s.to_string());
-        let (major, minor) = s.split_once('.').ok_or_else(bad)?;
-        Ok(Series::new(
+        let (engine, numbers) = match s.strip_prefix(MYSQL_PREFIX) {
+            Some(rest) => (Engine::MySql, rest),
+            None => (Engine::MariaDb, s),
+        };
+        let (major, minor) = numbers.split_once('.').ok_or_else(bad)?;
+        Ok(Series::of(
+            engine,
             major.parse().map_err(|_| bad())?,
             minor.parse().map_err(|_| bad())?,
         ))
@@ -117,7 +225,8 @@ impl From<Series> for String {
     }
 }
 
-/// What a tree's `VERSION` file says.
+/// What a tree's version file (`VERSION`, or MySQL's `MYSQL_VERSION`)
+/// says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TreeVersion {
     /// `10.11.18`: major.minor.patch, without MYSQL_VERSION_EXTRA.
@@ -127,9 +236,10 @@ pub struct TreeVersion {
 }
 
 impl TreeVersion {
-    /// Parses the `MYSQL_VERSION_MAJOR=` / `_MINOR=` / `_PATCH=` lines of a
-    /// tree's `VERSION` file; the error names the missing or bad line.
-    pub fn parse(version_file: &str) -> Result<TreeVersion, String> {
+    /// Parses the `MYSQL_VERSION_MAJOR=` / `_MINOR=` / `_PATCH=` lines of
+    /// `engine`'s version file (both engines write the same lines); the
+    /// error names the missing or bad line.
+    pub fn parse(engine: Engine, version_file: &str) -> Result<TreeVersion, String> {
         let field = |name: &str| -> Result<u16, String> {
             let value = version_file
                 .lines()
@@ -145,7 +255,7 @@ impl TreeVersion {
         let patch = field("MYSQL_VERSION_PATCH")?;
         Ok(TreeVersion {
             version: format!("{major}.{minor}.{patch}"),
-            series: Series::new(major, minor),
+            series: Series::of(engine, major, minor),
         })
     }
 }
@@ -175,13 +285,46 @@ mod tests {
         assert_eq!(back, Series::V11_8);
         assert!(serde_json::from_str::<Series>("\"11\"").is_err());
         assert!("x.8".parse::<Series>().is_err());
+        assert!("mysql-9".parse::<Series>().is_err());
+    }
+
+    #[test]
+    fn a_mysql_series_has_its_own_text_and_never_orders_against_mariadb() {
+        let s: Series = "mysql-9.7".parse().unwrap();
+        assert_eq!(s, Series::MYSQL_9_7);
+        assert_eq!(s.engine, Engine::MySql);
+        assert_eq!(serde_json::to_string(&s).unwrap(), "\"mysql-9.7\"");
+        assert_ne!(s, Series::new(9, 7));
+        // series of two engines do not compare
+        assert_eq!(s.partial_cmp(&Series::V10_5), None);
+        assert!(Series::of(Engine::MySql, 8, 4) < s);
+        assert_eq!(s.cnf_family(), CnfFamily::MySql);
+        assert!(!s.has_eager_promotion());
     }
 
     #[test]
     fn series_of_versions() {
-        assert_eq!(Series::of_version("10.11.18"), Some(Series::V10_11));
-        assert_eq!(Series::of_version("11.8.10-MariaDB"), Some(Series::V11_8));
-        assert_eq!(Series::of_version("mariadb"), None);
+        let maria = Engine::MariaDb;
+        assert_eq!(Series::of_version(maria, "10.11.18"), Some(Series::V10_11));
+        assert_eq!(
+            Series::of_version(maria, "11.8.10-MariaDB"),
+            Some(Series::V11_8)
+        );
+        assert_eq!(Series::of_version(maria, "mariadb"), None);
+        assert_eq!(
+            Series::of_version(Engine::MySql, "9.7.2"),
+            Some(Series::MYSQL_9_7)
+        );
+        assert_eq!(
+            Engine::of_version_line(
+                "mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu"
+            ),
+            Engine::MariaDb
+        );
+        assert_eq!(
+            Engine::of_version_line("/usr/sbin/mysqld  Ver 9.7.2 for Linux on x86_64"),
+            Engine::MySql
+        );
     }
 
     #[test]
@@ -198,13 +341,17 @@ mod tests {
     #[test]
     fn version_file_parses_and_names_what_is_missing() {
         let text = "MYSQL_VERSION_MAJOR=11\nMYSQL_VERSION_MINOR=8\nMYSQL_VERSION_PATCH=6\nMYSQL_VERSION_EXTRA=\n";
-        let v = TreeVersion::parse(text).unwrap();
+        let v = TreeVersion::parse(Engine::MariaDb, text).unwrap();
         assert_eq!(v.version, "11.8.6");
         assert_eq!(v.series, Series::V11_8);
-        let err = TreeVersion::parse("MYSQL_VERSION_MAJOR=11\n").unwrap_err();
+        let err = TreeVersion::parse(Engine::MariaDb, "MYSQL_VERSION_MAJOR=11\n").unwrap_err();
         assert!(err.contains("MYSQL_VERSION_MINOR"), "{err}");
-        let err = TreeVersion::parse(&text.replace("=8", "=eight")).unwrap_err();
+        let err = TreeVersion::parse(Engine::MariaDb, &text.replace("=8", "=eight")).unwrap_err();
         assert!(err.contains("not a number"), "{err}");
+        // MySQL 9.7.2's MYSQL_VERSION, as Debian's mysql-9.7 ships it
+        let mysql = "MYSQL_VERSION_MAJOR=9\nMYSQL_VERSION_MINOR=7\nMYSQL_VERSION_PATCH=2\nMYSQL_VERSION_EXTRA=\nMYSQL_VERSION_MATURITY=\"LTS\"\n";
+        let v = TreeVersion::parse(Engine::MySql, mysql).unwrap();
+        assert_eq!((v.version.as_str(), v.series), ("9.7.2", Series::MYSQL_9_7));
     }
 
     #[test]

@@ -38,6 +38,8 @@ fn check(spec: &str, variant: &str) -> Result<()> {
     let tree =
         crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
     tree.source_for("the ffi check needs a source tree")?;
+    // its shims and the model's layouts are MariaDB's
+    tree.mariadb_only("the ffi check")?;
     // resolved as `cargo xtask build` resolves it: base is the tree as it is
     // (reported as fixed on a tree that carries the fix); another variant is
     // its patch from the table, refused on a tree it makes no sense on

@@ -36,8 +36,23 @@ pub const OPTIONAL_COUNTERS: &[&str] = &[
     "Innodb_buffer_pool_pages_total",
 ];
 
-/// performance_schema's name for buf_pool.mutex.
-pub const BUF_POOL_MUTEX: &str = "wait/synch/mutex/innodb/buf_pool_mutex";
+/// performance_schema's names of the mutex an LRU promotion takes:
+/// MariaDB's `buf_pool.mutex`, MySQL's `buf_pool->LRU_list_mutex` (MySQL
+/// split the pool's mutex). A server has one of them; the record's
+/// `buf_pool_mutex` figures are that one's.
+pub const PROMOTION_MUTEXES: &[&str] = &[
+    "wait/synch/mutex/innodb/buf_pool_mutex",
+    "wait/synch/mutex/innodb/buf_pool_LRU_list_mutex",
+];
+
+/// `PROMOTION_MUTEXES` as an SQL list.
+fn promotion_mutexes_sql() -> String {
+    PROMOTION_MUTEXES
+        .iter()
+        .map(|n| format!("'{n}'"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
 
 impl Snapshot {
     /// buf_pool.mutex acquisitions and wait picoseconds between two
@@ -78,6 +93,45 @@ impl Snapshot {
     }
 }
 
+/// Counters that MySQL keeps out of SHOW STATUS but shows per buffer pool
+/// instance in `information_schema.INNODB_BUFFER_POOL_STATS` (MariaDB shows
+/// them in both): the status name, and the column summed over instances.
+const IN_POOL_STATS: &[(&str, &str)] = &[
+    ("Innodb_buffer_pool_pages_made_young", "PAGES_MADE_YOUNG"),
+    (
+        "Innodb_buffer_pool_pages_made_not_young",
+        "PAGES_NOT_MADE_YOUNG",
+    ),
+];
+
+/// One counter by its status name, from SHOW STATUS or, for one of
+/// `IN_POOL_STATS` that SHOW STATUS lacks, from the pool statistics;
+/// None when the server has it in neither.
+pub fn status_counter(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
+    // the names are the tool's own: no quoting is needed
+    let row: Option<(String, String)> = conn
+        .query_first(format!("SHOW GLOBAL STATUS WHERE Variable_name = '{name}'"))
+        .with_context(|| format!("cannot read status {name}"))?;
+    match row.and_then(|(_, v)| v.parse().ok()) {
+        Some(v) => Ok(Some(v)),
+        None => from_pool_stats(conn, name),
+    }
+}
+
+/// `name` summed over the pool's instances, when it is one of
+/// `IN_POOL_STATS`.
+fn from_pool_stats(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
+    let Some((_, column)) = IN_POOL_STATS.iter().find(|(n, _)| *n == name) else {
+        return Ok(None);
+    };
+    let sum: Option<Option<u64>> = conn
+        .query_first(format!(
+            "SELECT CAST(SUM({column}) AS UNSIGNED) FROM information_schema.INNODB_BUFFER_POOL_STATS"
+        ))
+        .with_context(|| format!("cannot read {column} from INNODB_BUFFER_POOL_STATS"))?;
+    Ok(sum.flatten())
+}
+
 /// The required counters (all of them, or an error naming the missing
 /// ones) and whichever optional counters the server has.
 pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> {
@@ -92,10 +146,17 @@ pub fn status_counters(conn: &mut mysql::Conn) -> Result<BTreeMap<String, u64>> 
             "SHOW GLOBAL STATUS WHERE Variable_name IN ({list})"
         ))
         .context("SHOW GLOBAL STATUS failed")?;
-    let map: BTreeMap<String, u64> = rows
+    let mut map: BTreeMap<String, u64> = rows
         .into_iter()
         .filter_map(|(k, v)| Some((canonical_name(&k).to_string(), v.parse().ok()?)))
         .collect();
+    for (name, _) in IN_POOL_STATS {
+        if !map.contains_key(*name) {
+            if let Some(v) = from_pool_stats(conn, name)? {
+                map.insert(name.to_string(), v);
+            }
+        }
+    }
     let missing: Vec<&str> = STATUS_COUNTERS
         .iter()
         .copied()
@@ -194,36 +255,46 @@ impl OtherCpu {
     }
 }
 
-/// Enables or disables counting and timing of buf_pool.mutex waits (a
-/// run-time switch: the mutex was registered at start-up because
-/// performance_schema is on).
+/// Enables or disables counting and timing of waits on the mutex a
+/// promotion takes (a run-time switch: the mutex was registered at
+/// start-up because performance_schema is on).
 pub fn instrument_buf_pool_mutex(conn: &mut mysql::Conn, on: bool) -> Result<()> {
     let flag = if on { "YES" } else { "NO" };
+    let names = promotion_mutexes_sql();
     conn.exec_drop(
-        "UPDATE performance_schema.setup_instruments SET ENABLED = ?, TIMED = ? WHERE NAME = ?",
-        (flag, flag, BUF_POOL_MUTEX),
+        format!(
+            "UPDATE performance_schema.setup_instruments SET ENABLED = ?, TIMED = ? WHERE NAME IN ({names})"
+        ),
+        (flag, flag),
     )
     .context("cannot switch the buf_pool_mutex instrument")?;
-    let enabled: Option<String> = conn.exec_first(
-        "SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME = ?",
-        (BUF_POOL_MUTEX,),
-    )?;
+    let enabled: Vec<String> = conn.query(format!(
+        "SELECT ENABLED FROM performance_schema.setup_instruments WHERE NAME IN ({names})"
+    ))?;
     anyhow::ensure!(
-        enabled.as_deref() == Some(flag),
-        "performance_schema has no instrument {BUF_POOL_MUTEX} (is performance_schema on?)"
+        enabled.len() == 1 && enabled[0] == flag,
+        "performance_schema has no instrument of {} (is performance_schema on?)",
+        PROMOTION_MUTEXES.join(" or ")
     );
     Ok(())
 }
 
+/// Acquisitions of, and picoseconds waited for, the mutex a promotion
+/// takes, since the server started.
 pub fn buf_pool_mutex(conn: &mut mysql::Conn) -> Result<(u64, u64)> {
     let row: Option<(u64, u64)> = conn
-        .exec_first(
+        .query_first(format!(
             "SELECT COUNT_STAR, SUM_TIMER_WAIT FROM performance_schema.events_waits_summary_global_by_event_name \
-             WHERE EVENT_NAME = ?",
-            (BUF_POOL_MUTEX,),
-        )
+             WHERE EVENT_NAME IN ({})",
+            promotion_mutexes_sql()
+        ))
         .context("cannot read buf_pool_mutex waits from performance_schema")?;
-    row.with_context(|| format!("performance_schema has no row for {BUF_POOL_MUTEX}"))
+    row.with_context(|| {
+        format!(
+            "performance_schema has no row for {}",
+            PROMOTION_MUTEXES.join(" or ")
+        )
+    })
 }
 
 pub fn proc_counters(pid: u32) -> Result<ProcCounters> {

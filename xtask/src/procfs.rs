@@ -1,8 +1,9 @@
 //! What the tool reads of /proc, in one place: a process's stat line,
 //! parsed once into the fields it uses (numbered as proc_pid_stat(5)
 //! numbers them), its command line, environment, name, threads and
-//! executable, the processes there are, the flock table and the host's
-//! own files. Callers get values, never paths to parse.
+//! executable, its network sockets, the processes there are, the flock
+//! table and the host's own files. Callers get values, never paths to
+//! parse.
 
 use std::fs;
 use std::io;
@@ -119,6 +120,60 @@ pub fn thread_statuses(pid: u32) -> io::Result<Vec<String>> {
         .collect())
 }
 
+/// A TCP socket in the LISTEN state, or a bound UDP socket: something a
+/// peer on the network could reach.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NetListener {
+    /// `tcp`, `tcp6`, `udp` or `udp6`, as /proc/net names its table
+    pub table: &'static str,
+    pub port: u16,
+}
+
+/// The network listeners process `pid` holds: its open sockets (the
+/// `socket:[inode]` links under `/proc/<pid>/fd`) found in its network
+/// namespace's TCP tables in the LISTEN state, or in its UDP tables at
+/// all. Unix sockets are not in these tables.
+pub fn net_listeners(pid: u32) -> io::Result<Vec<NetListener>> {
+    let inodes: Vec<u64> = fs::read_dir(format!("/proc/{pid}/fd"))?
+        .flatten()
+        .filter_map(|fd| fs::read_link(fd.path()).ok())
+        .filter_map(|link| socket_inode(&link.to_string_lossy()))
+        .collect();
+    let mut found = Vec::new();
+    for table in ["tcp", "tcp6", "udp", "udp6"] {
+        // a kernel without IPv6 has no tcp6 table
+        let Ok(text) = fs::read_to_string(format!("/proc/{pid}/net/{table}")) else {
+            continue;
+        };
+        found.extend(listeners_in(table, &text, &inodes));
+    }
+    Ok(found)
+}
+
+/// `12345` of a descriptor's link `socket:[12345]`.
+fn socket_inode(link: &str) -> Option<u64> {
+    link.strip_prefix("socket:[")?
+        .strip_suffix(']')?
+        .parse()
+        .ok()
+}
+
+/// The entries of one /proc/net table (`tcp`: state 0A is LISTEN; `udp`:
+/// any entry is a bound socket) whose inode is one of `inodes`.
+fn listeners_in(table: &'static str, text: &str, inodes: &[u64]) -> Vec<NetListener> {
+    const TCP_LISTEN: &str = "0A";
+    text.lines()
+        .skip(1)
+        .filter_map(|line| {
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let (local, state, inode) = (f.get(1)?, f.get(3)?, f.get(9)?.parse::<u64>().ok()?);
+            let listening = table.starts_with("udp") || *state == TCP_LISTEN;
+            let port = u16::from_str_radix(local.rsplit_once(':')?.1, 16).ok()?;
+            (listening && inodes.contains(&inode)).then_some(NetListener { table, port })
+        })
+        .collect()
+}
+
 /// The kernel's table of file locks.
 pub fn locks() -> Option<String> {
     fs::read_to_string("/proc/locks").ok()
@@ -148,6 +203,27 @@ mod tests {
         assert_eq!(st.start_time, 123456);
         assert!(!st.is_zombie());
         assert_eq!(ProcStat::parse("4242 (cut short) S 1"), None);
+    }
+
+    #[test]
+    fn listeners_are_the_process_own_listening_or_bound_sockets() {
+        // /proc/net/tcp as Linux 6.1 writes it: a listener on 127.0.0.1:3306
+        // (inode 111), one on port 33060 (222) that belongs to another
+        // process, and an established connection (333, state 01)
+        let tcp = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n   0: 0100007F:0CEA 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 111 1 0000000000000000 100 0 0 10 0\n   1: 00000000:8124 00000000:0000 0A 00000000:00000000 00:00000000 00000000   998        0 222 1 0000000000000000 100 0 0 10 0\n   2: 0100007F:0CEA 0100007F:D2F0 01 00000000:00000000 00:00000000 00000000   998        0 333 1 0000000000000000 20 4 30 10 -1\n";
+        assert_eq!(
+            listeners_in("tcp", tcp, &[111, 333]),
+            [NetListener {
+                table: "tcp",
+                port: 3306
+            }]
+        );
+        assert!(listeners_in("tcp", tcp, &[333]).is_empty());
+        // a bound UDP socket counts whatever its state
+        let udp = "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n  7: 00000000:0044 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 444 2 0000000000000000 0\n";
+        assert_eq!(listeners_in("udp", udp, &[444])[0].port, 68);
+        assert_eq!(socket_inode("socket:[4242]"), Some(4242));
+        assert_eq!(socket_inode("pipe:[4242]"), None);
     }
 
     #[test]

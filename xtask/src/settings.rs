@@ -41,6 +41,18 @@ pub const TOOL_OWNED: &[&str] = &[
     "defaults_file",
     "defaults_extra_file",
     "defaults_group_suffix",
+    // MySQL's: its administrative TCP listener, the X plugin's port and
+    // socket (the tool switches the plugin off), and what runs before
+    // the tool's own settings are read
+    "admin_address",
+    "admin_port",
+    "create_admin_listener_thread",
+    "mysqlx",
+    "mysqlx_port",
+    "mysqlx_bind_address",
+    "mysqlx_socket",
+    "daemonize",
+    "early_plugin_load",
 ];
 
 /// Option names that are real options although they are prefixes of a

@@ -7,7 +7,7 @@
 //! looked up in the patch table (`patches/patches.toml`) for the tree's
 //! series, which also refuses gate and clock on a tree with the fix.
 
-use crate::dims::{self, Series};
+use crate::dims::{self, Engine, Series};
 use crate::patch;
 use crate::record::{BuildType, CherryPick, Patch, Tree, TreeKind};
 use crate::tree;
@@ -140,6 +140,15 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
     } else if name == dims::FIXED && table.find(tree.series, dims::FIXED).is_some() {
         // our own lazy-promotion patch for the series (patches/patches.toml)
         SourceChange::Patch(patch::for_tree(tree, dims::FIXED)?)
+    } else if name == dims::FIXED && tree.series.engine == Engine::MySql {
+        bail!(
+            "variant `fixed` on {} ({}): MDEV-33966's fix is MariaDB's and has no MySQL port \
+             (MySQL's freed_page_clock moves only on eviction, so the promotions the fix removes \
+             never start in memory): run base, or give the variant a patch of your own \
+             ([variant.fixed] patch = \"<file>\")",
+            tree.spec,
+            tree.version
+        );
     } else if name == dims::FIXED {
         bail!(
             "variant `fixed` on {} ({}): the tree does not carry the MDEV-33966 fix; \

@@ -171,6 +171,8 @@ impl Workload {
             ("hot_rows", self.hot_rows, 1_000_000_000),
             ("scan_rows", self.scan_rows, 1_000_000_000),
             ("scan_threads", u64::from(self.scan_threads), 4_096),
+            ("cold_rows", self.cold_rows, 1_000_000_000),
+            ("scan_pause_ms", self.scan_pause_ms, 600_000),
             ("residency_seconds", self.residency_seconds, day),
             ("sample_seconds", self.sample_seconds, day),
             ("rate", self.rate, 1_000_000_000),

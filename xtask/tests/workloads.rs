@@ -4,7 +4,8 @@
 //! cells: it checks that each workload does what it says (queries run;
 //! write tests change rows, read tests change none), that the wait for an
 //! idle server and the post-write flush end idle, and that the host's
-//! other CPU was measured. Never a time.
+//! other CPU was measured. Never a time. Then seed 001's own setting:
+//! the server's defaults, a cold table, scans with a pause between passes.
 
 use xtask::build;
 use xtask::dims::WorkloadKind;
@@ -156,7 +157,7 @@ fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/mechanism-lookup-mark");
     let results = xtask::results::read_results(&dir).unwrap();
-    let mut seen = std::collections::BTreeSet::new();
+    let mut seen = std::collections::HashSet::new();
     for r in &results {
         let (Some(recorded), Some(tree)) = (&r.my_cnf, &r.tree_info) else {
             continue;
@@ -167,4 +168,96 @@ fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
         seen.insert(tree.series);
     }
     assert_eq!(seen.len(), 2, "both series: {seen:?}");
+}
+
+/// Seed 001's own setting on a real server: the server's defaults (not
+/// Mark's), a hot table whose rest is loaded as a cold table never read,
+/// and scans that pause between passes. The cold table holds its rows, the
+/// pause caps the passes a second, and the residency samples read IS_OLD
+/// as the tool's engine-neutral query reads it.
+#[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
+fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() {
+    use mysql::prelude::Queryable;
+    let tree = xtask::tree::resolve(TREE).unwrap();
+    let built = build::build(
+        &tree,
+        "base",
+        &SourceChange::None,
+        xtask::record::BuildType::default(),
+    )
+    .unwrap();
+    let binaries = ServerBinaries::from_build(&built).unwrap();
+    let runs = server::RunRoot::of(Default::default());
+    let mut cnf = MyCnf::server_defaults(tree.series, runs.on_tmpfs());
+    cnf.set("innodb_buffer_pool_size", "64M");
+    let mut server = Server::start(&binaries, &cnf, &runs, "defaults-test", false).unwrap();
+    let written = std::fs::read_to_string(&server.dir.cnf).unwrap();
+    assert!(
+        written.contains("the server's own defaults") && !written.contains("innodb_io_capacity"),
+        "{written}"
+    );
+    let logs = tempfile::tempdir().unwrap();
+    let pause_ms = 400;
+    let w = Workload {
+        kind: Some(WorkloadKind::ScanLoop),
+        threads: Threads::One(1),
+        scan_threads: 1,
+        hot_rows: 20_000,
+        cold_rows: 7_000,
+        scan_rows: 100_000,
+        scan_pause_ms: pause_ms,
+        warmup_seconds: 2,
+        residency_seconds: 4,
+        sample_seconds: 1,
+        measure_seconds: 4,
+        diagnostic_seconds: 0,
+        idle_limit_seconds: 30,
+        ..Workload::new("seed-setting")
+    };
+    w.validate().unwrap();
+    workload::prepare_data(&w, &mut server, logs.path(), None).unwrap();
+    let mut conn = server.connect().unwrap();
+    let cold: u64 = conn
+        .query_first("SELECT COUNT(*) FROM sbtest.cold")
+        .unwrap()
+        .unwrap();
+    assert_eq!(cold, 7_000);
+    let out = workload::execute_cell(&w, 1, &mut server, logs.path(), None)
+        .unwrap_or_else(|e| panic!("{e:#}\n{}", server.error_log_tail()));
+    let s = out.scan_loop.as_ref().expect("a scan-loop outcome");
+    // a pass of 100,000 rows takes some milliseconds; with the pause each
+    // takes at least 0.4 s, so at most 2.5 a second
+    let most = 1000.0 / pause_ms as f64;
+    assert!(
+        s.scans_per_s > 0.0 && s.scans_per_s <= most,
+        "{} scans a second, at most {most} with the pause",
+        s.scans_per_s
+    );
+    assert!(s.samples.len() >= 3, "{:?}", s.samples);
+    assert!(s.hot_pages > 0, "the warm-up brought no hot page in");
+    // the sample's young pages (IS_OLD read as text, for both engines) are
+    // those MariaDB's numeric IS_OLD says, on the idle server after the cell
+    let spaces = xtask::workload::scan_loop::Spaces::read(&mut conn).unwrap();
+    let now = xtask::workload::scan_loop::sample(&mut conn, spaces, 0.0).unwrap();
+    let by_number: Vec<(u64, u64, u64)> = conn
+        .query(
+            "SELECT SPACE, SUM(IS_OLD = 0), COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE \
+             WHERE PAGE_TYPE = 'INDEX' AND SPACE IN (SELECT SPACE FROM \
+             information_schema.INNODB_SYS_TABLES WHERE NAME IN ('sbtest/hot', 'sbtest/scan')) \
+             GROUP BY SPACE ORDER BY SPACE",
+        )
+        .unwrap();
+    let young: u64 = by_number.iter().map(|r| r.1).sum();
+    let resident: u64 = by_number.iter().map(|r| r.2).sum();
+    assert_eq!(
+        (
+            now.hot_young + now.scan_young,
+            now.hot_resident + now.scan_resident
+        ),
+        (young, resident),
+        "{now:?} against {by_number:?}"
+    );
+    assert!(resident > 0, "no page of either table in the pool");
+    assert!(server.stop().unwrap(), "unclean shutdown");
 }

@@ -85,7 +85,9 @@ fn patched_files(diff: &str) -> Vec<String> {
 fn is_cmake_input(file: &str) -> bool {
     let name = file.rsplit('/').next().unwrap_or(file);
     name == "CMakeLists.txt"
-        || name == "VERSION"
+        || crate::dims::Engine::ALL
+            .iter()
+            .any(|e| name == e.version_file())
         || name.ends_with(".cmake")
         || name.ends_with(".in")
         || file.starts_with("cmake/")
@@ -224,6 +226,7 @@ mod tests {
             .contains("sql/CMakeLists.txt"));
         for f in [
             "VERSION",
+            "MYSQL_VERSION",
             "cmake/os/Linux.cmake",
             "config.h.cmake",
             "sql/CMakeLists.txt",

@@ -9,8 +9,12 @@
 //! cache hits.
 
 mod configure_cache;
+mod engine;
 pub mod repair;
 
+pub use engine::EngineBuild;
+
+use crate::dims::Engine;
 use crate::patch;
 use crate::record::{Build, BuildKey, BuildType, CcacheUse, Patch, Tree, WholeBuild};
 use crate::tree;
@@ -22,37 +26,6 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The cmake options of every build after its build type: no Galera, no
-/// embedded server, no unit tests, system libraries (nothing is downloaded
-/// at build time), and the large optional engines switched off.
-pub const CMAKE_OPTIONS: &[&str] = &[
-    "-DWITH_WSREP=OFF",
-    "-DWITH_EMBEDDED_SERVER=OFF",
-    "-DWITH_UNIT_TESTS=OFF",
-    "-DWITH_SSL=system",
-    "-DWITH_PCRE=system",
-    "-DWITH_ZLIB=system",
-    "-DWITH_LIBFMT=system",
-    "-DWITH_MARIABACKUP=OFF",
-    "-DPLUGIN_ROCKSDB=NO",
-    "-DPLUGIN_MROONGA=NO",
-    "-DPLUGIN_SPIDER=NO",
-    "-DPLUGIN_CONNECT=NO",
-    "-DPLUGIN_TOKUDB=NO",
-    "-DPLUGIN_OQGRAPH=NO",
-    "-DPLUGIN_SPHINX=NO",
-    "-DPLUGIN_S3=NO",
-    "-DPLUGIN_COLUMNSTORE=NO",
-    "-DPLUGIN_FEDERATED=NO",
-    "-DPLUGIN_FEDERATEDX=NO",
-    "-DPLUGIN_ARCHIVE=NO",
-    "-DPLUGIN_BLACKHOLE=NO",
-    "-DPLUGIN_AUTH_PAM=NO",
-    "-DPLUGIN_AUTH_GSSAPI=NO",
-    "-DPLUGIN_HASHICORP_KEY_MANAGEMENT=NO",
-    "-DWITH_SAFEMALLOC=OFF",
-];
-
 /// Options that do not change what is compiled: the ccache launcher and
 /// the compile-commands export (the ffi check reads the real flags there).
 const CMAKE_TOOLING: &[&str] = &[
@@ -61,10 +34,6 @@ const CMAKE_TOOLING: &[&str] = &[
     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
 ];
 
-/// The make targets: the server, and the two helpers that the tree's own
-/// `mariadb-install-db --srcdir` uses to bootstrap a datadir.
-const MAKE_TARGETS: &[&str] = &["mariadbd", "my_print_defaults", "resolveip"];
-
 impl BuildKey {
     pub fn hash(&self) -> String {
         sha256_hex(&serde_json::to_vec(self).expect("a key serializes"))[..16].to_string()
@@ -72,16 +41,21 @@ impl BuildKey {
 }
 
 /// The options that decide what is compiled: the build type, then the
-/// project's fixed set.
-pub fn compile_options(build_type: BuildType) -> Vec<String> {
+/// engine's fixed set.
+pub fn compile_options(engine: Engine, build_type: BuildType) -> Vec<String> {
     std::iter::once(build_type.cmake_option())
-        .chain(CMAKE_OPTIONS.iter().map(|s| s.to_string()))
+        .chain(
+            EngineBuild::of(engine)
+                .cmake_options
+                .iter()
+                .map(|s| s.to_string()),
+        )
         .collect()
 }
 
 /// Every cmake option: what is compiled, and the tooling around it.
-pub fn cmake_options(build_type: BuildType) -> Vec<String> {
-    compile_options(build_type)
+pub fn cmake_options(engine: Engine, build_type: BuildType) -> Vec<String> {
+    compile_options(engine, build_type)
         .into_iter()
         .chain(CMAKE_TOOLING.iter().map(|s| s.to_string()))
         .collect()
@@ -119,14 +93,16 @@ fn with_ccache(cmd: Command) -> Command {
         .fold(cmd, |cmd, (k, v)| cmd.env(k, v))
 }
 
-/// cmake of `src` into `build_dir` with the project's options.
-fn cmake(src: &Path, build_dir: &Path, build_type: BuildType) -> Command {
-    cmake_preloaded(src, build_dir, build_type, None)
+/// cmake of `src` (a tree of `engine`) into `build_dir` with the
+/// project's options.
+fn cmake(engine: Engine, src: &Path, build_dir: &Path, build_type: BuildType) -> Command {
+    cmake_preloaded(engine, src, build_dir, build_type, None)
 }
 
 /// `cmake`, with the cache entries of the script `preload` set first
 /// (`cmake -C`), so that the options given after it win.
 fn cmake_preloaded(
+    engine: Engine,
     src: &Path,
     build_dir: &Path,
     build_type: BuildType,
@@ -136,7 +112,7 @@ fn cmake_preloaded(
         Command::new("cmake")
             .args(preload.map(|p| format!("-C{}", p.display())))
             .arg(src.display().to_string())
-            .args(cmake_options(build_type))
+            .args(cmake_options(engine, build_type))
             .dir(build_dir),
     )
 }
@@ -221,7 +197,7 @@ pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Res
     Ok(BuildKey {
         tree_id: tree.id.clone(),
         patch_sha256: change.key(),
-        cmake_options: compile_options(build_type),
+        cmake_options: compile_options(tree.series.engine, build_type),
         compiler: compiler_version()?,
         repairs: repair::names_for(build_type),
     })
@@ -290,19 +266,22 @@ pub fn build(
         "configure {} {variant} ({build_type})",
         tree.version
     ));
-    let configure_preloaded = configure(&key, change, build_type, &src, &build_dir, &logs)?;
+    let engine = tree.series.engine;
+    let configure_preloaded =
+        configure(&key, change, (engine, build_type), &src, &build_dir, &logs)?;
     let configure_seconds = stage.done();
 
+    let targets = EngineBuild::of(engine).make_targets;
     let stage = Stage::start(format!(
         "make {} of {} {variant}",
-        MAKE_TARGETS.join(" "),
+        targets.join(" "),
         tree.version
     ));
-    make(&build_dir, MAKE_TARGETS).run_logged("make", &logs.join("make.log"))?;
+    make(&build_dir, targets).run_logged("make", &logs.join("make.log"))?;
     let make_seconds = stage.done();
     let ccache = ccache_since(&before)?;
 
-    let mariadbd = build_dir.join("sql/mariadbd");
+    let mariadbd = build_dir.join(EngineBuild::of(engine).server_in_build);
     if !mariadbd.exists() {
         bail!("make succeeded but {} is missing", mariadbd.display());
     }
@@ -322,6 +301,7 @@ pub fn build(
         },
         src,
         build: build_dir,
+        engine,
         mariadbd,
         build_type,
         repairs_applied,
@@ -344,7 +324,7 @@ pub fn build(
 fn configure(
     key: &BuildKey,
     change: &SourceChange,
-    build_type: BuildType,
+    (engine, build_type): (Engine, BuildType),
     src: &Path,
     build_dir: &Path,
     logs: &Path,
@@ -370,7 +350,7 @@ fn configure(
     fresh_dir()?;
     if shared && checks.is_file() {
         eprintln!("    cmake's checks preloaded from {}", checks.display());
-        let preloaded = cmake_preloaded(src, build_dir, build_type, Some(&checks))
+        let preloaded = cmake_preloaded(engine, src, build_dir, build_type, Some(&checks))
             .run_logged("configure", &log);
         match preloaded {
             Ok(_) => return Ok(true),
@@ -385,7 +365,7 @@ fn configure(
             }
         }
     }
-    cmake(src, build_dir, build_type).run_logged("configure", &log)?;
+    cmake(engine, src, build_dir, build_type).run_logged("configure", &log)?;
     if shared {
         configure_cache::keep(&checks, src, build_dir);
     }
@@ -475,9 +455,10 @@ pub fn configure_with(tree: &Tree, patch: Option<&Patch>) -> Result<ConfiguredTr
         build: build_dir.clone(),
         patch: patch.cloned(),
     };
+    let engine = tree.series.engine;
     if marker.exists()
         && build_dir.join("include/mysqld_error.h").exists()
-        && configured.src.join("VERSION").exists()
+        && configured.src.join(engine.version_file()).exists()
     {
         return Ok(configured);
     }
@@ -503,7 +484,7 @@ pub fn configure_with(tree: &Tree, patch: Option<&Patch>) -> Result<ConfiguredTr
             .unwrap_or_default()
     ));
     fs::create_dir_all(&build_dir)?;
-    cmake(&configured.src, &build_dir, BuildType::default())
+    cmake(engine, &configured.src, &build_dir, BuildType::default())
         .run_logged("configure", &dir.join("configure.log"))?;
     make(&build_dir, &["GenError"]).run_logged("GenError", &dir.join("generr.log"))?;
     write_json(&marker, &configured)?;
@@ -520,8 +501,8 @@ fn configured_dir_name(tree_id: &str, patch: Option<&Patch>) -> String {
     }
 }
 
-/// Where the tree's own bootstrap script is in a build (the name changed
-/// from mysql_install_db to mariadb-install-db in 10.4/10.5).
+/// Where a MariaDB tree's own bootstrap script is in a build (the name
+/// changed from mysql_install_db to mariadb-install-db in 10.4/10.5).
 pub fn install_db_script(build: &Path) -> Result<PathBuf> {
     ["scripts/mariadb-install-db", "scripts/mysql_install_db"]
         .iter()
@@ -579,14 +560,14 @@ mod tests {
         // a RelWithDebInfo key serializes as keys did before build types
         // were selectable, so existing builds are reused
         let old: Vec<String> = std::iter::once("-DCMAKE_BUILD_TYPE=RelWithDebInfo")
-            .chain(CMAKE_OPTIONS.iter().copied())
+            .chain(engine::MARIADB.cmake_options.iter().copied())
             .map(String::from)
             .collect();
-        assert_eq!(compile_options(BuildType::default()), old);
+        assert_eq!(compile_options(Engine::MariaDb, BuildType::default()), old);
         let key = |t| BuildKey {
             tree_id: "a".into(),
             patch_sha256: None,
-            cmake_options: compile_options(t),
+            cmake_options: compile_options(Engine::MariaDb, t),
             compiler: "g++ 12".into(),
             repairs: repair::names_for(t),
         };
@@ -595,7 +576,8 @@ mod tests {
             key(BuildType::default()).hash()
         );
         assert_ne!(key(BuildType::Release).hash(), key(BuildType::Debug).hash());
-        assert!(cmake_options(BuildType::Debug).contains(&"-DCMAKE_BUILD_TYPE=Debug".to_string()));
+        assert!(cmake_options(Engine::MariaDb, BuildType::Debug)
+            .contains(&"-DCMAKE_BUILD_TYPE=Debug".to_string()));
         assert_eq!("Debug".parse::<BuildType>().unwrap(), BuildType::Debug);
         let err = "debug".parse::<BuildType>().unwrap_err().to_string();
         assert!(

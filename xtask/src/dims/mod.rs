@@ -2,6 +2,7 @@
 //! series, the metric table, a workload kind, a cell's steps, the LRU
 //! model's policies, a variant's role, the name of a control's second run.
 
+mod cnf_base;
 mod datadir;
 mod metric;
 mod model_policy;
@@ -9,8 +10,9 @@ mod role;
 mod step;
 mod workload_kind;
 
+pub use cnf_base::CnfBase;
 pub use datadir::Datadir;
-pub use lru_model::series::{carries_upstream_fix, CnfFamily, Series, TreeVersion};
+pub use lru_model::series::{carries_upstream_fix, CnfFamily, Engine, Series, TreeVersion};
 pub use metric::{Metric, MetricInfo, METRICS};
 pub use model_policy::{ModelPolicy, ModelRules};
 pub use role::{asks_about, baseline_among, baseline_first, role_of, Role, BASE, FIXED};

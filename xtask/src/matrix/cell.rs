@@ -146,9 +146,10 @@ pub(super) fn with_room_note(mut f: Failure, dir: &Path, said: &str) -> Failure 
 
 /// How the server was lost, in the words a failure message starts with.
 pub(super) fn lost(server: &mut Server) -> Option<String> {
+    let name = server.engine.server_binary();
     match server.lost() {
-        Some(Lost::Died(status)) => Some(format!("mariadbd died ({status})")),
-        Some(Lost::Hung) => Some("mariadbd stopped answering (hung) and was killed".into()),
+        Some(Lost::Died(status)) => Some(format!("{name} died ({status})")),
+        Some(Lost::Hung) => Some(format!("{name} stopped answering (hung) and was killed")),
         None => None,
     }
 }

@@ -161,6 +161,7 @@ mod tests {
             settings: vec![("innodb_buffer_pool_size".into(), "512M".into())],
             scaled: vec![],
             datadir_on_tmpfs: Some(true),
+            base: Default::default(),
         };
         let cnf = cost_cnf(&timed, Series::new(11, 8));
         assert_eq!(cnf.get("innodb_buffer_pool_size_max"), Some("512M"));

@@ -28,7 +28,7 @@ pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
 pub use prepared::RunOptions;
 pub use run::run;
 
-use crate::dims::Datadir;
+use crate::dims::{CnfBase, Datadir};
 use crate::record::Workload;
 use crate::results::Question;
 use crate::tree;
@@ -75,6 +75,13 @@ pub struct Matrix {
     /// read; `/var/tmp/innodb-lab`, or INNODB_LAB_DISK).
     #[serde(default)]
     pub datadir: Datadir,
+    /// What each server's my.cnf starts from before the variant's
+    /// settings: `"mark"` (the default: Mark Callaghan's settings for the
+    /// series' family, scaled to the host) or `"defaults"` (the server's
+    /// own, as seed 001 ran MySQL: a variant sets the pool and whatever
+    /// else the question needs).
+    #[serde(default)]
+    pub my_cnf: CnfBase,
     /// Every workload gets a server of its own (bootstrapped, loaded and
     /// armed for it), so none starts from a pool another workload left;
     /// base and fixed of one workload run back to back. Default: one
@@ -163,6 +170,7 @@ impl Matrix {
             workloads,
             variants: BTreeMap::new(),
             datadir: Datadir::default(),
+            my_cnf: CnfBase::default(),
             fresh_server: false,
             cost_passes: 0,
             cost_variants: Vec::new(),
@@ -559,6 +567,25 @@ mod tests {
             }
         }
         assert!(n >= 1);
+    }
+
+    #[test]
+    fn a_matrix_may_start_its_servers_from_their_own_defaults() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = |base: &str| {
+            format!(
+                "name = \"x\"\nmy_cnf = \"{base}\"\n[[tree]]\nspec = \"path:/x\"\nvariants = [\"base\"]\n[[workload]]\nname = \"points-covered-pk\"\n"
+            )
+        };
+        let m = load(&write(dir.path(), &text("defaults"))).unwrap();
+        assert_eq!(m.my_cnf, CnfBase::Defaults);
+        let m = load(&write(dir.path(), &text("mark"))).unwrap();
+        assert_eq!(m.my_cnf, CnfBase::Mark);
+        let err = format!("{:#}", load(&write(dir.path(), &text("none"))).unwrap_err());
+        assert!(
+            err.contains("my_cnf") || (err.contains("none") && err.contains("defaults")),
+            "{err}"
+        );
     }
 
     #[test]

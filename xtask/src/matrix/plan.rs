@@ -4,8 +4,8 @@
 //! it for any matrix without fetching or building anything.
 
 use super::Matrix;
-use crate::dims::Series;
 use crate::dims::CONTROL_SUFFIX;
+use crate::dims::{Engine, Series};
 use crate::record::CellKey;
 use crate::tree::TreeSpec;
 use crate::variant;
@@ -165,8 +165,8 @@ pub fn tree_label(entry: &super::TreeEntry) -> String {
         .unwrap_or_else(|| entry.spec.clone())
 }
 
-/// The MariaDB version a spec names (`...=1:10.11.18-0+deb12u1`,
-/// `...#mariadb-11.8.10`), when it names one.
+/// The version a spec names (`...=1:10.11.18-0+deb12u1`,
+/// `...#mariadb-11.8.10`, `...=9.7.2-4`), when it names one.
 pub fn version_in_spec(spec: &str) -> Option<String> {
     let spec_part = spec.parse::<TreeSpec>().ok()?;
     if !matches!(spec_part, TreeSpec::Debian { .. } | TreeSpec::Git { .. }) {
@@ -258,7 +258,17 @@ fn describe_builds(matrix: &Matrix, s: &mut String) -> usize {
     let mut builds = 0;
     for entry in &matrix.trees {
         let version = version_in_spec(&entry.spec);
-        let series = version.as_deref().and_then(Series::of_version);
+        // a spec that names a version but no engine is read as MariaDB's,
+        // as every spec was before MySQL trees
+        let engine = entry
+            .spec
+            .parse::<TreeSpec>()
+            .ok()
+            .and_then(|s| s.engine_named())
+            .or(version.as_ref().map(|_| Engine::MariaDb));
+        let series = engine
+            .zip(version.as_deref())
+            .and_then(|(engine, version)| Series::of_version(engine, version));
         let _ = writeln!(
             s,
             "  tree `{}`: {}{}",
@@ -466,7 +476,12 @@ mod tests {
 
     #[test]
     fn every_shipped_matrix_dry_runs() {
-        for file in ["smoke.toml", "mdev-37992.toml", "release-11.8.10.toml"] {
+        for file in [
+            "smoke.toml",
+            "mdev-37992.toml",
+            "release-11.8.10.toml",
+            "mechanism-mysql-9.7.toml",
+        ] {
             let m =
                 crate::matrix::load(&crate::util::repo_root().join("matrix").join(file)).unwrap();
             let d = describe(&m);
@@ -496,6 +511,15 @@ mod tests {
             "{d}"
         );
         assert_eq!(Plan::of(&m).cells.len(), 15, "all of Mark's workloads");
+        // and the engine from the source package's name
+        let m =
+            crate::matrix::load(&crate::util::repo_root().join("matrix/mechanism-mysql-9.7.toml"))
+                .unwrap();
+        let d = describe(&m);
+        assert!(
+            d.contains("debian:mysql-9.7=9.7.2-4 (series mysql-9.7, from the spec)"),
+            "{d}"
+        );
     }
 
     #[test]

@@ -17,10 +17,6 @@ const GIB: u64 = 1 << 30;
 /// are written for.
 const SYSBENCH_MIN: (u32, u32) = (1, 0);
 
-/// What one build takes in the cache (a 10.11 build directory is 1.6 GiB;
-/// the margin covers ccache growth and an 11.x tree's larger build).
-const BUILD_BYTES: u64 = 3 * GIB;
-
 /// Every check; the errors of all failed checks at once.
 pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
     let mut problems = Vec::new();
@@ -101,9 +97,13 @@ pub fn check(matrix: &Matrix, keep: bool) -> Result<()> {
 /// Room in the cache for the builds the matrix still has to make, counted
 /// once its trees are fetched and its variants resolved (so a build the
 /// cache holds already costs nothing), before the first is started.
-pub fn cache_space(builds_to_make: usize) -> Result<()> {
+pub fn cache_space(builds: &[dims::Engine]) -> Result<()> {
     let cache = crate::util::cache_root();
-    let need = builds_to_make as u64 * BUILD_BYTES;
+    let builds_to_make = builds.len();
+    let need: u64 = builds
+        .iter()
+        .map(|&e| crate::build::EngineBuild::of(e).cache_bytes)
+        .sum();
     match free_bytes(&cache) {
         Some(free) if free < need => bail!(
             "preflight: {} has {} free, the {builds_to_make} build(s) this matrix still has to \

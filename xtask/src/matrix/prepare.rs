@@ -8,7 +8,7 @@ use super::prepared::{Failed, Prepared, Ready, ToBuild};
 use super::Matrix;
 use crate::build;
 use crate::children;
-use crate::dims::{ModelPolicy, Step};
+use crate::dims::{Engine, ModelPolicy, Step};
 use crate::record::{Failure, Tree, TreeKind};
 use crate::server::ServerBinaries;
 use crate::tree;
@@ -105,10 +105,10 @@ pub(super) fn prepare(
     Ok(prepared)
 }
 
-/// How many distinct builds the prepared variants need that the cache
-/// does not hold (packaged trees and failed variants need none).
-pub(super) fn builds_to_make(prepared: &[Prepared<ToBuild>]) -> Result<usize> {
-    let mut missing = std::collections::BTreeSet::new();
+/// The engine of each distinct build the prepared variants need that the
+/// cache does not hold (packaged trees and failed variants need none).
+pub(super) fn builds_to_make(prepared: &[Prepared<ToBuild>]) -> Result<Vec<Engine>> {
+    let mut missing = std::collections::BTreeMap::new();
     for p in prepared {
         let Ok(ToBuild {
             tree: t,
@@ -122,10 +122,10 @@ pub(super) fn builds_to_make(prepared: &[Prepared<ToBuild>]) -> Result<usize> {
         }
         let (key, found) = build::cached(t, &r.change, r.build_type)?;
         if !found {
-            missing.insert(key);
+            missing.insert(key, t.series.engine);
         }
     }
-    Ok(missing.len())
+    Ok(missing.into_values().collect())
 }
 
 /// Builds every prepared (tree, variant) once, or finds its packaged
@@ -247,19 +247,19 @@ pub(super) fn check_option_names(
         if r.settings.is_empty() {
             continue;
         }
-        if !known_of.contains_key(&b.mariadbd) {
-            let known = crate::settings::known_options(&b.mariadbd)
-                .with_context(|| format!("cannot list the options of {}", b.mariadbd.display()))?;
-            known_of.insert(b.mariadbd.clone(), known);
+        if !known_of.contains_key(&b.server) {
+            let known = crate::settings::known_options(&b.server)
+                .with_context(|| format!("cannot list the options of {}", b.server.display()))?;
+            known_of.insert(b.server.clone(), known);
         }
-        let known = &known_of[&b.mariadbd];
+        let known = &known_of[&b.server];
         for key in crate::settings::unknown(r.settings.keys(), known) {
             refused.push(format!(
-                "  {} {}: settings key `{key}`: {} knows no such option (`mariadbd --help \
+                "  {} {}: settings key `{key}`: {} knows no such option (`--help \
                  --verbose`; a plugin's option must be written loose_{key})",
                 p.tree_label,
                 p.label,
-                b.mariadbd.display()
+                b.server.display()
             ));
         }
         for key in r.settings.keys() {
@@ -414,8 +414,8 @@ mod tests {
             ]
         );
         let ready = |i: usize| out[i].state.as_ref().ok().expect("ready");
-        assert_eq!(ready(0).binaries.mariadbd, good.join("sbin/mariadbd"));
-        assert_eq!(ready(1).binaries.mariadbd, ready(0).binaries.mariadbd);
+        assert_eq!(ready(0).binaries.server, good.join("sbin/mariadbd"));
+        assert_eq!(ready(1).binaries.server, ready(0).binaries.server);
         assert_eq!(ready(1).resolved.settings["k"], "again");
         for i in [2, 3] {
             let f = out[i].failure().expect("failed");

@@ -112,7 +112,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     let matrix_start = Instant::now();
     let mut timings: Vec<(String, f64)> = Vec::new();
     let resolved = prepare(matrix, &plan, &mut timings)?;
-    super::preflight::cache_space(builds_to_make(&resolved)?)?;
+    super::preflight::cache_space(&builds_to_make(&resolved)?)?;
     // the whole matrix's: merged shards share it
     let manifest = manifest(full, &resolved, opts)?;
     manifest.write(&opts.out)?;

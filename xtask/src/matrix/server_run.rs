@@ -7,7 +7,7 @@ use super::prepared::{Prepared, Shared};
 use super::progress::Progress;
 use super::resume::cells_to_run;
 use crate::children;
-use crate::dims::Step;
+use crate::dims::{CnfBase, Step};
 use crate::record::{CellKey, Failure, MyCnf, Phase, RunResult, Tree, Workload};
 use crate::server::{self, Server};
 use crate::workload;
@@ -124,14 +124,18 @@ pub(super) fn run_server(
 }
 
 /// The my.cnf a server gets: Mark's settings scaled to this host and to
-/// where its datadir is, then the variant's (the resume check compares it).
+/// where its datadir is (or the server's defaults, as the matrix says),
+/// then the variant's (the resume check compares it).
 fn server_cnf(
     ctx: &Shared,
     tree: &Tree,
     runs: &server::RunRoot,
     settings: &std::collections::BTreeMap<String, String>,
 ) -> MyCnf {
-    let mut cnf = MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs());
+    let mut cnf = match ctx.matrix.my_cnf {
+        CnfBase::Mark => MyCnf::for_series(tree.series, &ctx.host, runs.on_tmpfs()),
+        CnfBase::Defaults => MyCnf::server_defaults(tree.series, runs.on_tmpfs()),
+    };
     for (k, v) in settings {
         cnf.set(k, v);
     }

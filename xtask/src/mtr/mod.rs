@@ -262,6 +262,7 @@ pub fn run_cli(args: MtrArgs) -> Result<()> {
     };
     if args.build_only {
         let t = tree::resolve(&tree)?;
+        t.mariadb_only("cargo xtask mtr")?;
         let v = variant::resolve(&Default::default(), &t, &args.variant)?;
         let b = build::build(&t, &v.label, &v.change, args.build_type)?;
         build::make_whole(&b)?;
@@ -321,6 +322,8 @@ pub fn run(opts: &Options) -> Result<(PathBuf, MtrRun)> {
         bail!("name a --suite or tests (e.g. innodb.flush): mtr's default suites take hours");
     }
     let t = tree::resolve(&opts.tree)?;
+    // its overlay and result parser are MariaDB's mtr's
+    t.mariadb_only("cargo xtask mtr")?;
     // as `cargo xtask build` does: `base` on a tree with the fix is `fixed`
     let v = variant::resolve(&Default::default(), &t, &opts.variant)?;
     let b = build::build(&t, &v.label, &v.change, opts.build_type)?;

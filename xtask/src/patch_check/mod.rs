@@ -263,7 +263,7 @@ fn check_tree(t: &Tree, table: &Table, fresh: bool) -> Result<TreeChecks> {
     let mut scratch = Scratch::new(t);
     let mut checks = Vec::new();
     let compiler = build::compiler_version()?;
-    let cmake_options = build::cmake_options(Default::default());
+    let cmake_options = build::cmake_options(t.series.engine, Default::default());
     for entry in &table.entries {
         let start = Instant::now();
         let p = entry.load()?;

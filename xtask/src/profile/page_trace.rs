@@ -189,6 +189,7 @@ mod tests {
                 .collect(),
             scaled: vec![],
             datadir_on_tmpfs: None,
+            base: Default::default(),
         };
         let c = cnf(&[
             ("innodb-lru-scan-depth", "128"),

@@ -1,6 +1,7 @@
 //! A build, its key, the change it carries and its ccache use, as
 //! `build.json` and every result record them.
 
+use crate::dims::Engine;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -108,6 +109,14 @@ pub struct Build {
     pub cherry_pick: Option<CherryPick>,
     pub src: PathBuf,
     pub build: PathBuf,
+    /// whose server it is: written for MySQL only (records that name none
+    /// are MariaDB's, as every record before MySQL builds)
+    #[serde(
+        default = "made_before_mysql",
+        skip_serializing_if = "Engine::is_mariadb"
+    )]
+    pub engine: Engine,
+    /// the server binary: `mariadbd`, or MySQL's `mysqld`
     pub mariadbd: PathBuf,
     /// cmake's build type (absent in records made before it was selectable:
     /// those were RelWithDebInfo)
@@ -151,4 +160,9 @@ pub struct Patch {
     pub sha256: String,
     #[serde(skip)]
     pub bytes: Vec<u8>,
+}
+
+/// The engine of a record that names none.
+fn made_before_mysql() -> Engine {
+    Engine::MariaDb
 }

@@ -1,5 +1,6 @@
 //! A run's server settings as results record them.
 
+use crate::dims::CnfBase;
 use serde::{Deserialize, Serialize};
 
 /// A setting whose value here differs from Mark's, and why.
@@ -22,4 +23,8 @@ pub struct MyCnf {
     /// a copy from memory, not a wait for a disk; None in older records
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub datadir_on_tmpfs: Option<bool>,
+    /// what the settings start from: Mark's (absent from the record) or
+    /// the server's own defaults
+    #[serde(default, skip_serializing_if = "CnfBase::is_mark")]
+    pub base: CnfBase,
 }

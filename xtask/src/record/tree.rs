@@ -55,4 +55,18 @@ impl Tree {
             ),
         }
     }
+
+    /// An error naming the tree when it is not MariaDB's: `what` reads
+    /// MariaDB's own code or tests.
+    pub fn mariadb_only(&self, what: &str) -> anyhow::Result<()> {
+        let engine = self.series.engine;
+        if engine != lru_model::series::Engine::MariaDb {
+            anyhow::bail!(
+                "{what} is written for MariaDB's trees; {} is {engine} {}",
+                self.spec,
+                self.version
+            );
+        }
+        Ok(())
+    }
 }

@@ -125,6 +125,15 @@ pub struct Workload {
     /// scan-loop: connections that scan; `threads` look up hot rows
     #[serde(default = "defaults::scan_threads")]
     pub scan_threads: u32,
+    /// scan-loop: rows of a third table loaded with the hot one and never
+    /// read: the rest of seed 001's table, whose first rows alone were the
+    /// hot set (0, the default: none)
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cold_rows: u64,
+    /// scan-loop: milliseconds each scanning connection waits after a
+    /// pass (seed 001's 0.5 and 2 s pauses; 0, the default: back to back)
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub scan_pause_ms: u64,
     /// scan-loop: length of the residency pass (sampled; before the
     /// measured pass, which is not)
     #[serde(default = "defaults::residency_seconds")]
@@ -196,6 +205,8 @@ impl Workload {
             hot_rows: defaults::hot_rows(),
             scan_rows: defaults::scan_rows(),
             scan_threads: defaults::scan_threads(),
+            cold_rows: 0,
+            scan_pause_ms: 0,
             residency_seconds: defaults::residency_seconds(),
             sample_seconds: defaults::sample_seconds(),
             rate: 0,

@@ -5,6 +5,7 @@
 
 use super::doc::Block;
 use crate::decide::analysis::Analysis;
+use crate::dims::CnfBase;
 use crate::record::RunResult;
 use crate::util::slug;
 
@@ -152,10 +153,17 @@ fn tree_blocks(a: &Analysis, tree: &str, b: &mut Vec<Block>) {
     }
     if let Some(cnf) = tree_runs.iter().find_map(|r| r.my_cnf.as_ref()) {
         // one item with the scaled settings nested under it
-        let mut scaled = format!(
-            "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
-            t.series
-        );
+        let mut scaled = match cnf.base {
+            CnfBase::Mark => format!(
+                "my.cnf: Mark Callaghan's z12 settings for series {}, scaled to this host:",
+                t.series
+            ),
+            CnfBase::Defaults => format!(
+                "my.cnf: the server's own defaults (series {}), the variants' settings and \
+                 what the datadir's filesystem needs:",
+                t.series
+            ),
+        };
         for s in &cnf.scaled {
             scaled.push_str(&format!(
                 "\n- `{}` = {} (Mark: {}): {}",

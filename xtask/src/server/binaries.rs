@@ -1,6 +1,7 @@
-//! Which binaries a server runs: a build's `mariadbd` and the script that
-//! bootstraps its datadir, or a packaged server's.
+//! Which binaries a server runs: a build's server and how its datadir is
+//! bootstrapped, or a packaged server's.
 
+use crate::dims::Engine;
 use crate::record::Build;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -9,43 +10,77 @@ use std::path::{Path, PathBuf};
 /// How to bootstrap and start one server binary.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ServerBinaries {
-    pub mariadbd: PathBuf,
-    pub install_db: PathBuf,
-    /// e.g. `--srcdir`/`--builddir` for a build tree
-    pub install_db_args: Vec<String>,
+    pub engine: Engine,
+    /// `mariadbd` or `mysqld`
+    pub server: PathBuf,
+    pub bootstrap: Bootstrap,
     /// my.cnf lines that locate the binary's files (messages, charsets)
     pub location_settings: Vec<(String, String)>,
 }
 
+/// How an empty datadir becomes one a server starts on.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Bootstrap {
+    /// MariaDB: the tree's own `mariadb-install-db`, with `args` such as
+    /// `--srcdir`/`--builddir` for a build tree.
+    InstallScript { script: PathBuf, args: Vec<String> },
+    /// MySQL: the server itself, `mysqld --initialize-insecure` (root
+    /// without a password until the tool's init file sets one).
+    Initialize,
+}
+
 impl ServerBinaries {
     pub fn from_build(build: &Build) -> Result<ServerBinaries> {
-        Ok(ServerBinaries {
-            mariadbd: build.mariadbd.clone(),
-            install_db: crate::build::install_db_script(&build.build)?,
-            install_db_args: vec![
-                format!("--srcdir={}", build.src.display()),
-                format!("--builddir={}", build.build.display()),
-            ],
-            location_settings: vec![
-                (
-                    "lc_messages_dir".into(),
-                    build.build.join("sql/share").display().to_string(),
-                ),
-                (
-                    "character_sets_dir".into(),
-                    build.src.join("sql/share/charsets").display().to_string(),
-                ),
-            ],
+        Ok(match build.engine {
+            Engine::MariaDb => ServerBinaries {
+                engine: Engine::MariaDb,
+                server: build.mariadbd.clone(),
+                bootstrap: Bootstrap::InstallScript {
+                    script: crate::build::install_db_script(&build.build)?,
+                    args: vec![
+                        format!("--srcdir={}", build.src.display()),
+                        format!("--builddir={}", build.build.display()),
+                    ],
+                },
+                location_settings: vec![
+                    (
+                        "lc_messages_dir".into(),
+                        build.build.join("sql/share").display().to_string(),
+                    ),
+                    (
+                        "character_sets_dir".into(),
+                        build.src.join("sql/share/charsets").display().to_string(),
+                    ),
+                ],
+            },
+            // the error messages as GenError writes them under the build's
+            // share/, the character sets from the source's share/
+            Engine::MySql => ServerBinaries {
+                engine: Engine::MySql,
+                server: build.mariadbd.clone(),
+                bootstrap: Bootstrap::Initialize,
+                location_settings: vec![
+                    (
+                        "lc_messages_dir".into(),
+                        build.build.join("share").display().to_string(),
+                    ),
+                    (
+                        "character_sets_dir".into(),
+                        build.src.join("share/charsets").display().to_string(),
+                    ),
+                ],
+            },
         })
     }
 
-    /// A packaged server: its own install script, its compiled-in paths.
+    /// A packaged MariaDB server: its own install script, its compiled-in
+    /// paths (a packaged MySQL server is refused when its tree is read).
     pub fn from_package(mariadbd: &Path) -> Result<ServerBinaries> {
         let prefix = mariadbd
             .parent()
             .and_then(Path::parent)
             .unwrap_or(Path::new("/usr"));
-        let install_db = [
+        let script = [
             "bin/mariadb-install-db",
             "bin/mysql_install_db",
             "scripts/mariadb-install-db",
@@ -55,9 +90,12 @@ impl ServerBinaries {
         .find(|p| p.exists())
         .with_context(|| format!("no mariadb-install-db under {}/bin", prefix.display()))?;
         Ok(ServerBinaries {
-            mariadbd: mariadbd.to_path_buf(),
-            install_db,
-            install_db_args: vec![format!("--basedir={}", prefix.display())],
+            engine: Engine::MariaDb,
+            server: mariadbd.to_path_buf(),
+            bootstrap: Bootstrap::InstallScript {
+                script,
+                args: vec![format!("--basedir={}", prefix.display())],
+            },
             location_settings: Vec::new(),
         })
     }

@@ -1,7 +1,8 @@
 //! Servers: a my.cnf from Mark Callaghan's settings scaled to this host, a
-//! datadir on /dev/shm bootstrapped by the tree's own install script, a
-//! `mariadbd` in its own process group listening on a unix socket only,
-//! and a clean shutdown (or SIGKILL) on every exit path.
+//! datadir on /dev/shm bootstrapped by the tree's own install script (or
+//! by `mysqld --initialize-insecure`), the server in its own process group
+//! listening on a unix socket only, and a clean shutdown (or SIGKILL) on
+//! every exit path.
 
 mod binaries;
 mod callgrind;
@@ -12,11 +13,11 @@ mod staged;
 pub mod user;
 
 use crate::children;
-use crate::dims::{AtStep, ErrorLogTail, Step};
+use crate::dims::{AtStep, Engine, ErrorLogTail, Step};
 use crate::record::MyCnf;
 use crate::util::{tail_lines, Child, Command};
 use anyhow::{Context, Result};
-pub use binaries::ServerBinaries;
+pub use binaries::{Bootstrap, ServerBinaries};
 pub use callgrind::Callgrind;
 pub use run_dir::{RunDir, PAGE_TRACE_ENV, SOCKET_PATH_MAX};
 pub use run_root::{is_tmpfs, shm_root, trusted_shm_root, RunRoot};
@@ -35,6 +36,8 @@ pub enum Lost {
 /// and removes its files unless they are kept.
 pub struct Server {
     pub pid: u32,
+    /// whose server runs: its name in messages
+    pub engine: Engine,
     child: Child,
     pub dir: RunDir,
     keep: bool,
@@ -46,7 +49,7 @@ pub struct Server {
 /// How the server process starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Launch {
-    /// `mariadbd` itself, as root when the tool is root (it drops to its
+    /// the server itself, as root when the tool is root (it drops to its
     /// user after reading its files)
     Native,
     /// under Valgrind's callgrind, instrumentation off, as the server's
@@ -74,7 +77,7 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Server {
     /// Writes the my.cnf, bootstraps the datadir (in a run directory under
-    /// `runs`) with the tree's own install script and starts mariadbd,
+    /// `runs`) with the tree's own install script and starts the server,
     /// waiting until it accepts connections.
     pub fn start(
         binaries: &ServerBinaries,
@@ -110,7 +113,10 @@ impl Server {
         fs::write(&dir.cnf, cnf.render(&dir, run_binaries, cnf_user))?;
         bootstrap(binaries, &dir, user.as_ref(), keep)?;
 
-        let stdout = fs::File::create(dir.root.join("mariadbd.out"))?;
+        let stdout = fs::File::create(
+            dir.root
+                .join(format!("{}.out", binaries.engine.server_binary())),
+        )?;
         // the root password is set before the server accepts anyone
         // (init_file runs before the first connection is taken)
         let init = dir.write_credentials(user.as_ref())?;
@@ -123,7 +129,7 @@ impl Server {
             // a traced build (patches/11.8/traced.patch) writes its page
             // trace there; any other build ignores the variable
             Launch::Native => (
-                Command::new(binaries.mariadbd.display().to_string())
+                Command::new(binaries.server.display().to_string())
                     .args(server_args)
                     .env(PAGE_TRACE_ENV, dir.page_trace().display().to_string()),
                 START_TIMEOUT,
@@ -133,7 +139,7 @@ impl Server {
                 user::hand_over(&callgrind_dir, user.as_ref())?;
                 let mut c = Command::new("valgrind")
                     .args(Callgrind::wrapper_args(&callgrind_dir))
-                    .arg(run_binaries.mariadbd.display().to_string())
+                    .arg(run_binaries.server.display().to_string())
                     .args(server_args)
                     // Valgrind's own files go where its user may write
                     .env("HOME", dir.root.display().to_string())
@@ -157,6 +163,7 @@ impl Server {
         }
         let mut server = Server {
             pid,
+            engine: binaries.engine,
             child,
             dir,
             keep,
@@ -166,6 +173,7 @@ impl Server {
         // a server that does not come up is stopped by its Drop
         AtStep::injected(Step::Start, None)
             .and_then(|()| server.wait_ready(start_timeout))
+            .and_then(|()| server.refuse_network_listeners())
             .map_err(|e| no_room(e, &server.dir))
             .context(AtStep(Step::Start))?;
         Ok(server)
@@ -177,8 +185,12 @@ impl Server {
             if let Some(status) = self.child.try_wait()? {
                 self.stopped = true;
                 children::unregister(self.pid as i32);
-                return Err(anyhow::Error::new(ErrorLogTail(self.error_log_tail()))
-                    .context(format!("mariadbd exited during start-up ({status})")));
+                return Err(
+                    anyhow::Error::new(ErrorLogTail(self.error_log_tail())).context(format!(
+                        "{} exited during start-up ({status})",
+                        self.engine.server_binary()
+                    )),
+                );
             }
             if self.dir.socket.exists() && self.connect().is_ok() {
                 return Ok(());
@@ -186,13 +198,34 @@ impl Server {
             if start.elapsed() > timeout {
                 return Err(
                     anyhow::Error::new(ErrorLogTail(self.error_log_tail())).context(format!(
-                        "mariadbd did not accept connections within {} s",
+                        "{} did not accept connections within {} s",
+                        self.engine.server_binary(),
                         timeout.as_secs()
                     )),
                 );
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+    }
+
+    /// A server is reached through its unix socket only: one that listens
+    /// on the network anyway (an option or plugin the tool's my.cnf did not
+    /// foresee) fails its start, naming the ports, and is stopped.
+    fn refuse_network_listeners(&self) -> Result<()> {
+        let found = crate::procfs::net_listeners(self.pid)
+            .context("cannot list the server's sockets under /proc")?;
+        if !found.is_empty() {
+            let ports: Vec<String> = found
+                .iter()
+                .map(|l| format!("{} port {}", l.table, l.port))
+                .collect();
+            anyhow::bail!(
+                "{} listens on the network ({}) although its my.cnf says skip_networking",
+                self.engine.server_binary(),
+                ports.join(", ")
+            );
+        }
+        Ok(())
     }
 
     pub fn connect(&self) -> Result<mysql::Conn> {
@@ -336,25 +369,32 @@ fn no_room(e: anyhow::Error, dir: &RunDir) -> anyhow::Error {
     crate::util::space::note_if_no_room(e, &dir.root, &said)
 }
 
-/// mariadb-install-db into the run directory's datadir, as `user` when the
-/// tool runs as root. On failure the error carries the tail of the
-/// server's log (or of the script's, when the server wrote none) and the
-/// run directory goes unless kept.
+/// The datadir of the run directory made, as `user` when the tool runs as
+/// root: by MariaDB's install script, or by `mysqld --initialize-insecure`
+/// (whose `--defaults-file` must come first). On failure the error carries
+/// the tail of the server's log (or of the bootstrap's, when the server
+/// wrote none) and the run directory goes unless kept.
 fn bootstrap(
     binaries: &ServerBinaries,
     dir: &RunDir,
     user: Option<&user::ServerUser>,
     keep: bool,
 ) -> Result<()> {
-    let mut install = Command::new(binaries.install_db.display().to_string())
-        .arg(format!("--defaults-file={}", dir.cnf.display()))
-        .args(binaries.install_db_args.iter().cloned())
-        .arg(format!("--datadir={}", dir.data.display()))
-        .args([
-            "--auth-root-authentication-method=normal",
-            "--skip-test-db",
-            "--skip-name-resolve",
-        ]);
+    let mut install = match &binaries.bootstrap {
+        Bootstrap::InstallScript { script, args } => Command::new(script.display().to_string())
+            .arg(format!("--defaults-file={}", dir.cnf.display()))
+            .args(args.iter().cloned())
+            .arg(format!("--datadir={}", dir.data.display()))
+            .args([
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--skip-name-resolve",
+            ]),
+        Bootstrap::Initialize => Command::new(binaries.server.display().to_string())
+            .arg(format!("--defaults-file={}", dir.cnf.display()))
+            .arg("--initialize-insecure")
+            .arg(format!("--datadir={}", dir.data.display())),
+    };
     if let Some(user) = user {
         install = install.arg(format!("--user={}", user.name));
     }

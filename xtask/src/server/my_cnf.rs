@@ -4,7 +4,7 @@
 use super::binaries::ServerBinaries;
 use super::run_dir::RunDir;
 use super::user::ServerUser;
-use crate::dims::{CnfFamily, Series};
+use crate::dims::{CnfBase, CnfFamily, Engine, Series};
 use crate::host::Host;
 use crate::record::{MyCnf, Scaled};
 
@@ -47,6 +47,29 @@ const MARK_COMMON: &[(&str, &str)] = &[
     ("innodb_max_purge_lag_delay", "1000000"),
 ];
 
+/// Mark's MariaDB settings that MySQL 8.0 and later do not have (the query
+/// cache went in 8.0, `ssl` and `innodb_undo_tablespaces` soon after; undo
+/// tablespaces are made by SQL there): an unknown option stops mysqld.
+const NOT_IN_MYSQL: &[&str] = &[
+    "query_cache_size",
+    "query_cache_type",
+    "ssl",
+    "innodb_undo_tablespaces",
+];
+
+/// The setting that keeps a family's data files off O_DIRECT, which tmpfs
+/// cannot do: its name, its value on tmpfs, and Mark's value (a disk's).
+/// 11.x says it with `innodb_data_file_buffering`, the others with
+/// `innodb_flush_method`.
+fn no_o_direct(family: CnfFamily) -> (&'static str, &'static str, &'static str) {
+    match family {
+        CnfFamily::Eleven => ("innodb_data_file_buffering", "1", "0"),
+        CnfFamily::Classic | CnfFamily::PageCleaner | CnfFamily::MySql => {
+            ("innodb_flush_method", "fsync", "O_DIRECT_NO_FSYNC")
+        }
+    }
+}
+
 /// Mark's settings that 11.x removed: `loose_` there, so that the server
 /// ignores them rather than refuses to start.
 const REMOVED_IN_11: &[(&str, &str)] = &[
@@ -66,7 +89,11 @@ impl MyCnf {
             settings: Vec::new(),
             scaled: Vec::new(),
             datadir_on_tmpfs: Some(tmpfs_datadir),
+            base: CnfBase::Mark,
         };
+        if family == CnfFamily::MySql {
+            return cnf.mysql(host, tmpfs_datadir);
+        }
         for (k, v) in MARK_COMMON {
             cnf.set(k, v);
         }
@@ -106,29 +133,72 @@ impl MyCnf {
         if family_11 {
             cnf.set("innodb_log_file_buffering", "1");
             cnf.set("innodb_log_file_write_through", "0");
-            cnf.scale(
-                "innodb_data_file_buffering",
-                "0",
-                if tmpfs_datadir { "1" } else { "0" },
-                "tmpfs has no O_DIRECT",
-            );
+            cnf.no_o_direct_on_tmpfs(family, tmpfs_datadir);
             cnf.set("innodb_data_file_write_through", "0");
             if series >= Series::V11_8 {
                 cnf.set("innodb_snapshot_isolation", "0");
             }
         } else {
-            cnf.scale(
-                "innodb_flush_method",
-                "O_DIRECT_NO_FSYNC",
-                if tmpfs_datadir {
-                    "fsync"
-                } else {
-                    "O_DIRECT_NO_FSYNC"
-                },
-                "tmpfs has no O_DIRECT",
-            );
+            cnf.no_o_direct_on_tmpfs(family, tmpfs_datadir);
         }
         cnf
+    }
+
+    /// The server's own defaults, as seed 001 ran MySQL: no setting but
+    /// what a datadir on tmpfs needs (no O_DIRECT there); the variant's
+    /// settings and the tool's own lines come on top.
+    pub fn server_defaults(series: Series, tmpfs_datadir: bool) -> MyCnf {
+        let mut cnf = MyCnf {
+            settings: Vec::new(),
+            scaled: Vec::new(),
+            datadir_on_tmpfs: Some(tmpfs_datadir),
+            base: CnfBase::Defaults,
+        };
+        if tmpfs_datadir {
+            let (name, on_tmpfs, _) = no_o_direct(series.cnf_family());
+            cnf.set(name, on_tmpfs);
+        }
+        cnf
+    }
+
+    /// The family's file I/O setting, scaled off O_DIRECT on tmpfs.
+    fn no_o_direct_on_tmpfs(&mut self, family: CnfFamily, tmpfs_datadir: bool) {
+        let (name, on_tmpfs, marks) = no_o_direct(family);
+        self.scale(
+            name,
+            marks,
+            if tmpfs_datadir { on_tmpfs } else { marks },
+            "tmpfs has no O_DIRECT",
+        );
+    }
+
+    /// The MySQL family: Mark's settings that MySQL has, the buffer pool
+    /// split into 8 instances with 8 page cleaners as his files for
+    /// MariaDB 10.2-10.4 (which still had instances) split it (MySQL takes
+    /// 1 instance below a 1 GiB pool by itself), the redo log sized by
+    /// `innodb_redo_log_capacity` as the other families size theirs (the X
+    /// plugin is switched off with the tool's own lines, `render`).
+    fn mysql(mut self, host: &Host, tmpfs_datadir: bool) -> MyCnf {
+        for (k, v) in MARK_COMMON
+            .iter()
+            .chain(REMOVED_IN_11)
+            .filter(|(k, _)| !NOT_IN_MYSQL.contains(k))
+        {
+            self.set(k, v);
+        }
+        self.scale_to_host(host);
+        self.set("innodb_buffer_pool_instances", "8");
+        self.set("innodb_page_cleaners", "8");
+        self.set("innodb_lru_scan_depth", "5000");
+        let log_gib = (host.memory_bytes / GIB / 16).clamp(1, 100);
+        self.scale(
+            "innodb_redo_log_capacity",
+            "100G",
+            &format!("{log_gib}G"),
+            "redo lives on /dev/shm (RAM): 1/16 of RAM",
+        );
+        self.no_o_direct_on_tmpfs(CnfFamily::MySql, tmpfs_datadir);
+        self
     }
 
     /// Mark's thread counts and buffer pool, scaled to `host`'s cores and
@@ -192,10 +262,20 @@ impl MyCnf {
         binaries: &ServerBinaries,
         user: Option<&ServerUser>,
     ) -> String {
-        let mut out = String::from(
-            "# written by innodb-lab: Mark Callaghan's settings scaled to this host\n",
-        );
-        out.push_str("[client-server]\nssl=0\n\n[mariadbd]\n");
+        let mut out = String::from(match self.base {
+            CnfBase::Mark => {
+                "# written by innodb-lab: Mark Callaghan's settings scaled to this host\n"
+            }
+            CnfBase::Defaults => {
+                "# written by innodb-lab: the server's own defaults, the variant's settings\n"
+            }
+        });
+        // MySQL's server reads [mysqld]; MariaDB's client and server groups
+        // keep the tool's client off TLS as well
+        out.push_str(match binaries.engine {
+            Engine::MariaDb => "[client-server]\nssl=0\n\n[mariadbd]\n",
+            Engine::MySql => "[mysqld]\n",
+        });
         // Mark's settings and the variant's first: the tool's own lines
         // come last, and in an option file the last line wins (variant
         // settings cannot name them anyway: crate::settings)
@@ -210,7 +290,10 @@ impl MyCnf {
             ("socket", dir.socket.display().to_string()),
             (
                 "pid_file",
-                dir.root.join("mariadbd.pid").display().to_string(),
+                dir.root
+                    .join(format!("{}.pid", binaries.engine.server_binary()))
+                    .display()
+                    .to_string(),
             ),
             ("log_error", dir.error_log.display().to_string()),
             ("log_bin", dir.root.join("binlogs/bl").display().to_string()),
@@ -219,12 +302,24 @@ impl MyCnf {
             // unix socket only: nothing listens on the network
             ("skip_networking", "1".to_string()),
         ];
-        for (k, v) in paths.iter().map(|(k, v)| (*k, v.as_str())).chain(
-            binaries
-                .location_settings
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str())),
-        ) {
+        // MySQL's X plugin listens on port 33060 and a socket of its own
+        // whatever skip_networking says (`loose_`: a build without the
+        // plugin knows no such option)
+        let engine_lines: &[(&str, &str)] = match binaries.engine {
+            Engine::MariaDb => &[],
+            Engine::MySql => &[("loose_mysqlx", "OFF")],
+        };
+        for (k, v) in paths
+            .iter()
+            .map(|(k, v)| (*k, v.as_str()))
+            .chain(engine_lines.iter().copied())
+            .chain(
+                binaries
+                    .location_settings
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            )
+        {
             out.push_str(&format!("{k}={v}\n"));
         }
         if let Some(user) = user {
@@ -286,22 +381,75 @@ mod tests {
     }
 
     #[test]
-    fn rendered_file_is_socket_only() {
-        let cnf = MyCnf::for_series(Series::V10_11, &host(2, 24), true);
-        let dir = RunDir {
+    fn mysql_gets_only_the_options_it_has() {
+        let cnf = MyCnf::for_series(Series::MYSQL_9_7, &host(2, 24), true);
+        for gone in NOT_IN_MYSQL.iter().chain(&["innodb_log_file_size"]) {
+            assert_eq!(cnf.get(gone), None, "{gone}");
+        }
+        assert_eq!(cnf.get("innodb_redo_log_capacity"), Some("1G"));
+        assert_eq!(cnf.get("innodb_change_buffering"), Some("none"));
+        assert_eq!(cnf.get("innodb_flush_method"), Some("fsync"));
+        assert_eq!(cnf.get("innodb_buffer_pool_size"), Some("6G"));
+        let bin = ServerBinaries {
+            engine: Engine::MySql,
+            ..binaries()
+        };
+        let text = cnf.render(&run_dir(), &bin, None);
+        assert!(text.contains("\n[mysqld]\n") && !text.contains("[mariadbd]"));
+        assert!(text.contains("\nskip_networking=1\n"), "{text}");
+        assert!(text.contains("\nloose_mysqlx=OFF\n"), "{text}");
+        assert!(text.contains("\npid_file=/r/mysqld.pid\n"), "{text}");
+        let maria = cnf.render(&run_dir(), &binaries(), None);
+        assert!(!maria.contains("mysqlx"), "{maria}");
+    }
+
+    #[test]
+    fn the_servers_defaults_keep_only_what_tmpfs_needs() {
+        let on_tmpfs = MyCnf::server_defaults(Series::MYSQL_9_7, true);
+        assert_eq!(
+            on_tmpfs.settings,
+            [("innodb_flush_method".to_string(), "fsync".to_string())]
+        );
+        let eleven = MyCnf::server_defaults(Series::V11_8, true);
+        assert_eq!(eleven.get("innodb_data_file_buffering"), Some("1"));
+        assert!(MyCnf::server_defaults(Series::V10_11, false)
+            .settings
+            .is_empty());
+        let text = on_tmpfs.render(&run_dir(), &binaries(), None);
+        assert!(text.starts_with("# written by innodb-lab: the server's own defaults"));
+        assert!(text.contains("\nskip_networking=1\n"), "{text}");
+        // Mark's families give the same line its scaled value on tmpfs
+        let mark = MyCnf::for_series(Series::V11_8, &host(2, 24), true);
+        assert_eq!(mark.get("innodb_data_file_buffering"), Some("1"));
+    }
+
+    fn run_dir() -> RunDir {
+        RunDir {
             root: "/r".into(),
             data: "/r/data".into(),
             tmp: "/r/tmp".into(),
             socket: "/r/s.sock".into(),
             error_log: "/r/e.log".into(),
             cnf: "/r/my.cnf".into(),
-        };
-        let bin = ServerBinaries {
-            mariadbd: "/b/mariadbd".into(),
-            install_db: "/b/install".into(),
-            install_db_args: vec![],
+        }
+    }
+
+    fn binaries() -> ServerBinaries {
+        ServerBinaries {
+            engine: Engine::MariaDb,
+            server: "/b/mariadbd".into(),
+            bootstrap: super::super::binaries::Bootstrap::InstallScript {
+                script: "/b/install".into(),
+                args: vec![],
+            },
             location_settings: vec![("lc_messages_dir".into(), "/b/share".into())],
-        };
+        }
+    }
+
+    #[test]
+    fn rendered_file_is_socket_only() {
+        let cnf = MyCnf::for_series(Series::V10_11, &host(2, 24), true);
+        let (dir, bin) = (run_dir(), binaries());
         let text = cnf.render(&dir, &bin, None);
         assert!(text.contains("\nskip_networking=1\n") && text.contains("\nsocket=/r/s.sock\n"));
         assert!(text.contains("\nlc_messages_dir=/b/share\n"));

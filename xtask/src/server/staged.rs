@@ -10,18 +10,18 @@ use crate::util::Command;
 use anyhow::{Context, Result};
 use std::path::Path;
 
-/// The binaries of `binaries` copied under `dir`'s `bin/`: `mariadbd`,
+/// The binaries of `binaries` copied under `dir`'s `bin/`: the server,
 /// and each directory a location setting names, the setting pointed at
-/// its copy. The install script stays where it is (it runs as root).
+/// its copy. The bootstrap runs from where it is (it runs as root).
 pub(super) fn stage(binaries: &ServerBinaries, dir: &RunDir) -> Result<ServerBinaries> {
     let bin = dir.root.join("bin");
     std::fs::create_dir_all(&bin).with_context(|| format!("cannot create {}", bin.display()))?;
-    let mariadbd = bin.join("mariadbd");
-    std::fs::copy(&binaries.mariadbd, &mariadbd).with_context(|| {
+    let server = bin.join(binaries.engine.server_binary());
+    std::fs::copy(&binaries.server, &server).with_context(|| {
         format!(
             "cannot copy {} to {}",
-            binaries.mariadbd.display(),
-            mariadbd.display()
+            binaries.server.display(),
+            server.display()
         )
     })?;
     let mut location_settings = Vec::new();
@@ -31,10 +31,9 @@ pub(super) fn stage(binaries: &ServerBinaries, dir: &RunDir) -> Result<ServerBin
         location_settings.push((key.clone(), to.display().to_string()));
     }
     Ok(ServerBinaries {
-        mariadbd,
-        install_db: binaries.install_db.clone(),
-        install_db_args: binaries.install_db_args.clone(),
+        server,
         location_settings,
+        ..binaries.clone()
     })
 }
 

@@ -137,8 +137,10 @@ fn summary_has_the_plan(matrix: &Matrix, out: &Path) -> Vec<String> {
 
 /// No server, sysbench or gdb started since the soak began is alive.
 fn nothing_left_running(soak_started: u64) -> Vec<String> {
-    ["mariadbd", "sysbench", "gdb"]
+    crate::dims::Engine::ALL
+        .map(|e| e.server_binary())
         .into_iter()
+        .chain(["sysbench", "gdb"])
         .flat_map(|comm| {
             started_since(comm, soak_started)
                 .into_iter()

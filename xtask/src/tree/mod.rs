@@ -1,11 +1,11 @@
-//! Trees: a MariaDB source tree with an id (a git commit), from Debian's
-//! archive, a git remote or an existing checkout.
+//! Trees: a MariaDB or MySQL source tree with an id (a git commit), from
+//! Debian's archive, a git remote or an existing checkout.
 //!
 //! Every tree ends up as a local git repository so that it has an id, and
 //! so that each variant can be checked out into its own work tree without
 //! touching the tree itself.
 
-use crate::dims::{carries_upstream_fix, Series, TreeVersion};
+use crate::dims::{carries_upstream_fix, Engine, Series, TreeVersion};
 use crate::record::Tree;
 use crate::util::{cache_root, slug, Command, Stage};
 use anyhow::{anyhow, bail, Context, Result};
@@ -110,6 +110,40 @@ impl FromStr for TreeSpec {
             });
         }
         bail!("tree `{spec}`: unknown kind; {forms}")
+    }
+}
+
+impl TreeSpec {
+    /// The engine the spec names, when it names one without a fetch:
+    /// Debian's source packages `mariadb*` and `mysql-*`, upstream's tags
+    /// `mariadb-<version>` and `mysql-<version>` or a `mysql-server`
+    /// remote. A spec that names none (a path, a branch) is read from the
+    /// tree itself once fetched.
+    pub fn engine_named(&self) -> Option<Engine> {
+        let by_prefix = |name: &str| {
+            if name.starts_with("mariadb") {
+                Some(Engine::MariaDb)
+            } else if name.starts_with("mysql") {
+                Some(Engine::MySql)
+            } else {
+                None
+            }
+        };
+        match self {
+            TreeSpec::Debian { package, .. } => by_prefix(package),
+            TreeSpec::Git { url, reference } => by_prefix(reference).or_else(|| {
+                let repo = url.trim_end_matches('/').trim_end_matches(".git");
+                let name = repo.rsplit('/').next()?;
+                match name {
+                    "mysql-server" => Some(Engine::MySql),
+                    "server" if repo.to_ascii_lowercase().contains("mariadb") => {
+                        Some(Engine::MariaDb)
+                    }
+                    _ => None,
+                }
+            }),
+            TreeSpec::Path { .. } | TreeSpec::Package { .. } => None,
+        }
     }
 }
 
@@ -239,8 +273,27 @@ fn open_at(spec: &str, src: &Path, reference: &str) -> Result<Tree> {
         let blob = entry.to_object(&repo)?.peel_to_blob()?;
         Ok(String::from_utf8_lossy(blob.content()).into_owned())
     };
-    let TreeVersion { version, series } = TreeVersion::parse(&file("VERSION")?)
-        .map_err(|e| anyhow!("tree `{spec}`: VERSION of {}: {e}", commit.id()))?;
+    let engine = Engine::ALL
+        .into_iter()
+        .find(|e| {
+            commit
+                .tree()
+                .is_ok_and(|t| t.get_path(Path::new(e.version_file())).is_ok())
+        })
+        .with_context(|| {
+            format!(
+                "tree `{spec}`: commit {} has neither VERSION (MariaDB) nor MYSQL_VERSION (MySQL)",
+                commit.id()
+            )
+        })?;
+    let TreeVersion { version, series } = TreeVersion::parse(engine, &file(engine.version_file())?)
+        .map_err(|e| {
+            anyhow!(
+                "tree `{spec}`: {} of {}: {e}",
+                engine.version_file(),
+                commit.id()
+            )
+        })?;
     let header = file("storage/innobase/include/buf0buf.h")?;
     Ok(Tree {
         spec: spec.to_string(),
@@ -269,7 +322,15 @@ fn package_tree(spec: &str, mariadbd: &Path) -> Result<Tree> {
         .read()?;
     let version = parse_binary_version(&out)
         .with_context(|| format!("tree `{spec}`: cannot read a version from `{}`", out.trim()))?;
-    let series = Series::of_version(&version)
+    let engine = Engine::of_version_line(&out);
+    if engine != Engine::MariaDb {
+        bail!(
+            "tree `{spec}`: `{}` is a {engine} server; packaged servers are MariaDB's only \
+             (a MySQL tree is built from its source: debian:mysql-9.7=9.7.2-4)",
+            out.trim()
+        );
+    }
+    let series = Series::of_version(engine, &version)
         .with_context(|| format!("tree `{spec}`: no series in version `{version}`"))?;
     let bytes = fs::read(mariadbd)?;
     let prefix = mariadbd
@@ -302,12 +363,27 @@ fn parse_binary_version(out: &str) -> Option<String> {
     (version.split('.').count() == 3).then_some(version)
 }
 
-/// What the tree's VERSION file says.
+/// What the tree's version file says: `VERSION` in a MariaDB tree,
+/// `MYSQL_VERSION` in a MySQL one (the file present names the engine).
 pub fn read_version(src: &Path) -> Result<TreeVersion> {
-    let path = src.join("VERSION");
+    let engine = engine_of(src)?;
+    let path = src.join(engine.version_file());
     let text =
         fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    TreeVersion::parse(&text).map_err(|e| anyhow!("{}: {e}", path.display()))
+    TreeVersion::parse(engine, &text).map_err(|e| anyhow!("{}: {e}", path.display()))
+}
+
+/// The engine of the source tree at `src`, by its version file.
+pub fn engine_of(src: &Path) -> Result<Engine> {
+    Engine::ALL
+        .into_iter()
+        .find(|e| src.join(e.version_file()).is_file())
+        .with_context(|| {
+            format!(
+                "{} has neither VERSION (a MariaDB tree) nor MYSQL_VERSION (a MySQL tree)",
+                src.display()
+            )
+        })
 }
 
 /// Makes `dir` a git repository with one commit holding all its files.
@@ -382,6 +458,29 @@ mod tests {
             }
         );
         assert_eq!(at.to_string(), "path:/src/server#mariadb-10.5.6");
+    }
+
+    #[test]
+    fn the_engine_a_spec_names() {
+        let engine = |spec: &str| spec.parse::<TreeSpec>().unwrap().engine_named();
+        let (maria, mysql) = (Some(Engine::MariaDb), Some(Engine::MySql));
+        assert_eq!(engine("debian:mariadb=1:10.11.18-0+deb12u1"), maria);
+        assert_eq!(engine("debian:mariadb-10.5=1:10.5.23-0+deb11u1"), maria);
+        assert_eq!(engine("debian:mysql-9.7=9.7.2-4"), mysql);
+        assert_eq!(
+            engine("git:https://github.com/mysql/mysql-server#mysql-8.4.11"),
+            mysql
+        );
+        assert_eq!(
+            engine("git:https://github.com/mysql/mysql-server.git#trunk"),
+            mysql
+        );
+        assert_eq!(
+            engine("git:https://github.com/MariaDB/server#mariadb-11.8.10"),
+            maria
+        );
+        assert_eq!(engine("git:https://example.org/fork#main"), None);
+        assert_eq!(engine("path:/src/server"), None);
     }
 
     #[test]
@@ -462,6 +561,45 @@ mod tests {
         let out = dir.path().join("checkout");
         checkout(&tree, &out).unwrap();
         assert!(out.join("VERSION").exists());
+    }
+
+    #[test]
+    fn a_mysql_tree_from_a_local_repository_is_read_as_mysql() {
+        // mysql-server's layout: MYSQL_VERSION, no VERSION, as a user's
+        // `git:https://github.com/mysql/mysql-server#mysql-8.4.11` has it
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("mysql-server");
+        fs::create_dir_all(src.join("storage/innobase/include")).unwrap();
+        fs::write(
+            src.join("MYSQL_VERSION"),
+            "MYSQL_VERSION_MAJOR=8\nMYSQL_VERSION_MINOR=4\nMYSQL_VERSION_PATCH=11\nMYSQL_VERSION_EXTRA=\nMYSQL_VERSION_MATURITY=\"LTS\"\n",
+        )
+        .unwrap();
+        fs::write(
+            src.join("storage/innobase/include/buf0buf.h"),
+            "uint32_t freed_page_clock;\n",
+        )
+        .unwrap();
+        let id = import_as_commit(&src, "mysql-8.4.11").unwrap();
+        let cache = dir.path().join("cache");
+        for spec in [
+            format!("git:file://{}#HEAD", src.display()),
+            format!("path:{}", src.display()),
+            format!("path:{}#HEAD", src.display()),
+        ] {
+            let tree = resolve_in(&spec, &cache).unwrap();
+            assert_eq!(tree.id, id.to_string(), "{spec}");
+            assert_eq!(tree.version, "8.4.11", "{spec}");
+            assert_eq!(tree.series.to_string(), "mysql-8.4", "{spec}");
+            assert!(!tree.has_upstream_fix, "{spec}");
+        }
+        // a tree with neither version file says which it looked for
+        fs::remove_file(src.join("MYSQL_VERSION")).unwrap();
+        let err = format!("{:#}", read_version(&src).unwrap_err());
+        assert!(
+            err.contains("VERSION") && err.contains("MYSQL_VERSION"),
+            "{err}"
+        );
     }
 
     /// A "server" repository with a base commit and a fix on top; returns

@@ -10,10 +10,11 @@
 //! the threads that made those calls, so that background work (flushing,
 //! purge), which does not follow the queries' pace, is not divided by it.
 
-use super::idle::{catch_up_purge, status_value, PURGE_LIMIT};
+use super::idle::{catch_up_purge, PURGE_LIMIT};
 use super::pass::{cell_log, deadline, hold_purge, lua_dir, sysbench_args, Length};
 use super::sysbench;
 use crate::dims::WorkloadKind;
+use crate::metrics::status_counter;
 use crate::profile::callgrind;
 use crate::record::{CostCounter, CostPass, EventWindow, FunctionCost, OtherThreads, Workload};
 use crate::server::{Callgrind, Server};
@@ -193,7 +194,7 @@ fn count_around(
     conn: &mut mysql::Conn,
     during: impl FnOnce() -> Result<()>,
 ) -> Result<Counted> {
-    let young_before = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    let young_before = status_counter(conn, "Innodb_buffer_pool_pages_made_young")?;
     let counted = cg.instrument(true).and_then(|()| {
         cg.zero()?;
         let on = Instant::now();
@@ -202,7 +203,7 @@ fn count_around(
         Ok((dump, on.elapsed().as_secs_f64()))
     });
     let off = cg.instrument(false);
-    let young_after = status_value(conn, "Innodb_buffer_pool_pages_made_young")?;
+    let young_after = status_counter(conn, "Innodb_buffer_pool_pages_made_young")?;
     let (dump, seconds) = counted.context("callgrind could not count the window")?;
     off.context("callgrind's instrumentation could not be switched off")?;
     Ok(Counted {

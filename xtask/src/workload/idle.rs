@@ -4,6 +4,7 @@
 //! the two counters instead, so a measured run starts from the same state
 //! whatever ran before it on the same server.
 
+use crate::metrics::status_counter;
 use crate::record::{IdleBounds, IdleWait};
 use anyhow::{bail, Context, Result};
 use mysql::prelude::Queryable;
@@ -63,7 +64,7 @@ pub fn wait_until_idle(
 
 /// Polls the server every half second until idle or `limit`.
 pub fn wait_for_server(conn: &mut mysql::Conn, limit: Duration) -> Result<IdleWait> {
-    let pages_data = status_value(conn, "Innodb_buffer_pool_pages_data")?
+    let pages_data = status_counter(conn, "Innodb_buffer_pool_pages_data")?
         .context("the server shows no Innodb_buffer_pool_pages_data")?;
     poll_until(conn, IdleBounds::for_data_pages(pages_data), limit)
 }
@@ -84,7 +85,7 @@ fn poll_until(conn: &mut mysql::Conn, bounds: IdleBounds, limit: Duration) -> Re
 
 /// Reads dirty pages and the history list length.
 pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
-    let history_length = match status_value(conn, "Innodb_history_list_length")? {
+    let history_length = match status_counter(conn, "Innodb_history_list_length")? {
         Some(h) => Some(h),
         // older servers: the InnoDB metrics counter (on by default)
         None => conn
@@ -95,7 +96,7 @@ pub fn sample(conn: &mut mysql::Conn) -> Result<IdleSample> {
             .unwrap_or(None),
     };
     Ok(IdleSample {
-        dirty_pages: status_value(conn, "Innodb_buffer_pool_pages_dirty")?,
+        dirty_pages: status_counter(conn, "Innodb_buffer_pool_pages_dirty")?,
         history_length,
     })
 }
@@ -126,14 +127,6 @@ pub fn catch_up_purge(conn: &mut mysql::Conn, limit: Duration) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// One global status value; None when the server does not have it.
-pub(super) fn status_value(conn: &mut mysql::Conn, name: &str) -> Result<Option<u64>> {
-    let row: Option<(String, String)> = conn
-        .exec_first("SHOW GLOBAL STATUS WHERE Variable_name = ?", (name,))
-        .with_context(|| format!("cannot read status {name}"))?;
-    Ok(row.and_then(|(_, v)| v.parse().ok()))
 }
 
 #[cfg(test)]

@@ -14,8 +14,8 @@
 //! after it, which samples nothing. Each sample's cost is recorded.
 
 use super::pass::{deadline, lua_dir, measured_pass, named_phase, phase, record_command};
-use super::{idle, sysbench};
-use crate::dims::{Step, WorkloadKind};
+use super::sysbench;
+use crate::dims::{Engine, Step, WorkloadKind};
 use crate::record::{NotMeasured, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome, Workload};
 use crate::server::Server;
 use anyhow::{bail, Context, Result};
@@ -39,15 +39,20 @@ pub struct Spaces {
 
 impl Spaces {
     pub fn read(conn: &mut mysql::Conn) -> Result<Spaces> {
+        // MySQL 8.0 renamed MariaDB's INNODB_SYS_TABLES
+        let view = match server_engine(conn)? {
+            Engine::MariaDb => "INNODB_SYS_TABLES",
+            Engine::MySql => "INNODB_TABLES",
+        };
         let rows: Vec<(String, u64)> = conn.query(format!(
-            "SELECT NAME, SPACE FROM information_schema.INNODB_SYS_TABLES \
+            "SELECT NAME, SPACE FROM information_schema.{view} \
              WHERE NAME IN ('{HOT}', '{SCAN}')"
         ))?;
         let find = |name: &str| {
             rows.iter()
                 .find(|(n, _)| n == name)
                 .map(|(_, s)| *s)
-                .with_context(|| format!("no tablespace for {name} in INNODB_SYS_TABLES"))
+                .with_context(|| format!("no tablespace for {name} in {view}"))
         };
         Ok(Spaces {
             hot: find(HOT)?,
@@ -172,6 +177,8 @@ fn args(
         "--rand-type=uniform".into(),
         format!("--hot-rows={}", w.hot_rows),
         format!("--scan-rows={}", w.scan_rows),
+        format!("--cold-rows={}", w.cold_rows),
+        format!("--scan-pause-ms={}", w.scan_pause_ms),
         format!("--scan-threads={scan_threads}"),
         format!("--threads={}", hot_threads + scan_threads),
     ];
@@ -188,8 +195,9 @@ fn args(
     a
 }
 
-/// Loads both tables (once per server, like `prepare_data`) and analyzes
-/// them, so that innodb_index_stats gives their leaf pages.
+/// Loads the tables (once per server, like `prepare_data`) and analyzes
+/// the two that are read, so that innodb_index_stats gives their leaf
+/// pages.
 pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
     std::fs::create_dir_all(logs)?;
     let mut phases = Vec::new();
@@ -197,7 +205,7 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
     phase(&mut phases, w, Step::Prepare, || {
         let a = args(w, server, 1, 1, "prepare", 0);
-        let rows = w.hot_rows + w.scan_rows;
+        let rows = w.hot_rows + w.scan_rows + w.cold_rows;
         let limit = Duration::from_secs(120 + rows / 2_000);
         sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
     })?;
@@ -209,33 +217,47 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
 }
 
 fn settings(conn: &mut mysql::Conn) -> Result<PoolSettings> {
-    let row: (u64, u32, u32, u32) = conn
+    // SHOW STATUS, not information_schema.GLOBAL_STATUS: MySQL moved that
+    // view to performance_schema
+    let (_, pool_pages): (String, u64) = conn
+        .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'")?
+        .context("the server shows no Innodb_buffer_pool_pages_total")?;
+    let row: (u32, u32, u32) = conn
         .query_first(
-            "SELECT (SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS \
-             WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_TOTAL'), \
-             @@innodb_old_blocks_pct, @@innodb_old_blocks_time, @@innodb_lru_scan_depth",
+            "SELECT @@innodb_old_blocks_pct, @@innodb_old_blocks_time, @@innodb_lru_scan_depth",
         )?
         .context("cannot read the buffer pool settings")?;
     Ok(PoolSettings {
-        pool_pages: row.0,
-        old_blocks_pct: row.1,
-        old_blocks_time_ms: row.2,
-        lru_scan_depth: row.3,
+        pool_pages,
+        old_blocks_pct: row.0,
+        old_blocks_time_ms: row.1,
+        lru_scan_depth: row.2,
     })
+}
+
+/// The engine of the server behind `conn`, by its version string.
+fn server_engine(conn: &mut mysql::Conn) -> Result<Engine> {
+    let version: String = conn
+        .query_first("SELECT VERSION()")?
+        .context("the server gave no version")?;
+    Ok(Engine::of_version_line(&version))
 }
 
 /// One residency sample at `t_s`: the B-tree pages of both tables.
 pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample> {
     let start = Instant::now();
+    // IS_OLD is a number in MariaDB (0 or 1) and `YES` or `NO` in MySQL:
+    // compared as text, young is the same test on both
     let rows: Vec<(u64, u8, u64)> = conn
         .query(format!(
-            "SELECT SPACE, IS_OLD, COUNT(*) FROM information_schema.INNODB_BUFFER_PAGE \
-             WHERE SPACE IN ({}, {}) AND PAGE_TYPE = 'INDEX' GROUP BY SPACE, IS_OLD",
+            "SELECT SPACE, CAST(IS_OLD AS CHAR) IN ('0', 'NO') AS young, COUNT(*) \
+             FROM information_schema.INNODB_BUFFER_PAGE \
+             WHERE SPACE IN ({}, {}) AND PAGE_TYPE = 'INDEX' GROUP BY SPACE, young",
             spaces.hot, spaces.scan
         ))
         .context("cannot read information_schema.INNODB_BUFFER_PAGE")?;
     let sample_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let made_young = idle::status_value(conn, "Innodb_buffer_pool_pages_made_young")?
+    let made_young = crate::metrics::status_counter(conn, "Innodb_buffer_pool_pages_made_young")?
         .context("the server shows no Innodb_buffer_pool_pages_made_young")?;
     let mut s = Sample {
         t_s,
@@ -246,8 +268,8 @@ pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample
         made_young,
         sample_ms,
     };
-    for (space, is_old, n) in rows {
-        let young = is_old == 0;
+    for (space, young, n) in rows {
+        let young = young == 1;
         let (resident, young_count) = if space == spaces.hot {
             (&mut s.hot_resident, &mut s.hot_young)
         } else {

@@ -146,6 +146,7 @@ pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
         cherry_pick: None,
         src: "/cache/src".into(),
         build: "/cache/build".into(),
+        engine: xtask::dims::Engine::MariaDb,
         mariadbd: "/cache/build/sql/mariadbd".into(),
         build_type: Default::default(),
         repairs_applied: Vec::new(),
