@@ -5,7 +5,26 @@
 //! fetched the same way into the tool's cache, read as a MySQL tree and
 //! configured with MySQL's options.
 
+use std::path::Path;
 use std::time::Instant;
+
+/// The provenance record at `record` says the `.dsc` came from a path
+/// ending in `dsc`, that it named `orig`, and that key `key` signed it;
+/// returns the record.
+fn provenance_says(record: &Path, dsc: &str, orig: &str, key: &str) -> serde_json::Value {
+    let p: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(record).unwrap()).unwrap();
+    assert!(p["from"].as_str().unwrap().ends_with(dsc), "{p}");
+    let names: Vec<&str> = p["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&orig), "{names:?}");
+    assert!(p["vouched_by"].as_str().unwrap().contains(key), "{p}");
+    p
+}
 
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
@@ -24,28 +43,11 @@ fn mariadb_11_8_6_through_the_pool_path() {
         record.file_name().unwrap(),
         "debian-mariadb-1-11.8.6-0-deb13u1.provenance.json"
     );
-    let p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    assert!(
-        p["from"]
-            .as_str()
-            .unwrap()
-            .ends_with("/pool/main/m/mariadb/mariadb_11.8.6-0+deb13u1.dsc"),
-        "{p}"
-    );
-    let names: Vec<&str> = p["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
-    assert!(names.contains(&"mariadb_11.8.6.orig.tar.gz"), "{names:?}");
-    assert!(
-        p["vouched_by"]
-            .as_str()
-            .unwrap()
-            .contains("99B452B11F3C74C3B453E46FBED8449FCEE8DA88"),
-        "{p}"
+    let p = provenance_says(
+        &record,
+        "/pool/main/m/mariadb/mariadb_11.8.6-0+deb13u1.dsc",
+        "mariadb_11.8.6.orig.tar.gz",
+        "99B452B11F3C74C3B453E46FBED8449FCEE8DA88",
     );
     eprintln!("{}", serde_json::to_string_pretty(&p).unwrap());
 }
@@ -68,29 +70,11 @@ fn mysql_9_7_2_is_a_mysql_tree_that_configures() {
     assert_eq!(tree.series.to_string(), "mysql-9.7");
     assert!(!tree.has_upstream_fix);
 
-    let record = xtask::tree::provenance_path(&tree.src);
-    let p: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
-    assert!(
-        p["from"]
-            .as_str()
-            .unwrap()
-            .ends_with("/pool/main/m/mysql-9.7/mysql-9.7_9.7.2-4.dsc"),
-        "{p}"
-    );
-    let names: Vec<&str> = p["files"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| f["name"].as_str().unwrap())
-        .collect();
-    assert!(names.contains(&"mysql-9.7_9.7.2.orig.tar.gz"), "{names:?}");
-    assert!(
-        p["vouched_by"]
-            .as_str()
-            .unwrap()
-            .contains("63EEFC3DE14D5146CE7F24BF34B8AD7D9529E793"),
-        "{p}"
+    provenance_says(
+        &xtask::tree::provenance_path(&tree.src),
+        "/pool/main/m/mysql-9.7/mysql-9.7_9.7.2-4.dsc",
+        "mysql-9.7_9.7.2.orig.tar.gz",
+        "63EEFC3DE14D5146CE7F24BF34B8AD7D9529E793",
     );
 
     // the variants that exist for MariaDB only say why they do not here

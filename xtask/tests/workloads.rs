@@ -37,9 +37,8 @@ fn short(kind: WorkloadKind) -> Workload {
     }
 }
 
-#[test]
-#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
-fn every_kind_runs_on_one_server_in_marks_order() {
+/// The tree, and the binaries of its base build (made once, then reused).
+fn base_of_the_tree() -> (xtask::record::Tree, ServerBinaries) {
     let tree = xtask::tree::resolve(TREE).unwrap();
     let built = build::build(
         &tree,
@@ -49,6 +48,13 @@ fn every_kind_runs_on_one_server_in_marks_order() {
     )
     .unwrap();
     let binaries = ServerBinaries::from_build(&built).unwrap();
+    (tree, binaries)
+}
+
+#[test]
+#[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
+fn every_kind_runs_on_one_server_in_marks_order() {
+    let (tree, binaries) = base_of_the_tree();
     let host = Host::detect();
     let runs = server::RunRoot::of(Default::default());
     let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());
@@ -179,15 +185,7 @@ fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() {
     use mysql::prelude::Queryable;
-    let tree = xtask::tree::resolve(TREE).unwrap();
-    let built = build::build(
-        &tree,
-        "base",
-        &SourceChange::None,
-        xtask::record::BuildType::default(),
-    )
-    .unwrap();
-    let binaries = ServerBinaries::from_build(&built).unwrap();
+    let (tree, binaries) = base_of_the_tree();
     let runs = server::RunRoot::of(Default::default());
     let mut cnf = MyCnf::server_defaults(tree.series, runs.on_tmpfs());
     cnf.set("innodb_buffer_pool_size", "64M");
