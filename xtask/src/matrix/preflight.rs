@@ -179,7 +179,7 @@ fn builds_needed(matrix: &Matrix) -> usize {
 /// tables (about 400 bytes a row with the secondary index), binlogs of
 /// writes (up to the tables' size again), and 10% on top.
 pub fn shm_estimate(matrix: &Matrix, host: &Host, keep: bool) -> u64 {
-    let redo = (host.memory_bytes / GIB / 16).clamp(1, 100) * GIB;
+    let redo = crate::record::MyCnf::redo_log_gib(host) * GIB;
     let per_server = |tables: u64, size: u64| {
         let data = tables * size * 400;
         let fixed = 512 * MIB + redo + 32 * 10 * MIB;

@@ -109,7 +109,7 @@ impl MyCnf {
         }
 
         cnf.scale_to_host(host);
-        let log_gib = (host.memory_bytes / GIB / 16).clamp(1, 100);
+        let log_gib = Self::redo_log_gib(host);
         if family_old {
             cnf.set("innodb_buffer_pool_instances", "8");
             cnf.set("innodb_page_cleaners", "8");
@@ -190,7 +190,7 @@ impl MyCnf {
         self.set("innodb_buffer_pool_instances", "8");
         self.set("innodb_page_cleaners", "8");
         self.set("innodb_lru_scan_depth", "5000");
-        let log_gib = (host.memory_bytes / GIB / 16).clamp(1, 100);
+        let log_gib = Self::redo_log_gib(host);
         self.scale(
             "innodb_redo_log_capacity",
             "100G",
@@ -199,6 +199,12 @@ impl MyCnf {
         );
         self.no_o_direct_on_tmpfs(CnfFamily::MySql, tmpfs_datadir);
         self
+    }
+
+    /// The redo log every family gets, in GiB: it lives on /dev/shm with the
+    /// datadir, so 1/16 of `host`'s RAM (Mark's is 100G), at least 1.
+    pub fn redo_log_gib(host: &Host) -> u64 {
+        (host.memory_bytes / GIB / 16).clamp(1, 100)
     }
 
     /// Mark's thread counts and buffer pool, scaled to `host`'s cores and

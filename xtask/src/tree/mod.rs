@@ -273,27 +273,23 @@ fn open_at(spec: &str, src: &Path, reference: &str) -> Result<Tree> {
         let blob = entry.to_object(&repo)?.peel_to_blob()?;
         Ok(String::from_utf8_lossy(blob.content()).into_owned())
     };
-    let engine = Engine::ALL
+    // the version file present names the engine
+    let (engine, text) = Engine::ALL
         .into_iter()
-        .find(|e| {
-            commit
-                .tree()
-                .is_ok_and(|t| t.get_path(Path::new(e.version_file())).is_ok())
-        })
+        .find_map(|e| file(e.version_file()).ok().map(|text| (e, text)))
         .with_context(|| {
             format!(
                 "tree `{spec}`: commit {} has neither VERSION (MariaDB) nor MYSQL_VERSION (MySQL)",
                 commit.id()
             )
         })?;
-    let TreeVersion { version, series } = TreeVersion::parse(engine, &file(engine.version_file())?)
-        .map_err(|e| {
-            anyhow!(
-                "tree `{spec}`: {} of {}: {e}",
-                engine.version_file(),
-                commit.id()
-            )
-        })?;
+    let TreeVersion { version, series } = TreeVersion::parse(engine, &text).map_err(|e| {
+        anyhow!(
+            "tree `{spec}`: {} of {}: {e}",
+            engine.version_file(),
+            commit.id()
+        )
+    })?;
     let header = file("storage/innobase/include/buf0buf.h")?;
     Ok(Tree {
         spec: spec.to_string(),
