@@ -48,9 +48,9 @@ impl Engine {
         }
     }
 
-    /// The engine of a server from its `--version` line or what
-    /// `SELECT VERSION()` answers (MariaDB's say `-MariaDB` after the
-    /// version; MySQL's say nothing of the kind).
+    /// The engine of a packaged server from its `--version` line
+    /// (MariaDB's says `-MariaDB` after the version; MySQL's says nothing
+    /// of the kind).
     pub fn of_version_line(line: &str) -> Engine {
         if line.contains("MariaDB") {
             Engine::MariaDb

@@ -236,7 +236,7 @@ fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() 
     assert!(s.hot_pages > 0, "the warm-up brought no hot page in");
     // the sample's young pages (IS_OLD read as text, for both engines) are
     // those MariaDB's numeric IS_OLD says, on the idle server after the cell
-    let spaces = xtask::workload::scan_loop::Spaces::read(&mut conn).unwrap();
+    let spaces = xtask::workload::scan_loop::Spaces::read(&mut conn, server.engine).unwrap();
     let now = xtask::workload::scan_loop::sample(&mut conn, spaces, 0.0).unwrap();
     let by_number: Vec<(u64, u64, u64)> = conn
         .query(

@@ -38,9 +38,10 @@ pub struct Spaces {
 }
 
 impl Spaces {
-    pub fn read(conn: &mut mysql::Conn) -> Result<Spaces> {
+    /// The spaces as a server of `engine` lists them.
+    pub fn read(conn: &mut mysql::Conn, engine: Engine) -> Result<Spaces> {
         // MySQL 8.0 renamed MariaDB's INNODB_SYS_TABLES
-        let view = match server_engine(conn)? {
+        let view = match engine {
             Engine::MariaDb => "INNODB_SYS_TABLES",
             Engine::MySql => "INNODB_TABLES",
         };
@@ -235,14 +236,6 @@ fn settings(conn: &mut mysql::Conn) -> Result<PoolSettings> {
     })
 }
 
-/// The engine of the server behind `conn`, by its version string.
-fn server_engine(conn: &mut mysql::Conn) -> Result<Engine> {
-    let version: String = conn
-        .query_first("SELECT VERSION()")?
-        .context("the server gave no version")?;
-    Ok(Engine::of_version_line(&version))
-}
-
 /// One residency sample at `t_s`: the B-tree pages of both tables.
 pub fn sample(conn: &mut mysql::Conn, spaces: Spaces, t_s: f64) -> Result<Sample> {
     let start = Instant::now();
@@ -405,7 +398,7 @@ pub fn execute_cell(
     let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
     let pid = server.pid;
     let pool = settings(&mut conn)?;
-    let spaces = Spaces::read(&mut conn)?;
+    let spaces = Spaces::read(&mut conn, server.engine)?;
     let hot_leaf_pages = leaf_pages(&mut conn, "hot")?;
     let scan_pages = leaf_pages(&mut conn, "scan")?;
     check_room(w, &pool, hot_leaf_pages)?;
