@@ -7,8 +7,11 @@
 //! `cargo xtask ffi check --tree <spec>`.
 //!
 //! With a tree:
-//! 1. the generation (10.5-style, 10.11-style, post-fix) is read from
-//!    `buf0buf.h`, and only the matching shim is compiled; the layout (a
+//! 1. the generation (10.5-style, 10.11-style, post-fix, or MySQL's) is read
+//!    from `buf0buf.h`, and only the matching shim is compiled (MySQL's
+//!    inline definitions are in `buf0buf.ic`, its version in
+//!    `MYSQL_VERSION`, and its one out-of-line function the decisions call,
+//!    `get_buf_LRU_old_threshold()`, is copied from `buf0lru.cc`); the layout (a
 //!    post-fix tree may be upstream's or 10.11 with our fixed.patch) and the
 //!    form of `buf_page_peek_if_young()` (`buf0buf.inl`: before or after
 //!    MDEV-41036) are read from the headers too;
@@ -30,6 +33,7 @@ use std::{env, fs};
 #[allow(dead_code)]
 mod probes;
 
+use lru_model::series::Engine;
 use probes::{detect_layout, Generation, Kind, LazyRules, Probe, YoungForm};
 
 fn main() {
@@ -38,7 +42,7 @@ fn main() {
     println!("cargo::rerun-if-changed=shim");
     println!("cargo::rerun-if-changed=src/probes.rs");
     println!(
-        "cargo::rustc-check-cfg=cfg(innodb, values(\"none\", \"10.5\", \"10.11\", \"post-fix\"))"
+        "cargo::rustc-check-cfg=cfg(innodb, values(\"none\", \"10.5\", \"10.11\", \"post-fix\", \"mysql\"))"
     );
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
@@ -72,12 +76,18 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
     let generation = Generation::detect(&text).ok_or_else(|| {
         format!(
-            "cannot tell the generation of {}: none of the 10.5, 10.11 or post-fix markers found",
+            "cannot tell the generation of {}: none of the 10.5, 10.11, post-fix or MySQL markers \
+             found",
             header.display()
         )
     })?;
     let layout = detect_layout(generation, &text);
-    let inl = src.join("storage/innobase/include/buf0buf.inl");
+    let engine = generation.engine();
+    // MySQL kept InnoDB's old name for the inline definitions
+    let inl = src.join(match engine {
+        Engine::MariaDb => "storage/innobase/include/buf0buf.inl",
+        Engine::MySql => "storage/innobase/include/buf0buf.ic",
+    });
     let inl_text = fs::read_to_string(&inl).unwrap_or_default();
     let young = YoungForm::detect(&format!("{inl_text}\n{text}"))
         .map_err(|e| format!("{} / {}: {e}", inl.display(), header.display()))?;
@@ -88,13 +98,21 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
             header.display()
         ));
     }
+    // lru_model::decide::mysql reproduces the sum form only
+    if generation == Generation::MySql && young != Some(YoungForm::StampPlusWindow) {
+        return Err(format!(
+            "{}: MySQL's buf_page_peek_if_young() is not `clock < stamp + window`, the form \
+             lru_model::decide::mysql reproduces",
+            inl.display()
+        ));
+    }
     let lazy_rules = match generation {
         Generation::PostFix => {
             Some(LazyRules::detect(&text).map_err(|e| format!("{}: {e}", header.display()))?)
         }
         _ => None,
     };
-    let version = read_version(src);
+    let version = read_version(src, engine);
     let flags = server_flags(build)?;
     println!("cargo::rustc-cfg=innodb=\"{}\"", generation.name());
     println!(
@@ -107,10 +125,18 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
     let list = probes::probes(layout);
     write(out.join("probes.inc"), &cxx_probes(list));
     write(out.join("probes_bindgen.rs"), &rust_probes(list));
-    if generation == Generation::PostFix {
-        write(out.join("out_of_line.inc"), &out_of_line(src)?);
+    match generation {
+        Generation::PostFix => write(
+            out.join("out_of_line.inc"),
+            &out_of_line(src, OUT_OF_LINE_POST_FIX)?,
+        ),
+        Generation::MySql => write(
+            out.join("out_of_line.inc"),
+            &out_of_line(src, OUT_OF_LINE_MYSQL)?,
+        ),
+        Generation::V10_5 | Generation::V10_11 => {}
     }
-    run_bindgen(out, &flags)?;
+    run_bindgen(out, engine, &flags)?;
     compile_shim(out, generation, &flags);
 
     let mut tree = String::new();
@@ -147,7 +173,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
 /// runs: (file, the part of the definition's head that names it). Copied
 /// verbatim, each after a `#line` that points at its source, so that the
 /// shim runs the tree's own code and compile errors name the tree's file.
-const OUT_OF_LINE: &[(&str, &str)] = &[
+const OUT_OF_LINE_POST_FIX: &[(&str, &str)] = &[
     ("storage/innobase/buf/buf0buf.cc", "buf_page_t::touch("),
     (
         "storage/innobase/buf/buf0buf.cc",
@@ -160,34 +186,36 @@ const OUT_OF_LINE: &[(&str, &str)] = &[
     ),
 ];
 
-fn out_of_line(src: &Path) -> Result<String, String> {
+/// MySQL's one out-of-line function that `buf_page_peek_if_too_old()`
+/// calls: the threshold as `std::chrono::milliseconds`.
+const OUT_OF_LINE_MYSQL: &[(&str, &str)] = &[(
+    "storage/innobase/buf/buf0lru.cc",
+    "std::chrono::milliseconds get_buf_LRU_old_threshold()",
+)];
+
+fn out_of_line(src: &Path, functions: &[(&str, &str)]) -> Result<String, String> {
     let mut s = String::from("/* generated by build.rs: copied from the tree */\n");
-    for (file, head) in OUT_OF_LINE {
+    for (file, head) in functions {
         let path = src.join(file);
         println!("cargo::rerun-if-changed={}", path.display());
         let text = fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        let def = probes::find_definition(&text, head).ok_or_else(|| {
-            format!(
-                "post-fix tree: no definition of {head}...) in {}",
-                path.display()
-            )
-        })?;
+        let def = probes::find_definition(&text, head)
+            .ok_or_else(|| format!("no definition of `{head}` in {}", path.display()))?;
         writeln!(s, "#line {} \"{}\"\n{}", def.line, path.display(), def.text).unwrap();
     }
     Ok(s)
 }
 
-/// `10.11.18` from the tree's `VERSION` file, read as the tool reads it
-/// (`lru_model::series`); an unreadable file is named in the TreeInfo. The
-/// check's shims are MariaDB's: the tool refuses a MySQL tree before this.
-fn read_version(src: &Path) -> String {
-    let path = src.join("VERSION");
+/// `10.11.18` from the tree's `VERSION` file (`9.7.2` from MySQL's
+/// `MYSQL_VERSION`), read as the tool reads it (`lru_model::series`); an
+/// unreadable file is named in the TreeInfo.
+fn read_version(src: &Path, engine: Engine) -> String {
+    let path = src.join(engine.version_file());
     match fs::read_to_string(&path)
         .map_err(|e| e.to_string())
-        .and_then(|text| {
-            lru_model::series::TreeVersion::parse(lru_model::series::Engine::MariaDb, &text)
-        }) {
+        .and_then(|text| lru_model::series::TreeVersion::parse(engine, &text))
+    {
         Ok(v) => v.version,
         Err(e) => format!("unknown ({}: {e})", path.display()),
     }
@@ -370,20 +398,29 @@ fn rust_probes(list: &[Probe]) -> String {
     s
 }
 
-fn run_bindgen(out: &Path, flags: &[String]) -> Result<(), String> {
+fn run_bindgen(out: &Path, engine: Engine, flags: &[String]) -> Result<(), String> {
     let wrapper = out.join("wrapper.hpp");
     write(&wrapper, "#include \"univ.i\"\n#include \"buf0buf.h\"\n");
-    let bindings = bindgen::Builder::default()
+    let builder = bindgen::Builder::default()
         .header(wrapper.display().to_string())
         .clang_args(["-x", "c++", "-O2"])
-        .clang_args(flags)
+        .clang_args(flags.iter().map(|f| clang_flag(f)))
         .allowlist_type("buf_page_t|buf_block_t|page_zip_des_t|page_id_t")
         // Locks, atomics, list nodes and library templates only matter by
         // size and alignment here.
         .opaque_type(
             "block_lock|sux_lock.*|ssux_lock.*|srw_.*|rw_lock_t|rw_lock|ib_mutex_t|Atomic_.*",
         )
-        .opaque_type("std::.*|ut_list_node.*|dict_index_t|buf_tmp_buffer_t|buf_pool_t|os_event.*")
+        .opaque_type("std::.*|ut_list_node.*|dict_index_t|buf_tmp_buffer_t|buf_pool_t|os_event.*");
+    let builder = match engine {
+        Engine::MariaDb => builder,
+        // MySQL's own atomics, mutex policies and the descriptor's nested
+        // adaptive-hash state
+        Engine::MySql => builder
+            .opaque_type("copyable_atomic_t.*|PolicyMutex.*|BPageMutex|BPageLock|page_size_t")
+            .opaque_type("buf_block_t_ahi_t|Flush_observer|fil_space_t|btr_search_.*"),
+    };
+    let bindings = builder
         .with_codegen_config(bindgen::CodegenConfig::TYPES)
         .layout_tests(true)
         .derive_debug(false)
@@ -397,11 +434,21 @@ fn run_bindgen(out: &Path, flags: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot write bindings: {e}"))
 }
 
+/// A server flag as libclang takes it: clang 14 knows C++23 as `c++2b`.
+fn clang_flag(flag: &str) -> String {
+    match flag {
+        "-std=gnu++23" => "-std=gnu++2b".to_string(),
+        "-std=c++23" => "-std=c++2b".to_string(),
+        other => other.to_string(),
+    }
+}
+
 fn compile_shim(out: &Path, generation: Generation, flags: &[String]) {
     let shim = match generation {
         Generation::V10_5 => "shim/shim_10_5.cc",
         Generation::V10_11 => "shim/shim_10_11.cc",
         Generation::PostFix => "shim/shim_post_fix.cc",
+        Generation::MySql => "shim/shim_mysql.cc",
     };
     let mut b = cc::Build::new();
     b.cpp(true)

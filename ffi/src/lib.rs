@@ -41,12 +41,14 @@ pub struct TreeInfo {
     /// Descriptor layout detected from `buf0buf.h`.
     pub layout: Layout,
     /// The form of `buf_page_peek_if_young()` its headers carry (detected
-    /// from `buf0buf.inl`); `None` in post-fix trees, which do not have it.
+    /// from `buf0buf.inl`, MySQL's `buf0buf.ic`); `None` in post-fix trees,
+    /// which do not have it.
     pub young_rule: Option<lru_model::decide::YoungRule>,
     /// The access clock's tick and the young-touch rule of a post-fix tree
     /// (detected from `buf0buf.h`); `None` in pre-fix trees.
     pub lazy_rules: Option<LazyRules>,
-    /// Version from the tree's `VERSION` file, e.g. `10.11.18`.
+    /// Version from the tree's `VERSION` file, e.g. `10.11.18` (MySQL's
+    /// `MYSQL_VERSION`, e.g. `9.7.2`).
     pub version: &'static str,
     /// `INNODB_SRC`
     pub src: &'static str,
@@ -90,7 +92,7 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ErrorKind::NoTree => f.write_str(
-                "the ffi crate was built without a MariaDB tree (INNODB_SRC and INNODB_BUILD unset); \
+                "the ffi crate was built without a tree (INNODB_SRC and INNODB_BUILD unset); \
                  run `cargo xtask ffi check --tree <spec>`",
             ),
             ErrorKind::NotInTree { function, version } => {
@@ -266,6 +268,41 @@ pub mod real {
         let _g = lock();
         super::sys::set_old_threshold_ms(ms)
             .ok_or_else(|| not_in_tree("buf_pool_t::set_old_threshold_ms"))
+    }
+
+    /// MySQL's `buf_page_set_accessed()` on a block whose `access_time` is
+    /// `access_ns` nanoseconds of `steady_clock`, the clock reading
+    /// `now_ns`: the access time afterwards.
+    pub fn mysql_set_accessed(access_ns: i64, now_ns: i64) -> Result<i64, Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::mysql_set_accessed(access_ns, now_ns)
+            .ok_or_else(|| not_in_tree("MySQL's buf_page_set_accessed"))
+    }
+
+    /// MySQL's `buf_page_peek_if_young()`: the pool's 64-bit clock, the
+    /// block's 32-bit stamp.
+    pub fn mysql_peek_if_young(
+        pool_clock: u64,
+        stamp: u32,
+        curr_size: u64,
+        old_ratio: u64,
+    ) -> Result<bool, Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::mysql_peek_if_young(pool_clock, stamp, curr_size, old_ratio)
+            .ok_or_else(|| not_in_tree("MySQL's buf_page_peek_if_young"))
+    }
+
+    /// MySQL's `buf_page_peek_if_too_old()`: (too old, increment of
+    /// `stat.n_pages_not_made_young`).
+    pub fn mysql_peek_if_too_old(
+        i: &lru_model::decide::mysql::EagerInput,
+    ) -> Result<(bool, u64), Error> {
+        tree()?;
+        let _g = lock();
+        super::sys::mysql_peek_if_too_old(i)
+            .ok_or_else(|| not_in_tree("MySQL's buf_page_peek_if_too_old"))
     }
 
     /// What post-fix `make_young_if_needed<count_not_young, only_old>()` did.
@@ -501,6 +538,88 @@ mod sys {
 
     #[cfg(not(any(innodb = "10.5", innodb = "10.11")))]
     pub(crate) fn peek_if_too_old(_: &Eager) -> Option<(bool, u64)> {
+        None
+    }
+
+    // --- MySQL ---
+
+    #[cfg(innodb = "mysql")]
+    #[link(name = "innodb_shim", kind = "static")]
+    unsafe extern "C" {
+        fn ffi_mysql_set_accessed(access_ns: i64, now_ns: i64) -> i64;
+        fn ffi_mysql_peek_if_young(
+            pool_clock: u64,
+            stamp: u32,
+            curr_size: u64,
+            old_ratio: u64,
+        ) -> bool;
+        #[allow(clippy::too_many_arguments)]
+        fn ffi_mysql_peek_if_too_old(
+            pool_clock: u64,
+            stamp: u32,
+            old: bool,
+            access_ns: i64,
+            now_ns: i64,
+            curr_size: u64,
+            old_ratio: u64,
+            threshold_ms: u32,
+            not_made_young: *mut u64,
+        ) -> bool;
+    }
+
+    #[cfg(innodb = "mysql")]
+    pub(crate) fn mysql_set_accessed(access_ns: i64, now_ns: i64) -> Option<i64> {
+        // SAFETY: plain values; the caller holds the shim lock.
+        Some(unsafe { ffi_mysql_set_accessed(access_ns, now_ns) })
+    }
+
+    #[cfg(innodb = "mysql")]
+    pub(crate) fn mysql_peek_if_young(
+        pool_clock: u64,
+        stamp: u32,
+        curr_size: u64,
+        old_ratio: u64,
+    ) -> Option<bool> {
+        // SAFETY: plain values; the caller holds the shim lock.
+        Some(unsafe { ffi_mysql_peek_if_young(pool_clock, stamp, curr_size, old_ratio) })
+    }
+
+    #[cfg(innodb = "mysql")]
+    pub(crate) fn mysql_peek_if_too_old(
+        i: &lru_model::decide::mysql::EagerInput,
+    ) -> Option<(bool, u64)> {
+        let mut n = 0;
+        // SAFETY: plain values and one valid out pointer; the caller holds the shim lock.
+        let r = unsafe {
+            ffi_mysql_peek_if_too_old(
+                i.pool_clock,
+                i.stamp,
+                i.old,
+                i.access_ns,
+                i.now_ns,
+                i.curr_size,
+                i.old_ratio,
+                i.threshold_ms,
+                &mut n,
+            )
+        };
+        Some((r, n))
+    }
+
+    #[cfg(not(innodb = "mysql"))]
+    pub(crate) fn mysql_set_accessed(_: i64, _: i64) -> Option<i64> {
+        None
+    }
+
+    #[cfg(not(innodb = "mysql"))]
+    pub(crate) fn mysql_peek_if_young(_: u64, _: u32, _: u64, _: u64) -> Option<bool> {
+        None
+    }
+
+    #[cfg(not(innodb = "mysql"))]
+    pub(crate) fn mysql_peek_if_too_old(
+        _: &lru_model::decide::mysql::EagerInput,
+    ) -> Option<(bool, u64)> {
         None
     }
 

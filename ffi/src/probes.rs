@@ -19,6 +19,10 @@ pub enum Generation {
     V10_11,
     /// Post-fix (MDEV-33966): `touch_no_stamp()` and `buf_pool.access_clock`.
     PostFix,
+    /// MySQL (9.7): the classic rule in `buf0buf.ic`, a
+    /// `std::chrono::steady_clock::time_point` access time, a buffer pool of
+    /// instances reached through `buf_pool_ptr`.
+    MySql,
 }
 
 impl Generation {
@@ -28,12 +32,23 @@ impl Generation {
             Generation::V10_5 => "10.5",
             Generation::V10_11 => "10.11",
             Generation::PostFix => "post-fix",
+            Generation::MySql => "mysql",
+        }
+    }
+
+    /// The engine whose trees have this generation.
+    pub fn engine(self) -> lru_model::series::Engine {
+        match self {
+            Generation::MySql => lru_model::series::Engine::MySql,
+            _ => lru_model::series::Engine::MariaDb,
         }
     }
 
     /// Tell the generation from the text of `storage/innobase/include/buf0buf.h`.
     pub fn detect(buf0buf_h: &str) -> Option<Generation> {
-        if lru_model::series::carries_upstream_fix(buf0buf_h) {
+        if buf0buf_h.contains(MYSQL_ACCESS_TIME) {
+            Some(Generation::MySql)
+        } else if lru_model::series::carries_upstream_fix(buf0buf_h) {
             Some(Generation::PostFix)
         } else if buf0buf_h.contains("inline void buf_page_make_young_if_needed(") {
             Some(Generation::V10_5)
@@ -46,6 +61,9 @@ impl Generation {
         }
     }
 }
+
+/// MySQL's `buf_page_t::access_time`, which no MariaDB tree declares.
+const MYSQL_ACCESS_TIME: &str = "std::chrono::steady_clock::time_point access_time;";
 
 /// Whose descriptor layout a tree has: the generation's own, except that a
 /// post-fix tree may be 10.11 or 11.8 with our port of the fix, which keeps
@@ -64,6 +82,7 @@ pub fn detect_layout(generation: Generation, buf0buf_h: &str) -> Layout {
         Generation::PostFix if buf0buf_h.contains("modify_clock_low") => Layout::PostFix,
         Generation::PostFix if ahi_of_11 => Layout::V11_8Fixed,
         Generation::PostFix => Layout::V10_11Fixed,
+        Generation::MySql => Layout::MySql9_7,
     }
 }
 
@@ -492,6 +511,38 @@ pub const PROBES_POST_FIX: &[Probe] = &[
     field(BLOCK, "index"),
 ];
 
+/// MySQL 9.7.2 (include/buf0buf.h:1380-1730, `buf_block_t` from :1764):
+/// every member of `buf_page_t` in a release build, and where `buf_block_t`
+/// puts its lock, frame and unzip list after it.
+pub const PROBES_MYSQL_9_7: &[Probe] = &[
+    size(PAGE),
+    field(PAGE, "id"),
+    field(PAGE, "size"),
+    field(PAGE, "buf_fix_count"),
+    field(PAGE, "io_fix").private("copyable_atomic_t<buf_io_fix>"),
+    field(PAGE, "state"),
+    field(PAGE, "flush_type"),
+    field(PAGE, "buf_pool_index"),
+    field(PAGE, "hash"),
+    field(PAGE, "list"),
+    field(PAGE, "newest_modification").private("lsn_t"),
+    field(PAGE, "oldest_modification").private("lsn_t"),
+    field(PAGE, "LRU"),
+    field(PAGE, "zip"),
+    field(PAGE, "m_flush_observer"),
+    field(PAGE, "m_space"),
+    field(PAGE, "freed_page_clock").width(),
+    field(PAGE, "m_version"),
+    field(PAGE, "access_time").width(),
+    field(PAGE, "m_dblwr_id").private("uint16_t"),
+    field(PAGE, "old").width(),
+    size(BLOCK),
+    field(BLOCK, "page"),
+    field(BLOCK, "lock"),
+    field(BLOCK, "frame"),
+    field(BLOCK, "unzip_LRU"),
+];
+
 /// The probe list of a layout.
 pub fn probes(layout: Layout) -> &'static [Probe] {
     match layout {
@@ -501,6 +552,7 @@ pub fn probes(layout: Layout) -> &'static [Probe] {
         Layout::V11_8 => PROBES_11_8,
         Layout::V11_8Fixed => PROBES_11_8_FIXED,
         Layout::PostFix => PROBES_POST_FIX,
+        Layout::MySql9_7 => PROBES_MYSQL_9_7,
     }
 }
 
@@ -518,6 +570,10 @@ mod tests {
         assert_eq!(Generation::detect(v10_5), Some(Generation::V10_5));
         assert_eq!(Generation::detect(v10_11), Some(Generation::V10_11));
         assert_eq!(Generation::detect(post), Some(Generation::PostFix));
+        let mysql = "  uint32_t freed_page_clock;\n  uint32_t m_version{};\n  \
+                     std::chrono::steady_clock::time_point access_time;\n  bool old;";
+        assert_eq!(Generation::detect(mysql), Some(Generation::MySql));
+        assert_eq!(detect_layout(Generation::MySql, mysql), Layout::MySql9_7);
         assert_eq!(Generation::detect("struct buf_page_t {};"), None);
     }
 

@@ -18,52 +18,15 @@
 //! `--include-ignored` runs the others too, and they fail, saying that the
 //! tree does not have the function.
 
+mod common;
+
+use common::{cases, Rng, Tally};
 use lru_model::decide;
 
-const DEFAULT_SEED: u64 = 0x1bdb_5eed_0003;
-const DEFAULT_CASES: u64 = 200_000;
 const MASK31: u32 = (1 << 31) - 1;
 
 fn tree() -> ffi::TreeInfo {
     ffi::tree().unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn cases() -> u64 {
-    env_u64("FFI_CASES", DEFAULT_CASES)
-}
-
-/// The workspace's generator (the LRU model's SplitMix64), seeded from
-/// `FFI_SEED` and the case's salt, so a failing case can be run again.
-struct Rng(lru_model::rng::SplitMix64);
-
-impl Rng {
-    fn new(salt: u64) -> Rng {
-        let seed = env_u64("FFI_SEED", DEFAULT_SEED) ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        Rng(lru_model::rng::SplitMix64::new(seed))
-    }
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn u32(&mut self) -> u32 {
-        self.next() as u32
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-    /// a small signed offset, for hitting `<` / `>=` boundaries exactly
-    fn jitter(&mut self) -> i64 {
-        self.below(7) as i64 - 3
-    }
 }
 
 fn add(x: u32, d: i64) -> u32 {
@@ -195,76 +158,14 @@ fn model_input(i: &ffi::real::Eager) -> decide::EagerInput {
     }
 }
 
-/// Collects disagreements and the outcome mix (to show every branch was hit).
-struct Tally {
-    name: String,
-    cases: u64,
-    mismatches: u64,
-    examples: Vec<String>,
-    outcomes: std::collections::BTreeMap<String, u64>,
-}
-
-impl Tally {
-    fn new(name: impl Into<String>) -> Tally {
-        Tally {
-            name: name.into(),
-            cases: 0,
-            mismatches: 0,
-            examples: Vec::new(),
-            outcomes: Default::default(),
-        }
-    }
-    /// `class` names the branch the C++ took, to show the inputs reach all of them.
-    fn check<T: PartialEq + std::fmt::Debug>(
-        &mut self,
-        input: impl std::fmt::Debug,
-        real: T,
-        model: T,
-        class: &str,
-    ) {
-        self.cases += 1;
-        *self.outcomes.entry(class.to_string()).or_default() += 1;
-        if real != model {
-            self.mismatches += 1;
-            if self.examples.len() < 5 {
-                self.examples
-                    .push(format!("{input:?}: C++ {real:?}, model {model:?}"));
-            }
-        }
-    }
-    fn finish(self, tree: &ffi::TreeInfo, needed_outcomes: usize) {
-        println!(
-            "{}: {}: {} cases checked (seed {:#x}), {} mismatches; C++ outcomes {:?}",
-            tree.version,
-            self.name,
-            self.cases,
-            env_u64("FFI_SEED", DEFAULT_SEED),
-            self.mismatches,
-            self.outcomes
-        );
-        assert!(
-            self.mismatches == 0,
-            "{}: {} differs between the C++ and lru_model::decide in {} of {} cases, e.g.:\n  {}",
-            tree.version,
-            self.name,
-            self.mismatches,
-            self.cases,
-            self.examples.join("\n  ")
-        );
-        assert!(
-            self.outcomes.len() >= needed_outcomes,
-            "{}: {}: the inputs reached only {:?}; the generator misses a branch",
-            tree.version,
-            self.name,
-            self.outcomes
-        );
-    }
-}
-
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     innodb = "post-fix",
@@ -308,7 +209,11 @@ fn young_rule(tree: &ffi::TreeInfo) -> decide::YoungRule {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     innodb = "post-fix",
@@ -344,7 +249,11 @@ fn peek_if_young_matches_the_model() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     innodb = "post-fix",
@@ -371,7 +280,11 @@ fn peek_if_too_old_matches_the_model() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.11", innodb = "post-fix"),
@@ -418,7 +331,11 @@ fn clock_pair(r: &mut Rng, threshold: u16) -> (u16, u16) {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
@@ -496,7 +413,11 @@ fn lazy_threshold(r: &mut Rng) -> u16 {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
@@ -526,7 +447,11 @@ fn touch_matches_the_model() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
@@ -567,7 +492,11 @@ fn access_clock_matches_the_model() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),
@@ -608,7 +537,11 @@ fn old_threshold_matches_the_model() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+)]
+#[cfg_attr(
+    innodb = "mysql",
+    ignore = "the configured tree is MySQL's: its decision functions are checked in decisions_mysql.rs"
 )]
 #[cfg_attr(
     any(innodb = "10.5", innodb = "10.11"),

@@ -27,7 +27,7 @@ fn show(v: Option<u64>) -> String {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
 )]
 fn layout_bindgen_shim_and_model_agree() {
     let tree = tree();
@@ -101,7 +101,7 @@ fn layout_bindgen_shim_and_model_agree() {
 #[test]
 #[cfg_attr(
     innodb = "none",
-    ignore = "built without a MariaDB tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
+    ignore = "built without a tree (INNODB_SRC, INNODB_BUILD): cargo xtask ffi check --tree SPEC runs it"
 )]
 fn flags_come_from_the_server_build() {
     let tree = tree();
@@ -110,7 +110,14 @@ fn flags_come_from_the_server_build() {
         tree.version,
         tree.flags.join(" ")
     );
-    for needed in ["-DHAVE_CONFIG_H", "-DBTR_CUR_HASH_ADAPT"] {
+    // the server's own: MariaDB's configuration header and adaptive hash
+    // index; MySQL's server define and a release build (without NDEBUG its
+    // univ.i turns UNIV_DEBUG on, and the layout with it)
+    let needed: &[&str] = match tree.generation {
+        ffi::Generation::MySql => &["-DMYSQL_SERVER", "-DNDEBUG"],
+        _ => &["-DHAVE_CONFIG_H", "-DBTR_CUR_HASH_ADAPT"],
+    };
+    for &needed in needed {
         assert!(
             tree.flags.contains(&needed),
             "{}: {needed} missing from the server's flags",

@@ -11,6 +11,8 @@
 //! prefixed with `Q:` to commit 0e4aec4058440075a00f415cea6225cc591eb9b2; they
 //! name the function because that tree was read without line numbers.
 
+pub mod mysql;
+
 /// `BUF_LRU_OLD_RATIO_DIV` (include/buf0lru.h:147): the old-sublist ratio is in 1/1024 units.
 pub const OLD_RATIO_DIV: u64 = 1024;
 

@@ -11,10 +11,11 @@
 
 use crate::variant::SourceChange;
 use anyhow::{bail, Context, Result};
+use lru_model::series::Engine;
 
-/// `cargo xtask ffi ...`
+/// Subcommands of `cargo xtask ffi`.
 #[derive(clap::Subcommand, Debug)]
-pub enum FfiCommand {
+pub enum FfiAction {
     /// Configure a tree (headers only) and check the model's layout and
     /// decisions against its real headers.
     Check {
@@ -28,9 +29,9 @@ pub enum FfiCommand {
     },
 }
 
-pub fn run(cmd: FfiCommand) -> Result<()> {
+pub fn run(cmd: FfiAction) -> Result<()> {
     match cmd {
-        FfiCommand::Check { tree, variant } => check(&tree, &variant),
+        FfiAction::Check { tree, variant } => check(&tree, &variant),
     }
 }
 
@@ -38,8 +39,6 @@ fn check(spec: &str, variant: &str) -> Result<()> {
     let tree =
         crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
     tree.source_for("the ffi check needs a source tree")?;
-    // its shims and the model's layouts are MariaDB's
-    tree.mariadb_only("the ffi check")?;
     // resolved as `cargo xtask build` resolves it: base is the tree as it is
     // (reported as fixed on a tree that carries the fix); another variant is
     // its patch from the table, refused on a tree it makes no sense on
@@ -70,10 +69,10 @@ fn check(spec: &str, variant: &str) -> Result<()> {
             .as_ref()
             .map(|p| format!(" + {} sha256 {}", p.file.display(), short(&p.sha256)))
             .unwrap_or_default(),
-        if fixed {
-            "carries the MDEV-33966 fix"
-        } else {
-            "without the MDEV-33966 fix"
+        match (tree.series.engine, fixed) {
+            (Engine::MySql, _) => "MySQL's classic LRU rule",
+            (Engine::MariaDb, true) => "carries the MDEV-33966 fix",
+            (Engine::MariaDb, false) => "without the MDEV-33966 fix",
         },
         configured.src.display(),
         configured.build.display()

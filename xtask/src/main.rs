@@ -1,11 +1,11 @@
 //! `cargo xtask`: parse the command line, take the locks the command
 //! needs, run it, turn the outcome into an exit status. A table of
-//! contents: each command is one struct with its `run` in `tasks/` (or
-//! in the task module named here).
+//! contents: each command is one struct in `tasks/` with the lock it needs
+//! and its `run`.
 
 use clap::{Parser, Subcommand};
+use xtask::children;
 use xtask::tasks::{self, Needs};
-use xtask::{children, ffi, model, mtr, patch_check};
 
 #[derive(Parser)]
 #[command(
@@ -22,30 +22,15 @@ enum Task {
     Matrix(tasks::MatrixCommand),
     Tree(tasks::TreeCommand),
     Build(tasks::BuildCommand),
-    /// Run MariaDB's own tests (mysql-test-run) on one variant's build, with
-    /// our tests from mtr/suite/ copied in; `mtr report DIR` rewrites the
-    /// report of a results directory.
-    Mtr(mtr::MtrArgs),
+    Mtr(tasks::MtrCommand),
     Report(tasks::ReportCommand),
     Docs(tasks::DocsCommand),
     Repro(tasks::ReproCommand),
     Validate(tasks::ValidateCommand),
     Bisect(tasks::BisectCommand),
-    /// The LRU model: replay a trace, simulate a scenario, benchmark.
-    Model {
-        #[command(subcommand)]
-        command: model::ModelCommand,
-    },
-    /// Check the model's layouts and decisions against a tree's real headers.
-    Ffi {
-        #[command(subcommand)]
-        command: ffi::FfiCommand,
-    },
-    /// Patches: check every patch of patches/patches.toml on every tree.
-    Patch {
-        #[command(subcommand)]
-        command: patch_check::PatchCommand,
-    },
+    Model(tasks::ModelCommand),
+    Ffi(tasks::FfiCommand),
+    Patch(tasks::PatchCommand),
     Soak(tasks::SoakCommand),
     Test(tasks::TestCommand),
 }
@@ -75,13 +60,13 @@ fn main() {
         Task::Matrix(c) => run(c.needs(), || c.run()),
         Task::Tree(c) => run(tasks::TreeCommand::NEEDS, || c.run()),
         Task::Build(c) => run(tasks::BuildCommand::NEEDS, || c.run()),
-        Task::Mtr(args) => run(args.needs(), || mtr::run_cli(args)),
+        Task::Mtr(c) => run(c.needs(), || c.run()),
         Task::Report(c) => run(tasks::ReportCommand::NEEDS, || c.run()),
         Task::Docs(c) => run(tasks::DocsCommand::NEEDS, || c.run()),
         Task::Repro(c) => run(tasks::ReproCommand::NEEDS, || c.run()),
-        Task::Model { command } => run(Needs::Nothing, || model::run(command)),
-        Task::Ffi { command } => run(Needs::Cache, || ffi::run(command)),
-        Task::Patch { command } => run(Needs::Cache, || patch_check::run(command)),
+        Task::Model(c) => run(tasks::ModelCommand::NEEDS, || c.run()),
+        Task::Ffi(c) => run(tasks::FfiCommand::NEEDS, || c.run()),
+        Task::Patch(c) => run(tasks::PatchCommand::NEEDS, || c.run()),
         Task::Soak(c) => run(tasks::SoakCommand::NEEDS, || c.run()),
         Task::Test(c) => run(tasks::TestCommand::NEEDS, || c.run()),
     };

@@ -22,7 +22,7 @@ use lru_model::{
 
 /// Subcommands of `cargo xtask model`.
 #[derive(clap::Subcommand, Debug)]
-pub enum ModelCommand {
+pub enum ModelAction {
     /// Replay a JSON Lines trace on one policy and print the counters and the LRU list as one JSON object.
     Replay(ReplayArgs),
     /// Replay a traced server's own page trace (patches/11.8/traced.patch) through the model's policies
@@ -299,13 +299,13 @@ pub struct BenchArgs {
 }
 
 /// Run one `cargo xtask model` subcommand.
-pub fn run(cmd: ModelCommand) -> Result<()> {
+pub fn run(cmd: ModelAction) -> Result<()> {
     match cmd {
-        ModelCommand::Replay(args) => replay(args),
-        ModelCommand::ReplayServer(args) => replay_server(args),
-        ModelCommand::Stays(args) => stays(args),
-        ModelCommand::Simulate(args) => simulate(args),
-        ModelCommand::Bench(args) => bench(args),
+        ModelAction::Replay(args) => replay(args),
+        ModelAction::ReplayServer(args) => replay_server(args),
+        ModelAction::Stays(args) => stays(args),
+        ModelAction::Simulate(args) => simulate(args),
+        ModelAction::Bench(args) => bench(args),
     }
 }
 
@@ -669,7 +669,7 @@ mod tests {
     #[derive(Parser)]
     struct ModelCli {
         #[command(subcommand)]
-        model: ModelCommand,
+        model: ModelAction,
     }
 
     fn trace_file(name: &str, text: &str) -> PathBuf {
@@ -693,7 +693,7 @@ mod tests {
         ])
         .unwrap();
         match cli.model {
-            ModelCommand::Replay(a) => a,
+            ModelAction::Replay(a) => a,
             other => panic!("parsed as {other:?}"),
         }
     }
@@ -760,7 +760,7 @@ mod tests {
             "eager,lazy",
         ])
         .unwrap();
-        let ModelCommand::ReplayServer(args) = cli.model else {
+        let ModelAction::ReplayServer(args) = cli.model else {
             panic!("not parsed as replay-server")
         };
         assert_eq!(args.policy, vec![PolicyKind::Eager, PolicyKind::Lazy]);
@@ -792,7 +792,7 @@ mod tests {
         ])
         .unwrap();
         match cli.model {
-            ModelCommand::Simulate(a) => {
+            ModelAction::Simulate(a) => {
                 assert_eq!(a.scenario, Scenario::ScanLoop);
                 assert_eq!(a.lru_scan_depth, vec![128, 1024]);
             }

@@ -42,6 +42,11 @@ const FFI_PATCH_CHECKS: &[(&str, &str)] = &[
     ("debian:mariadb=1:11.8.6-0+deb13u1", "fixed"),
 ];
 
+/// The MySQL tree whose headers the ffi check reads: configured only (no
+/// MySQL build in the test command), its decision functions and layout
+/// against `lru_model::decide::mysql` and `Layout::MySql9_7`.
+const FFI_MYSQL_TREE: &str = "debian:mysql-9.7=9.7.2-4";
+
 /// `cargo` arguments that run this tool's own subcommand `args`.
 fn xtask(args: &[&str]) -> Vec<String> {
     ["run", "--quiet", "--release", "--package", "xtask", "--"]
@@ -362,6 +367,10 @@ fn stages(mtr_out: &str) -> Result<Vec<TestStage>> {
             xtask(&["ffi", "check", "--tree", tree]),
         ));
     }
+    steps.push(alone(
+        format!("ffi check {FFI_MYSQL_TREE}"),
+        xtask(&["ffi", "check", "--tree", FFI_MYSQL_TREE]),
+    ));
     for (tree, variant) in FFI_PATCH_CHECKS {
         steps.push(alone(
             format!("ffi check {tree} --variant {variant}"),

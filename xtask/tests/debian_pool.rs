@@ -89,8 +89,11 @@ fn mysql_9_7_2_is_a_mysql_tree_that_configures() {
     );
     let gate = refused("gate");
     assert!(gate.contains("no patch for series mysql-9.7"), "{gate}");
-    let ffi = tree.mariadb_only("the ffi check").unwrap_err().to_string();
-    assert!(ffi.contains("MySQL 9.7.2") && ffi.contains(spec), "{ffi}");
+    let mtr = tree
+        .mariadb_only("cargo xtask mtr")
+        .unwrap_err()
+        .to_string();
+    assert!(mtr.contains("MySQL 9.7.2") && mtr.contains(spec), "{mtr}");
 
     // base builds with MySQL's options; configured, the checks pass and
     // GenError writes the error header the server's sources include

@@ -39,9 +39,9 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// `cargo xtask patch ...`
+/// Subcommands of `cargo xtask patch`.
 #[derive(clap::Subcommand, Debug)]
-pub enum PatchCommand {
+pub enum PatchAction {
     /// Apply every patch of patches/patches.toml to every tree and compile
     /// the InnoDB files it changes; print a table and write it as JSON.
     Check {
@@ -60,9 +60,9 @@ pub enum PatchCommand {
     },
 }
 
-pub fn run(cmd: PatchCommand) -> Result<()> {
+pub fn run(cmd: PatchAction) -> Result<()> {
     match cmd {
-        PatchCommand::Check { trees, out, fresh } => {
+        PatchAction::Check { trees, out, fresh } => {
             let specs: Vec<String> = if trees.is_empty() {
                 tree::DEBIAN_TREES.iter().map(|s| s.to_string()).collect()
             } else {
