@@ -5,6 +5,8 @@
 --   scan: --scan-rows rows, scanned in full in a loop (larger than the pool)
 --   cold: --cold-rows rows (0: no table), loaded after hot and never read:
 --         the rest of the seed's table, whose first rows alone were read
+--   filler: --filler-rows rows (0: no table), loaded after cold; the tool
+--         reads it once after restarting the server (the seed's cold start)
 -- Each row carries a 200-byte CHAR, as in the seed (about 70 rows a page).
 --
 -- Threads 0 .. --scan-threads-1 scan (`SELECT SUM(LENGTH(pad)) FROM scan`,
@@ -13,7 +15,7 @@
 --   scan-loop: role=<hot|scan> thread=<n> events=<count>
 -- which the tool reads: sysbench's own totals mix both kinds of event.
 --
--- prepare creates and loads both tables (bulk inserts of 1,000 rows).
+-- prepare creates and loads the tables (bulk inserts of 1,000 rows).
 --
 -- This program is free software; you can redistribute it and/or modify it
 -- under the terms of the GNU General Public License version 2.
@@ -24,6 +26,7 @@ sysbench.cmdline.options = {
    scan_threads = {"Threads that scan; the others look up hot rows", 1},
    cold_rows = {"Rows of a table loaded after hot and never read", 0},
    scan_pause_ms = {"Milliseconds a scanning thread waits after each pass", 0},
+   filler_rows = {"Rows of a table loaded after cold, read by the tool after a restart", 0},
    mysql_storage_engine = {"Storage engine", "innodb"},
    skip_trx = {"Unused; accepted like the other scripts", true},
 }
@@ -57,6 +60,9 @@ function cmd_prepare()
       load(con, "hot", sysbench.opt.hot_rows)
       if sysbench.opt.cold_rows > 0 then
          load(con, "cold", sysbench.opt.cold_rows)
+      end
+      if sysbench.opt.filler_rows > 0 then
+         load(con, "filler", sysbench.opt.filler_rows)
       end
    end
    if sysbench.tid == 1 or sysbench.opt.threads == 1 then

@@ -39,7 +39,7 @@ static ATOMIC_WRITES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU6
 /// and a crash leaves the file as it was or as it is now.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     // a write that failed on a full disk names the filesystem
-    replace_file(path, bytes).map_err(|e| space::note_if_no_room(e, path, ""))
+    replace_file(path, bytes).map_err(|e| space::note_if_no_room(e, path, "", None))
 }
 
 /// `write_atomic`'s steps: the temporary file, its bytes, the sync, the

@@ -173,6 +173,7 @@ impl Workload {
             ("scan_threads", u64::from(self.scan_threads), 4_096),
             ("cold_rows", self.cold_rows, 1_000_000_000),
             ("scan_pause_ms", self.scan_pause_ms, 600_000),
+            ("filler_rows", self.filler_rows, 1_000_000_000),
             ("residency_seconds", self.residency_seconds, day),
             ("sample_seconds", self.sample_seconds, day),
             ("rate", self.rate, 1_000_000_000),
@@ -231,6 +232,21 @@ impl Workload {
             self.fail(
                 "pmp_samples",
                 "must be at least 1 when `profile_seconds` asks for a profile pass".into(),
+            )?;
+        }
+        if self.cold_start && kind != WorkloadKind::ScanLoop {
+            self.fail(
+                "cold_start",
+                format!("= true: only scan-loop starts a cell from a cold pool, not {kind}"),
+            )?;
+        }
+        if self.filler_rows > 0 && !self.cold_start {
+            self.fail(
+                "filler_rows",
+                format!(
+                    "= {}: the filler is read after the cold start's restart; set cold_start = true",
+                    self.filler_rows
+                ),
             )?;
         }
         if self.profile_seconds > 0 && kind == WorkloadKind::ScanLoop {
@@ -803,6 +819,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("rand_type") && err.contains("pareto"), "{err}");
+    }
+
+    #[test]
+    fn a_cold_start_is_scan_loops_and_its_filler_needs_one() {
+        let w: Workload =
+            toml::from_str("name = \"scan-loop\"\ncold_start = true\nfiller_rows = 1150000")
+                .unwrap();
+        w.validate().unwrap();
+        assert!(w.cold_start);
+        let json = serde_json::to_string(&w).unwrap();
+        assert!(json.contains("\"cold_start\":true") && json.contains("\"filler_rows\":1150000"));
+        // a warm start's record is written as before the fields existed
+        let warm = serde_json::to_string(&Workload::new("scan-loop")).unwrap();
+        assert!(
+            !warm.contains("cold_start") && !warm.contains("filler_rows"),
+            "{warm}"
+        );
+
+        let err = |text: &str| {
+            toml::from_str::<Workload>(text)
+                .unwrap()
+                .validate()
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err("name = \"scan-loop\"\nfiller_rows = 10");
+        assert!(
+            e.contains("`filler_rows` = 10") && e.contains("cold_start = true"),
+            "{e}"
+        );
+        let e = err("name = \"read-only\"\ncold_start = true");
+        assert!(
+            e.contains("`cold_start` = true") && e.contains("read-only"),
+            "{e}"
+        );
     }
 
     #[test]

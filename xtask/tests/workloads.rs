@@ -178,12 +178,15 @@ fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
 
 /// Seed 001's own setting on a real server: the server's defaults (not
 /// Mark's), a hot table whose rest is loaded as a cold table never read,
-/// and scans that pause between passes. The cold table holds its rows, the
-/// pause caps the passes a second, and the residency samples read IS_OLD
-/// as the tool's engine-neutral query reads it.
+/// scans that pause between passes, and the cold start (the server
+/// restarted after the load, a filler table read before the warm-up). The
+/// cold table holds its rows, the restart leaves none of the load's
+/// scanned pages in the pool, the pause caps the passes a second, and the
+/// residency samples read IS_OLD as the tool's engine-neutral query reads
+/// it.
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
-fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() {
+fn a_scan_loop_from_a_cold_start_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() {
     use mysql::prelude::Queryable;
     let (tree, binaries) = base_of_the_tree();
     let runs = server::RunRoot::of(Default::default());
@@ -205,6 +208,8 @@ fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() 
         cold_rows: 7_000,
         scan_rows: 100_000,
         scan_pause_ms: pause_ms,
+        cold_start: true,
+        filler_rows: 5_000,
         warmup_seconds: 2,
         residency_seconds: 4,
         sample_seconds: 1,
@@ -221,9 +226,24 @@ fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() 
         .unwrap()
         .unwrap();
     assert_eq!(cold, 7_000);
+    // the load left scanned pages in the pool: what a warm start keeps
+    let spaces = xtask::workload::scan_loop::Spaces::read(&mut conn, server.engine).unwrap();
+    let loaded = xtask::workload::scan_loop::sample(&mut conn, spaces, 0.0).unwrap();
+    assert!(loaded.scan_resident > 0, "{loaded:?}");
+    drop(conn);
+    let before = server.pid;
     let out = workload::execute_cell(&w, 1, &mut server, logs.path(), None)
         .unwrap_or_else(|e| panic!("{e:#}\n{}", server.error_log_tail()));
+    assert_ne!(server.pid, before, "the server was not restarted");
+    let phases: Vec<&str> = out.phases.iter().map(|p| p.name.as_str()).collect();
+    let at = |name: &str| phases.iter().position(|p| *p == name);
+    assert!(
+        at("restart") < at("filler") && at("filler") < at("warm-up") && at("restart").is_some(),
+        "{phases:?}"
+    );
     let s = out.scan_loop.as_ref().expect("a scan-loop outcome");
+    // the cold start: no scanned page in the pool when the scans start
+    assert_eq!(s.samples[0].scan_resident, 0, "{:?}", s.samples[0]);
     // a pass of 100,000 rows takes some milliseconds; with the pause each
     // takes at least 0.4 s, so at most 2.5 a second
     let most = 1000.0 / pause_ms as f64;
@@ -236,7 +256,7 @@ fn a_scan_loop_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() 
     assert!(s.hot_pages > 0, "the warm-up brought no hot page in");
     // the sample's young pages (IS_OLD read as text, for both engines) are
     // those MariaDB's numeric IS_OLD says, on the idle server after the cell
-    let spaces = xtask::workload::scan_loop::Spaces::read(&mut conn, server.engine).unwrap();
+    let mut conn = server.connect().unwrap();
     let now = xtask::workload::scan_loop::sample(&mut conn, spaces, 0.0).unwrap();
     let by_number: Vec<(u64, u64, u64)> = conn
         .query(

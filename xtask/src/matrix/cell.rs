@@ -136,7 +136,7 @@ fn profile_stem(key: &CellKey) -> String {
 /// naming the filesystem, unless the server's start said so already.
 pub(super) fn with_room_note(mut f: Failure, dir: &Path, said: &str) -> Failure {
     let said = format!("{said}\n{}", f.message);
-    if let Some(note) = crate::util::space::no_room(dir, &said) {
+    if let Some(note) = crate::util::space::no_room(dir, &said, None) {
         if !f.message.contains(NO_ROOM) {
             f.message = format!("{}; {note}", f.message);
         }

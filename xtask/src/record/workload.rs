@@ -134,6 +134,17 @@ pub struct Workload {
     /// pass (seed 001's 0.5 and 2 s pauses; 0, the default: back to back)
     #[serde(default, skip_serializing_if = "is_zero")]
     pub scan_pause_ms: u64,
+    /// scan-loop: start the cell from a cold pool (seed 001's cold start):
+    /// the server is shut down without dumping its pool and started again
+    /// after the load, before the warm-up, so that no page of the load is
+    /// left in the pool (false, the default: the warm start)
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold_start: bool,
+    /// scan-loop with `cold_start`: rows of a table `filler` loaded with the
+    /// others and read in full once after the restart, before the warm-up
+    /// (the seed filled the pool from a third table); 0, the default: none
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub filler_rows: u64,
     /// scan-loop: length of the residency pass (sampled; before the
     /// measured pass, which is not)
     #[serde(default = "defaults::residency_seconds")]
@@ -207,6 +218,8 @@ impl Workload {
             scan_threads: defaults::scan_threads(),
             cold_rows: 0,
             scan_pause_ms: 0,
+            cold_start: false,
+            filler_rows: 0,
             residency_seconds: defaults::residency_seconds(),
             sample_seconds: defaults::sample_seconds(),
             rate: 0,

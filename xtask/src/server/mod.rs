@@ -15,6 +15,7 @@ pub mod user;
 use crate::children;
 use crate::dims::{AtStep, Engine, ErrorLogTail, Step};
 use crate::record::MyCnf;
+use crate::util::space::LowWater;
 use crate::util::{tail_lines, Child, Command};
 use anyhow::{Context, Result};
 pub use binaries::{Bootstrap, ServerBinaries};
@@ -44,6 +45,9 @@ pub struct Server {
     stopped: bool,
     /// the switch of a server started under callgrind
     pub callgrind: Option<Callgrind>,
+    /// how the server was started and how long it may take, to start it
+    /// again on the same files (`restart`); None under Valgrind
+    relaunch: Option<(Command, Duration)>,
 }
 
 /// How the server process starts.
@@ -57,6 +61,10 @@ pub enum Launch {
     /// the binary in the run directory
     Callgrind,
 }
+
+/// The pool's dump in the datadir (`innodb_buffer_pool_filename`'s
+/// default in both engines), loaded back at start-up when present.
+const POOL_DUMP: &str = "ib_buffer_pool";
 
 /// How long a server may take to be bootstrapped, to start, to shut down
 /// cleanly.
@@ -150,6 +158,8 @@ impl Server {
                 (c, START_UNDER_VALGRIND_TIMEOUT)
             }
         };
+        let relaunch = (launch == Launch::Native).then(|| (command.clone(), start_timeout));
+        let low_water = LowWater::watch(&dir.root);
         let child = command.start(stdout.try_clone()?.into(), stdout.into())?;
         let pid = child.id();
         // Valgrind runs the server in its own process: one pid
@@ -169,14 +179,71 @@ impl Server {
             keep,
             stopped: false,
             callgrind,
+            relaunch,
         };
         // a server that does not come up is stopped by its Drop
-        AtStep::injected(Step::Start, None)
+        let started = AtStep::injected(Step::Start, None)
             .and_then(|()| server.wait_ready(start_timeout))
-            .and_then(|()| server.refuse_network_listeners())
-            .map_err(|e| no_room(e, &server.dir))
+            .and_then(|()| server.refuse_network_listeners());
+        let lowest_free = low_water.lowest();
+        started
+            .map_err(|e| no_room(e, &server.dir, lowest_free))
             .context(AtStep(Step::Start))?;
         Ok(server)
+    }
+
+    /// Shuts the server down cleanly and starts it again on the same run
+    /// directory and my.cnf, until it accepts connections: a cold pool
+    /// with every table on disk. The shutdown is the slow one, so that
+    /// purge is done and no page of the load is read again by it after the
+    /// start; the pool is not dumped, and an earlier dump (the bootstrap's
+    /// shutdown may write one) is removed, so the start loads nothing back
+    /// (`innodb_buffer_pool_load_at_startup` is on by default in both
+    /// engines). Its output goes on in the same file.
+    pub fn restart(&mut self) -> Result<()> {
+        use mysql::prelude::Queryable;
+        let name = self.engine.server_binary();
+        let (command, start_timeout) = self
+            .relaunch
+            .clone()
+            .with_context(|| format!("a {name} under Valgrind is not restarted"))?;
+        let mut conn = self.connect()?;
+        for setting in [
+            "SET GLOBAL innodb_fast_shutdown = 0",
+            "SET GLOBAL innodb_buffer_pool_dump_at_shutdown = OFF",
+        ] {
+            conn.query_drop(setting)
+                .with_context(|| format!("cannot `{setting}` before the restart"))?;
+        }
+        drop(conn);
+        if !self.shutdown() {
+            anyhow::bail!(
+                "{name} did not shut down cleanly before its restart:
+{}",
+                self.error_log_tail()
+            );
+        }
+        let dump = self.dir.data.join(POOL_DUMP);
+        match fs::remove_file(&dump) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove {}", dump.display()));
+            }
+            _ => {}
+        }
+        let stdout = fs::OpenOptions::new()
+            .append(true)
+            .open(self.dir.root.join(format!("{name}.out")))?;
+        let low_water = LowWater::watch(&self.dir.root);
+        self.child = command.start(stdout.try_clone()?.into(), stdout.into())?;
+        self.pid = self.child.id();
+        self.stopped = false;
+        let started = self
+            .wait_ready(start_timeout)
+            .and_then(|()| self.refuse_network_listeners());
+        let lowest_free = low_water.lowest();
+        started
+            .map_err(|e| no_room(e, &self.dir, lowest_free))
+            .with_context(|| format!("{name} did not start again after its restart"))
     }
 
     fn wait_ready(&mut self, timeout: Duration) -> Result<()> {
@@ -360,13 +427,14 @@ impl Drop for Server {
 
 /// `e` of a server that failed to start, with the sentence naming the
 /// filesystem of its run directory when it found no room there (as its
-/// error log says, or as the filesystem shows).
-fn no_room(e: anyhow::Error, dir: &RunDir) -> anyhow::Error {
+/// error log says, or as the filesystem shows now or showed at its lowest
+/// while the step ran).
+fn no_room(e: anyhow::Error, dir: &RunDir, lowest_free: Option<u64>) -> anyhow::Error {
     let said = e
         .downcast_ref::<ErrorLogTail>()
         .map(|t| t.0.clone())
         .unwrap_or_default();
-    crate::util::space::note_if_no_room(e, &dir.root, &said)
+    crate::util::space::note_if_no_room(e, &dir.root, &said, lowest_free)
 }
 
 /// The datadir of the run directory made, as `user` when the tool runs as
@@ -400,8 +468,12 @@ fn bootstrap(
     }
     install = install.deadline(BOOTSTRAP_TIMEOUT);
     let bootstrap_log = dir.root.join("bootstrap.log");
+    // a bootstrap on a full filesystem may wait, then die, freeing what it
+    // held: only its lowest free space tells that it ran out of room
+    let low_water = LowWater::watch(&dir.root);
     let bootstrap = AtStep::injected(Step::Bootstrap, None)
         .and_then(|()| install.run_logged("bootstrap", &bootstrap_log));
+    let lowest_free = low_water.lowest();
     if let Err(e) = bootstrap {
         // the server's own log when the bootstrap got that far, else
         // what the install script said
@@ -414,7 +486,7 @@ fn bootstrap(
         // judged while the run directory still holds what filled its
         // filesystem: a server that found no room may have said nothing
         // (its error log is on that filesystem too)
-        let e = no_room(e.context(ErrorLogTail(tail)), dir);
+        let e = no_room(e.context(ErrorLogTail(tail)), dir, lowest_free);
         if !keep {
             let _ = fs::remove_dir_all(&dir.root);
         }

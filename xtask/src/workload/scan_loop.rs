@@ -180,6 +180,7 @@ fn args(
         format!("--scan-rows={}", w.scan_rows),
         format!("--cold-rows={}", w.cold_rows),
         format!("--scan-pause-ms={}", w.scan_pause_ms),
+        format!("--filler-rows={}", w.filler_rows),
         format!("--scan-threads={scan_threads}"),
         format!("--threads={}", hot_threads + scan_threads),
     ];
@@ -206,7 +207,7 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
     phase(&mut phases, w, Step::Prepare, || {
         let a = args(w, server, 1, 1, "prepare", 0);
-        let rows = w.hot_rows + w.scan_rows + w.cold_rows;
+        let rows = w.hot_rows + w.scan_rows + w.cold_rows + w.filler_rows;
         let limit = Duration::from_secs(120 + rows / 2_000);
         sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
     })?;
@@ -383,19 +384,36 @@ fn residency_pass(
     parse_events(&run.output)
 }
 
-/// Runs one cell: idle wait; warm-up with hot lookups only (it brings the
-/// hot table in: the first sample counts its pages); the residency pass
-/// (scans start, samples every `sample_seconds`); the measured pass (no
-/// sampling); a last sample.
+/// The filler table's pages read in full: its clustered index, row by row.
+const READ_FILLER: &str = "SELECT SUM(LENGTH(pad)) FROM sbtest.filler";
+
+/// Runs one cell: for a cold start, the server restarted; idle wait; for
+/// a cold start, the filler table read; warm-up with hot lookups only (it
+/// brings the hot table in: the first sample counts its pages); the
+/// residency pass (scans start, samples every `sample_seconds`); the
+/// measured pass (no sampling); a last sample.
 pub fn execute_cell(
     w: &Workload,
     threads: u32,
     server: &mut Server,
     logs: &Path,
 ) -> Result<Outcome> {
+    // before the idle wait, which then waits on the restarted server
+    let mut restarted = Vec::new();
+    if w.cold_start {
+        named_phase(&mut restarted, w, Step::Start, "restart", || {
+            server.restart()
+        })?;
+    }
     let (mut conn, mut out, mut phases) =
         super::pass::begin_cell(w, WorkloadKind::ScanLoop, threads, server, logs)?;
+    phases.splice(0..0, restarted);
     let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
+    if w.cold_start && w.filler_rows > 0 {
+        named_phase(&mut phases, w, Step::WarmUp, "filler", || {
+            conn.query_drop(READ_FILLER).map_err(Into::into)
+        })?;
+    }
     let pid = server.pid;
     let pool = settings(&mut conn)?;
     let spaces = Spaces::read(&mut conn, server.engine)?;
