@@ -20,7 +20,7 @@
 
 mod common;
 
-use common::{cases, Rng, Tally};
+use common::{cases, curr_size, old_ratio, Rng, Tally};
 use lru_model::decide;
 
 const MASK31: u32 = (1 << 31) - 1;
@@ -41,26 +41,6 @@ fn pool_clock(r: &mut Rng) -> u32 {
         2 => add(1 << 31, r.below(4000) as i64 - 2000),
         3 => add(0, -(r.below(4000) as i64) - 1),
         _ => r.u32(),
-    }
-}
-
-fn curr_size(r: &mut Rng) -> u64 {
-    match r.below(6) {
-        0 => 0,
-        1 => r.below(512),
-        2 => 8192,
-        3 => r.below(1 << 20),
-        4 => r.below(1 << 32),
-        _ => r.below(1 << 40),
-    }
-}
-
-/// LRU_old_ratio: the server's range [51, 1024], sometimes beyond (wraps in ulint).
-fn old_ratio(r: &mut Rng) -> u32 {
-    match r.below(10) {
-        0 => 378,
-        1 => [51, 1024, 0, 1025, 4096][r.below(5) as usize],
-        _ => 51 + r.below(1024 - 51 + 1) as u32,
     }
 }
 

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cases, Rng, Tally};
+use common::{cases, curr_size, old_ratio, Rng, Tally};
 use lru_model::decide::mysql;
 
 /// Nanoseconds in a millisecond.
@@ -33,26 +33,6 @@ fn pool_clock(r: &mut Rng) -> u64 {
         4 => r.below(1 << 40),
         5 => u64::MAX - r.below(4000),
         _ => r.next(),
-    }
-}
-
-fn curr_size(r: &mut Rng) -> u64 {
-    match r.below(6) {
-        0 => 0,
-        1 => r.below(512),
-        2 => 8192,
-        3 => r.below(1 << 20),
-        4 => r.below(1 << 32),
-        _ => r.below(1 << 40),
-    }
-}
-
-/// LRU_old_ratio: the server's range [51, 1024], sometimes beyond (wraps in ulint).
-fn old_ratio(r: &mut Rng) -> u64 {
-    match r.below(10) {
-        0 => 378,
-        1 => [51, 1024, 0, 1025, 4096][r.below(5) as usize],
-        _ => 51 + r.below(1024 - 51 + 1),
     }
 }
 
@@ -101,7 +81,7 @@ fn access_and_now(r: &mut Rng, threshold: u32) -> (i64, i64) {
 fn eager(r: &mut Rng) -> mysql::EagerInput {
     let pool = pool_clock(r);
     let size = curr_size(r);
-    let ratio = old_ratio(r);
+    let ratio = u64::from(old_ratio(r));
     let threshold = threshold(r);
     let (access_ns, now_ns) = access_and_now(r, threshold);
     mysql::EagerInput {

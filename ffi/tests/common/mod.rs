@@ -44,6 +44,27 @@ impl Rng {
     }
 }
 
+/// `buf_pool.curr_size()`: 0, small, the default 128 MiB pool, up to 2^40.
+pub fn curr_size(r: &mut Rng) -> u64 {
+    match r.below(6) {
+        0 => 0,
+        1 => r.below(512),
+        2 => 8192,
+        3 => r.below(1 << 20),
+        4 => r.below(1 << 32),
+        _ => r.below(1 << 40),
+    }
+}
+
+/// LRU_old_ratio: the server's range [51, 1024], sometimes beyond (wraps in ulint).
+pub fn old_ratio(r: &mut Rng) -> u32 {
+    match r.below(10) {
+        0 => 378,
+        1 => [51, 1024, 0, 1025, 4096][r.below(5) as usize],
+        _ => 51 + r.below(1024 - 51 + 1) as u32,
+    }
+}
+
 /// Collects disagreements and the outcome mix (to show every branch was hit).
 pub struct Tally {
     name: String,
