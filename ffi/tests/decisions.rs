@@ -20,7 +20,7 @@
 
 mod common;
 
-use common::{cases, curr_size, old_ratio, Rng, Tally};
+use common::{cases, curr_size, old_ratio, threshold, too_old_class, Rng, Tally};
 use lru_model::decide;
 
 const MASK31: u32 = (1 << 31) - 1;
@@ -60,16 +60,6 @@ fn block_clock(r: &mut Rng, pool: u32, size: u64, ratio: u32) -> u32 {
                 r.jitter(),
             ) & MASK31
         }
-    }
-}
-
-fn threshold(r: &mut Rng) -> u32 {
-    match r.below(6) {
-        0 => 0,
-        1 => 1,
-        2 => 1000,
-        3 => u32::MAX - r.below(3) as u32,
-        _ => r.below(100_000) as u32,
     }
 }
 
@@ -115,14 +105,7 @@ fn eager(r: &mut Rng) -> ffi::real::Eager {
 
 /// Which branch of buf_page_peek_if_too_old() the C++ took.
 fn eager_class(i: &ffi::real::Eager, real: (bool, u64)) -> String {
-    let branch = if i.pool_clock == 0 {
-        "no eviction yet"
-    } else if i.threshold_ms != 0 && i.old {
-        "old block, threshold"
-    } else {
-        "new block or threshold 0"
-    };
-    format!("{branch}: too_old={} not_made_young+={}", real.0, real.1)
+    too_old_class(i.pool_clock == 0, i.threshold_ms != 0 && i.old, real)
 }
 
 fn model_input(i: &ffi::real::Eager) -> decide::EagerInput {

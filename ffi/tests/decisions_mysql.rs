@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{cases, curr_size, old_ratio, Rng, Tally};
+use common::{cases, curr_size, old_ratio, threshold, too_old_class, Rng, Tally};
 use lru_model::decide::mysql;
 
 /// Nanoseconds in a millisecond.
@@ -52,16 +52,6 @@ fn stamp(r: &mut Rng, pool: u64, size: u64, ratio: u64) -> u32 {
     }
 }
 
-fn threshold(r: &mut Rng) -> u32 {
-    match r.below(6) {
-        0 => 0,
-        1 => 1,
-        2 => 1000,
-        3 => u32::MAX - r.below(3) as u32,
-        _ => r.below(100_000) as u32,
-    }
-}
-
 /// (access_ns, now_ns): never accessed, exactly the threshold apart give
 /// or take a few nanoseconds, apart by anything, or both anywhere.
 fn access_and_now(r: &mut Rng, threshold: u32) -> (i64, i64) {
@@ -94,18 +84,6 @@ fn eager(r: &mut Rng) -> mysql::EagerInput {
         old_ratio: ratio,
         threshold_ms: threshold,
     }
-}
-
-/// Which branch of buf_page_peek_if_too_old() the C++ took.
-fn eager_class(i: &mysql::EagerInput, real: (bool, u64)) -> String {
-    let branch = if i.pool_clock == 0 {
-        "no eviction yet"
-    } else if i.threshold_ms != 0 && i.old {
-        "old block, threshold"
-    } else {
-        "new block or threshold 0"
-    };
-    format!("{branch}: too_old={} not_made_young+={}", real.0, real.1)
 }
 
 #[test]
@@ -180,7 +158,12 @@ fn peek_if_too_old_matches_the_model() {
         let i = eager(&mut r);
         let real = ffi::real::mysql_peek_if_too_old(&i).unwrap();
         let model = mysql::peek_if_too_old(&i);
-        t.check(i, real, model, &eager_class(&i, real));
+        t.check(
+            i,
+            real,
+            model,
+            &too_old_class(i.pool_clock == 0, i.threshold_ms != 0 && i.old, real),
+        );
     }
     t.finish(&tree, 5);
 }

@@ -65,6 +65,32 @@ pub fn old_ratio(r: &mut Rng) -> u32 {
     }
 }
 
+/// `buf_LRU_old_threshold` (innodb_old_blocks_time, ms): 0, 1, the
+/// default, near the top of its 32 bits, anything up to 100 s.
+pub fn threshold(r: &mut Rng) -> u32 {
+    match r.below(6) {
+        0 => 0,
+        1 => 1,
+        2 => 1000,
+        3 => u32::MAX - r.below(3) as u32,
+        _ => r.below(100_000) as u32,
+    }
+}
+
+/// Which branch of buf_page_peek_if_too_old() the C++ took (the same three
+/// in both engines): no eviction yet, an old block under a threshold, or
+/// the young rule; with the decision and the statistics it counted.
+pub fn too_old_class(no_eviction: bool, old_under_threshold: bool, real: (bool, u64)) -> String {
+    let branch = if no_eviction {
+        "no eviction yet"
+    } else if old_under_threshold {
+        "old block, threshold"
+    } else {
+        "new block or threshold 0"
+    };
+    format!("{branch}: too_old={} not_made_young+={}", real.0, real.1)
+}
+
 /// Collects disagreements and the outcome mix (to show every branch was hit).
 pub struct Tally {
     name: String,
