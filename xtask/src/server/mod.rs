@@ -182,14 +182,31 @@ impl Server {
             relaunch,
         };
         // a server that does not come up is stopped by its Drop
-        let started = AtStep::injected(Step::Start, None)
-            .and_then(|()| server.wait_ready(start_timeout))
-            .and_then(|()| server.refuse_network_listeners());
-        let lowest_free = low_water.lowest();
-        started
-            .map_err(|e| no_room(e, &server.dir, lowest_free))
+        server
+            .come_up(
+                AtStep::injected(Step::Start, None),
+                start_timeout,
+                low_water,
+            )
             .context(AtStep(Step::Start))?;
         Ok(server)
+    }
+
+    /// After the server's process was started (`before`: what had to hold
+    /// first): waits until it accepts connections and looks up its sockets;
+    /// a failure names the run directory's filesystem when it was full
+    /// meanwhile (`low_water`, watched since before the start).
+    fn come_up(
+        &mut self,
+        before: Result<()>,
+        timeout: Duration,
+        low_water: LowWater,
+    ) -> Result<()> {
+        let started = before
+            .and_then(|()| self.wait_ready(timeout))
+            .and_then(|()| self.refuse_network_listeners());
+        let lowest_free = low_water.lowest();
+        started.map_err(|e| no_room(e, &self.dir, lowest_free))
     }
 
     /// Shuts the server down cleanly and starts it again on the same run
@@ -237,12 +254,7 @@ impl Server {
         self.child = command.start(stdout.try_clone()?.into(), stdout.into())?;
         self.pid = self.child.id();
         self.stopped = false;
-        let started = self
-            .wait_ready(start_timeout)
-            .and_then(|()| self.refuse_network_listeners());
-        let lowest_free = low_water.lowest();
-        started
-            .map_err(|e| no_room(e, &self.dir, lowest_free))
+        self.come_up(Ok(()), start_timeout, low_water)
             .with_context(|| format!("{name} did not start again after its restart"))
     }
 

@@ -9,7 +9,6 @@ use super::sysbench;
 use crate::profile::{perf, pmp};
 use crate::record::{NotMeasured, OnCpuProfile, ProfilePass, Profiler, WaitProfile, Workload};
 use anyhow::{Context, Result};
-use mysql::prelude::Queryable;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -299,7 +298,7 @@ struct Rate {
 impl Rate {
     fn begin(conn: &mut mysql::Conn) -> Result<Rate> {
         Ok(Rate {
-            queries: queries(conn)?,
+            queries: crate::metrics::status_counter(conn, "Queries")?,
             at: Instant::now(),
         })
     }
@@ -314,11 +313,4 @@ impl Rate {
         };
         Ok((qps, now))
     }
-}
-
-fn queries(conn: &mut mysql::Conn) -> Result<Option<u64>> {
-    let row: Option<(String, String)> = conn
-        .query_first("SHOW GLOBAL STATUS LIKE 'Queries'")
-        .context("cannot read the Queries counter")?;
-    Ok(row.and_then(|(_, v)| v.parse().ok()))
 }

@@ -219,10 +219,7 @@ pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Pha
 }
 
 fn settings(conn: &mut mysql::Conn) -> Result<PoolSettings> {
-    // SHOW STATUS, not information_schema.GLOBAL_STATUS: MySQL moved that
-    // view to performance_schema
-    let (_, pool_pages): (String, u64) = conn
-        .query_first("SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_total'")?
+    let pool_pages = crate::metrics::status_counter(conn, "Innodb_buffer_pool_pages_total")?
         .context("the server shows no Innodb_buffer_pool_pages_total")?;
     let row: (u32, u32, u32) = conn
         .query_first(
