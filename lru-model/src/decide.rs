@@ -60,8 +60,8 @@ impl YoungRule {
 /// `curr_size() * (1024 - LRU_old_ratio) / (1024 * 4)`. `LRU_old_ratio` is a
 /// `ulint` (include/buf0buf.h:1570), so `1024 - ratio` and the product wrap
 /// modulo 2^64.
-pub fn young_window(curr_size: u64, old_ratio: u32) -> u64 {
-    curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(u64::from(old_ratio))) / (OLD_RATIO_DIV * 4)
+pub fn young_window(curr_size: u64, old_ratio: u64) -> u64 {
+    curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(old_ratio)) / (OLD_RATIO_DIV * 4)
 }
 
 /// `buf_page_peek_if_young()` in the form `rule`: pool_clock is
@@ -90,7 +90,7 @@ pub fn peek_if_young(
     old_ratio: u32,
 ) -> bool {
     let stamp = block_clock & FREED_PAGE_CLOCK_MASK;
-    let window = young_window(curr_size, old_ratio);
+    let window = young_window(curr_size, u64::from(old_ratio));
     match rule {
         YoungRule::StampPlusWindow => {
             let clock = u64::from(pool_clock & FREED_PAGE_CLOCK_MASK);

@@ -24,7 +24,7 @@
 //!    milliseconds{threshold}`), so an age 1 ns short of the threshold is not
 //!    old enough; in whole milliseconds both engines decide alike.
 
-use super::{FREED_PAGE_CLOCK_MASK, OLD_RATIO_DIV};
+use super::{young_window, FREED_PAGE_CLOCK_MASK};
 
 /// Nanoseconds in a millisecond: `std::chrono`'s conversion of the
 /// threshold to the clock's unit.
@@ -44,9 +44,7 @@ pub fn stamp(pool_clock: u64) -> u32 {
 /// ratio`, the product and the sum wrap modulo 2^64).
 pub fn peek_if_young(pool_clock: u64, stamp: u32, curr_size: u64, old_ratio: u64) -> bool {
     let clock = pool_clock & u64::from(FREED_PAGE_CLOCK_MASK);
-    let window =
-        curr_size.wrapping_mul(OLD_RATIO_DIV.wrapping_sub(old_ratio)) / (OLD_RATIO_DIV * 4);
-    clock < u64::from(stamp).wrapping_add(window)
+    clock < u64::from(stamp).wrapping_add(young_window(curr_size, old_ratio))
 }
 
 /// Everything MySQL's `buf_page_peek_if_too_old()` reads, as one snapshot.
