@@ -62,7 +62,10 @@ pub const MARIADB: EngineBuild = EngineBuild {
 /// MySQL: the libraries it bundles under `extra/` (its default; Debian's
 /// rules take the system's, which Debian 12 does not all have at the
 /// versions 9.7 wants) and the system's OpenSSL; no Router, no X plugin
-/// (it would listen on port 33060), no NDB, no unit tests, none of the
+/// (it would listen on port 33060), no NDB (neither the cluster nor the
+/// ndbcluster engine, which a full source tree links into `mysqld` unless
+/// told not to: with `WITH_NDB=OFF` alone, make compiled storage/ndb's
+/// 733 C++ files for the server), no unit tests, none of the
 /// authentication plugins that need LDAP, Kerberos or FIDO libraries, no
 /// curl (in 9.7.2 only the telemetry component and plugin use it).
 /// `mysqld --initialize-insecure` bootstraps a datadir by itself, so the
@@ -72,6 +75,7 @@ pub const MYSQL: EngineBuild = EngineBuild {
         "-DWITH_ROUTER=OFF",
         "-DWITH_MYSQLX=OFF",
         "-DWITH_NDB=OFF",
+        "-DWITH_NDBCLUSTER_STORAGE_ENGINE=OFF",
         "-DWITH_UNIT_TESTS=OFF",
         "-DWITH_SSL=system",
         "-DWITH_AUTHENTICATION_LDAP=OFF",
