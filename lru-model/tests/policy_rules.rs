@@ -1,8 +1,8 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
 use lru_model::{
-    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, MoveStamp, Policy,
-    ShortLru, YoungTouch, BOUNDARY_MOVES,
+    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, MoveStamp,
+    OldSurplus, Policy, ShortLru, YoungTouch, BOUNDARY_MOVES,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -141,6 +141,80 @@ fn tiny_pool_cannot_evict_below_256_blocks() {
     assert_eq!((c.evictions, c.made_young, c.lru_waits), (1, 0, 0));
     assert!(!p.is_resident(0));
     assert_eq!(p.lru_pages(), vec![10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
+}
+
+/// A full pool of 2,048 blocks, one page-cleaner batch of 128, then 128
+/// reads of new pages into the blocks it freed: how many blocks the
+/// boundary made young during the reads, and how many of the new pages
+/// are young afterwards.
+fn refill(rule: OldSurplus) -> (u64, usize) {
+    let mut p = BufferPool::<Classic>::new(Config {
+        pool_pages: 2048,
+        lru_scan_depth: 128,
+        old_surplus: rule,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 2048, 0);
+    p.cleaner_batch();
+    assert_eq!(p.free_len(), 128);
+    let before = p.counters().boundary_made_young;
+    for page in 10_000..10_128 {
+        p.read(page).unwrap();
+    }
+    p.check_invariants().unwrap();
+    let young = (10_000..10_128)
+        .filter(|&page| p.is_old(page) == Some(false))
+        .count();
+    (p.counters().boundary_made_young - before, young)
+}
+
+#[test]
+fn a_refill_makes_just_read_pages_young_unless_the_old_sublist_may_hold_the_surplus() {
+    // upstream: the batch left the old sublist 20 blocks (the tolerance)
+    // short of its target; 128 midpoint inserts lengthen it by 128 and its
+    // target by 47 (old_ratio 378/1024), so the boundary steps toward the
+    // tail 128 - 47 - 20 - 20 = 41 times, over the pages just read
+    let (moved, young) = refill(OldSurplus::Upstream);
+    assert!((38..=44).contains(&moved), "{moved}");
+    assert!(young > 0 && young as u64 <= moved, "{young} of {moved}");
+    // hold: the surplus fits the allowance of one batch, nothing moves
+    assert_eq!(refill(OldSurplus::Hold), (0, 0));
+}
+
+#[test]
+fn the_surplus_never_leaves_fewer_than_five_young_blocks() {
+    // innodb_old_blocks_pct=95: the target is already the list less 25
+    // blocks, and an eighth of the list on top would reach the head
+    let mut p = BufferPool::<Classic>::new(Config {
+        pool_pages: 2048,
+        old_pct: 95,
+        lru_scan_depth: 1024,
+        old_surplus: OldSurplus::Hold,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 2048, 0);
+    assert_eq!(p.lru_len() - p.old_len(), 5);
+    p.cleaner_batch();
+    for page in 10_000..11_024 {
+        p.read(page).unwrap();
+    }
+    p.check_invariants().unwrap();
+    assert_eq!(p.lru_len() - p.old_len(), 5);
+}
+
+#[test]
+fn the_surplus_allowance_is_the_scan_depth_and_at_most_an_eighth_of_the_list() {
+    assert_eq!(OldSurplus::Upstream.allowance(1024, 16384), 0);
+    assert_eq!(OldSurplus::Hold.allowance(1024, 16384), 1024);
+    assert_eq!(OldSurplus::Hold.allowance(1024, 4096), 512);
+    assert_eq!(OldSurplus::Hold.allowance(100, 4096), 100);
+    assert_eq!("hold".parse::<OldSurplus>(), Ok(OldSurplus::Hold));
+    assert_eq!(
+        "x".parse::<OldSurplus>(),
+        Err("unknown old surplus rule \"x\": expected upstream or hold".into())
+    );
 }
 
 // --- eager (10.5 .. 11.8.9) -------------------------------------------------

@@ -17,7 +17,8 @@ use lru_model::sim::{
 };
 use lru_model::trace::{self, ReplayOutput};
 use lru_model::{
-    new_model, Boundary, Classic, Config, Eager, Lazy, MoveStamp, Policy, PolicyKind, YoungTouch,
+    new_model, Boundary, Classic, Config, Eager, Lazy, MoveStamp, OldSurplus, Policy, PolicyKind,
+    YoungTouch,
 };
 
 /// Subcommands of `cargo xtask model`.
@@ -83,6 +84,16 @@ pub struct PoolArgs {
     /// (upstream) or `keep` (patches/10.11/fixed-lookup-boundary.md).
     #[arg(long, value_parser = parse_move_stamp)]
     pub move_stamp: Option<MoveStamp>,
+    /// every policy: how far the old sublist may outgrow its target before
+    /// the boundary moves toward the tail: `upstream` (the tolerance of 20
+    /// blocks) or `hold` (also innodb_lru_scan_depth blocks, at most an
+    /// eighth of the list: the leak remedy of patches/mysql-9.7/old-surplus.md).
+    #[arg(long, value_parser = parse_old_surplus)]
+    pub old_surplus: Option<OldSurplus>,
+}
+
+fn parse_old_surplus(s: &str) -> Result<OldSurplus, String> {
+    s.parse()
 }
 
 fn parse_move_stamp(s: &str) -> Result<MoveStamp, String> {
@@ -119,6 +130,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.move_stamp {
             cfg.move_stamp = v;
+        }
+        if let Some(v) = self.old_surplus {
+            cfg.old_surplus = v;
         }
         cfg
     }

@@ -56,6 +56,66 @@ pub struct Config {
     pub boundary: Boundary,
     /// what a sweep's move does to the moved block's stamp
     pub move_stamp: MoveStamp,
+    /// how far the old sublist may outgrow its target before
+    /// `buf_LRU_old_adjust_len()` moves the boundary toward the tail
+    pub old_surplus: OldSurplus,
+}
+
+/// What `buf_LRU_old_adjust_len()` does when the old sublist is longer than
+/// its target (every policy).
+///
+/// A read is inserted at the old sublist's head, so the old sublist grows by
+/// one block for every read and its target by only `old_pct`% of one: while
+/// the list grows (the reads that take the blocks a page-cleaner batch put
+/// on the free list), the boundary steps toward the tail about five times
+/// in eight reads, and each step makes young the block at the old
+/// sublist's head, most often a page just read. That is how a scanned
+/// table's pages enter the young sublist in seed 001.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OldSurplus {
+    /// Upstream (P: `buf_LRU_old_adjust_len()`, `BUF_LRU_OLD_TOLERANCE`):
+    /// the boundary moves as soon as the old sublist is more than the
+    /// tolerance over its target.
+    #[default]
+    Upstream,
+    /// innodb-lab's leak remedy (patches/mysql-9.7/old-surplus.md): the
+    /// old sublist may be up to [`OldSurplus::allowance`] over its target
+    /// (what one page-cleaner batch can free); evictions from the tail,
+    /// which take old blocks, bring it back. A refill then makes no block
+    /// young, and the batch before it makes no young block old.
+    Hold,
+}
+
+impl OldSurplus {
+    /// Both rules, upstream's first.
+    pub const ALL: [OldSurplus; 2] = [OldSurplus::Upstream, OldSurplus::Hold];
+
+    /// The name on the command line and in records (as serialized).
+    pub fn name(self) -> &'static str {
+        match self {
+            OldSurplus::Upstream => "upstream",
+            OldSurplus::Hold => "hold",
+        }
+    }
+
+    /// Blocks the old sublist may hold over its target plus the tolerance
+    /// in an LRU list of `lru_len` blocks: `innodb_lru_scan_depth`, at most
+    /// an eighth of the list, so that the new sublist keeps at least half
+    /// of it at the default `innodb_old_blocks_pct`.
+    pub fn allowance(self, lru_scan_depth: u32, lru_len: u32) -> u64 {
+        match self {
+            OldSurplus::Upstream => 0,
+            OldSurplus::Hold => u64::from(lru_scan_depth.min(lru_len / 8)),
+        }
+    }
+}
+
+impl std::str::FromStr for OldSurplus {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        decide::rule_named(&OldSurplus::ALL, OldSurplus::name, "old surplus rule", s)
+    }
 }
 
 /// What a sweep's move to the head does to the block's stamp (lazy policy).
@@ -181,6 +241,7 @@ impl Default for Config {
             young_touch: YoungTouch::AgeChecked,
             boundary: Boundary::Upstream,
             move_stamp: MoveStamp::Restamp,
+            old_surplus: OldSurplus::Upstream,
         }
     }
 }

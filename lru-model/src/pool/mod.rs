@@ -10,13 +10,13 @@ mod config;
 mod state;
 
 pub use config::{
-    kept_stamp, Boundary, Config, Counters, ModelError, MoveStamp, ShortLru, BOUNDARY_MOVES,
+    kept_stamp, Boundary, Config, Counters, ModelError, MoveStamp, OldSurplus, ShortLru,
+    BOUNDARY_MOVES,
 };
 pub use state::{PageState, PoolState};
 
 use std::marker::PhantomData;
 
-use crate::decide::{self};
 use crate::policy::{Policy, PolicyKind};
 use config::*;
 use state::Frame;
@@ -381,10 +381,9 @@ impl<P: Policy> BufferPool<P> {
             ));
         }
         if len >= OLD_MIN_LEN {
-            let target = (u64::from(len) * u64::from(s.old_ratio) / decide::OLD_RATIO_DIV)
-                .min(u64::from(len) - (OLD_TOLERANCE + NON_OLD_MIN_LEN));
+            let target = s.old_len_target();
             if u64::from(old_len) + OLD_TOLERANCE < target
-                || u64::from(old_len) > target + OLD_TOLERANCE
+                || u64::from(old_len) > s.old_len_most(target)
             {
                 return Err(format!(
                     "old_len {old_len} is beyond the tolerance of its target {target}"

@@ -225,12 +225,33 @@ impl PoolState {
         self.lru_len += 1;
     }
 
-    /// `buf_LRU_old_adjust_len()` (buf/buf0lru.cc:440-501)
+    /// `calculate_desired_LRU_old_size()`: the old sublist's target length
+    /// (P; 10.11 computes it inline in `buf_LRU_old_adjust_len()`)
+    pub(super) fn old_len_target(&self) -> u64 {
+        let len = u64::from(self.lru_len);
+        (len * u64::from(self.old_ratio) / decide::OLD_RATIO_DIV)
+            .min(len - (OLD_TOLERANCE + NON_OLD_MIN_LEN))
+    }
+
+    /// The longest the old sublist may be before the boundary moves toward
+    /// the tail: the target plus the tolerance, plus the surplus that
+    /// [`OldSurplus`] allows; never more than leaves `NON_OLD_MIN_LEN`
+    /// blocks in the new sublist (upstream's bound, which keeps `LRU_old`
+    /// off the head).
+    pub(super) fn old_len_most(&self, target: u64) -> u64 {
+        let surplus = self
+            .cfg
+            .old_surplus
+            .allowance(self.cfg.lru_scan_depth, self.lru_len);
+        (target + OLD_TOLERANCE + surplus).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
+    }
+
+    /// `buf_LRU_old_adjust_len()` (buf/buf0lru.cc:440-501), with the
+    /// surplus that [`OldSurplus`] allows above the tolerance
     pub(super) fn old_adjust_len(&mut self) {
         debug_assert_ne!(self.lru_old, NIL);
-        let len = u64::from(self.lru_len);
-        let new_len = (len * u64::from(self.old_ratio) / decide::OLD_RATIO_DIV)
-            .min(len - (OLD_TOLERANCE + NON_OLD_MIN_LEN));
+        let new_len = self.old_len_target();
+        let most = self.old_len_most(new_len);
         let mut moves = 0;
         loop {
             let old_len = u64::from(self.lru_old_len);
@@ -249,7 +270,7 @@ impl PoolState {
                 self.lru_old = prev;
                 self.lru_old_len += 1;
                 self.frames[prev as usize].old = true;
-            } else if old_len > new_len + OLD_TOLERANCE {
+            } else if old_len > most {
                 self.lru_old = self.frames[lru_old as usize].next;
                 self.lru_old_len -= 1;
                 self.frames[lru_old as usize].old = false;

@@ -32,3 +32,11 @@ pub const REBUILT_CONTROL: &str = "base-rebuilt";
 
 /// The file name of that change: a build with it runs base's code.
 pub const LAYOUT_SHIFT_PATCH: &str = "layout-shift.patch";
+
+/// Our remedy for seed 001's leak (`patches/mysql-9.7/old-surplus.md`):
+/// it changes `buf_LRU_old_adjust_len()`, which the upstream fix keeps, so
+/// unlike our other patches a tree with the fix is not refused for it.
+pub const LEAK_REMEDY: &str = "old-surplus";
+
+/// The remedy's patch file name, the same in each series' folder.
+pub const LEAK_REMEDY_PATCH: &str = "old-surplus.patch";

@@ -2,7 +2,7 @@
 //! runner records it in a scan-loop outcome and the report replays it.
 
 use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use lru_model::{Boundary, MoveStamp, PolicyKind, ShortLru, YoungTouch};
+use lru_model::{Boundary, MoveStamp, OldSurplus, PolicyKind, ShortLru, YoungTouch};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -56,6 +56,15 @@ pub enum ModelPolicy {
     /// the head spends the lookup's mark (patches/10.11/fixed-lookup-mark.md).
     #[serde(rename = "lazy-10.11-port-lookup-mark")]
     LazyPortLookupMark,
+    /// our leak remedy `old-surplus` on a tree whose accesses follow
+    /// `Classic` (MySQL): the old sublist may outgrow its target by what
+    /// one page-cleaner batch frees (patches/mysql-9.7/old-surplus.md).
+    #[serde(rename = "classic-old-surplus")]
+    ClassicOldSurplus,
+    /// the leak remedy `old-surplus` on a tree whose accesses follow
+    /// `Eager` (MariaDB 10.11, 11.8).
+    #[serde(rename = "eager-old-surplus")]
+    EagerOldSurplus,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
@@ -70,6 +79,7 @@ pub struct ModelRules {
     pub young_touch: YoungTouch,
     pub boundary: Boundary,
     pub move_stamp: MoveStamp,
+    pub old_surplus: OldSurplus,
 }
 
 impl ModelPolicy {
@@ -77,13 +87,13 @@ impl ModelPolicy {
     pub fn model(self) -> ModelRules {
         use YoungTouch::{AgeChecked, LookedUp, Lookup, LookupMark, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {
-            ModelPolicy::Classic => (
+            ModelPolicy::Classic | ModelPolicy::ClassicOldSurplus => (
                 PolicyKind::Classic,
                 ShortLru::Upstream,
                 LAZY_CLOCK_TICK_MS,
                 AgeChecked,
             ),
-            ModelPolicy::Eager => (
+            ModelPolicy::Eager | ModelPolicy::EagerOldSurplus => (
                 PolicyKind::Eager,
                 ShortLru::Upstream,
                 LAZY_CLOCK_TICK_MS,
@@ -139,6 +149,10 @@ impl ModelPolicy {
             | ModelPolicy::LazyPortLookupMark => (Boundary::MoveFlagged, MoveStamp::Keep),
             _ => (Boundary::Upstream, MoveStamp::Restamp),
         };
+        let old_surplus = match self {
+            ModelPolicy::ClassicOldSurplus | ModelPolicy::EagerOldSurplus => OldSurplus::Hold,
+            _ => OldSurplus::Upstream,
+        };
         ModelRules {
             policy,
             short_lru,
@@ -146,6 +160,7 @@ impl ModelPolicy {
             young_touch,
             boundary,
             move_stamp,
+            old_surplus,
         }
     }
 }
@@ -177,6 +192,8 @@ mod tests {
                 ModelPolicy::LazyPortLookupMark,
                 "lazy-10.11-port-lookup-mark",
             ),
+            (ModelPolicy::ClassicOldSurplus, "classic-old-surplus"),
+            (ModelPolicy::EagerOldSurplus, "eager-old-surplus"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();

@@ -10,7 +10,7 @@
 //! sweep runs and the counter is 0 whatever the accesses did: that 0 is
 //! not gate's 0, and a report says "no sweep ran" instead.
 
-use crate::dims::{ModelPolicy, LAYOUT_SHIFT_PATCH};
+use crate::dims::{ModelPolicy, LAYOUT_SHIFT_PATCH, LEAK_REMEDY_PATCH};
 use crate::record::{Measured, RunResult, Tree};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -33,6 +33,15 @@ pub fn model_policy(
         None if cherry_pick => None,
         None if !tree.series.has_eager_promotion() => Some(ModelPolicy::Classic),
         None => Some(ModelPolicy::Eager),
+        // the leak remedy changes the old sublist's rule; the accesses
+        // follow the tree's own
+        Some(f) if f.file_name().is_some_and(|n| n == LEAK_REMEDY_PATCH) => {
+            Some(if tree.series.has_eager_promotion() {
+                ModelPolicy::EagerOldSurplus
+            } else {
+                ModelPolicy::ClassicOldSurplus
+            })
+        }
         Some(f) => {
             let name = f.file_name()?;
             PORT_POLICIES
@@ -144,6 +153,36 @@ pub fn sweeps_of<'a>(runs: impl IntoIterator<Item = &'a Measured>) -> Option<Swe
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tree(series: &str) -> Tree {
+        Tree {
+            spec: format!("test:{series}"),
+            id: "0".into(),
+            src: "/nowhere".into(),
+            version: String::new(),
+            series: series.parse().unwrap(),
+            has_upstream_fix: false,
+            package: None,
+        }
+    }
+
+    #[test]
+    fn the_leak_remedy_keeps_each_trees_access_rule() {
+        let patch = Path::new("patches/mysql-9.7/old-surplus.patch");
+        assert_eq!(
+            model_policy(&tree("mysql-9.7"), Some(patch), false),
+            Some(ModelPolicy::ClassicOldSurplus)
+        );
+        let patch = Path::new("patches/10.11/old-surplus.patch");
+        assert_eq!(
+            model_policy(&tree("10.11"), Some(patch), false),
+            Some(ModelPolicy::EagerOldSurplus)
+        );
+        assert_eq!(
+            model_policy(&tree("mysql-9.7"), None, false),
+            Some(ModelPolicy::Classic)
+        );
+    }
 
     fn measured(
         reads: u64,
