@@ -37,6 +37,7 @@ pub(super) fn manifest<S>(
         busy_cpu_bound: matrix.busy_cpu_bound,
         until_decided: opts.until_decided,
         questions: matrix.questions.clone(),
+        published: matrix.published.clone(),
         file: opts.file.as_ref().map(|f| f.display().to_string()),
         matrix_sha256: opts
             .file

@@ -30,7 +30,7 @@ pub use run::run;
 
 use crate::dims::{CnfBase, Datadir};
 use crate::record::Workload;
-use crate::results::Question;
+use crate::results::{Published, Question};
 use crate::tree;
 use anyhow::{anyhow, bail, Context, Result};
 use serde::{Deserialize, Serialize};
@@ -63,6 +63,10 @@ pub struct Matrix {
     /// Questions answered by every report: pass, fail or undecided.
     #[serde(default, rename = "question")]
     pub questions: Vec<Question>,
+    /// Figures published elsewhere for its cells (an article's, a
+    /// ticket's), shown beside the measured ones in every report.
+    #[serde(default, rename = "published", skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<Published>,
     #[serde(rename = "tree")]
     pub trees: Vec<TreeEntry>,
     #[serde(rename = "workload")]
@@ -166,6 +170,7 @@ impl Matrix {
             busy_cpu_bound: defaults::busy_cpu_bound(),
             threshold_pct: defaults::threshold_pct(),
             questions: Vec::new(),
+            published: Vec::new(),
             trees,
             workloads,
             variants: BTreeMap::new(),
@@ -399,6 +404,9 @@ pub fn check(matrix: &Matrix) -> Result<()> {
             "cost_variants: `{v}` is not a variant of this matrix (variants: {})",
             variants.join(", ")
         );
+    }
+    for p in &matrix.published {
+        p.check(&variants, &names)?;
     }
     for q in &matrix.questions {
         q.check(&variants, &names, &trees)?;

@@ -423,6 +423,10 @@ pub struct ScanLoopOutcome {
     pub warmup_seconds: u64,
     pub residency_seconds: u64,
     pub sample_seconds: u64,
+    /// the pause between two passes of a scan, in ms (absent from runs
+    /// recorded before it was)
+    #[serde(default)]
+    pub scan_pause_ms: Option<u64>,
     /// the residency pass: samples from the scans' start to its end
     pub samples: Vec<Sample>,
     /// the residency pass's hot lookups and scan passes, per second

@@ -303,7 +303,7 @@ fn blocks(
     answers::section(a, verdicts, &mut b);
     b.extend(beside.cause_blocks());
     results_table::section(a, &mut b);
-    b.extend(scan::blocks(&scan::rows(a)));
+    b.extend(scan::blocks(&scan::rows(a), &a.manifest.published));
     comparison_table::section(a, &mut b);
     b.extend(relative::blocks(&relative::rows(a)));
     b.extend(cost::blocks(

@@ -13,6 +13,7 @@ use crate::decide::analysis::{median, Analysis, CellRuns};
 use crate::dims::{Metric, ModelRules};
 use crate::record::Cell;
 use crate::record::ScanLoopOutcome;
+use crate::results::Published;
 use anyhow::Result;
 use lru_model::sim::{self, ScanLoopParams, ScanLoopResult};
 use lru_model::Config;
@@ -48,21 +49,34 @@ pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
             young_touch: rules.young_touch,
             boundary: rules.boundary,
             move_stamp: rules.move_stamp,
+            old_surplus: rules.old_surplus,
         },
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),
         fill_pages: pool_pages,
         hot_reads_per_sec: o.residency_hot_lookups_per_s.round().max(1.0) as u64,
-        scan_pages_per_sec: (o.residency_scans_per_s * o.scan_pages as f64)
-            .round()
-            .max(1.0) as u64,
-        pause_ms: 0,
+        scan_pages_per_sec: scan_pages_per_sec(o),
+        pause_ms: o.scan_pause_ms.unwrap_or(0),
         warmup_s: o.warmup_seconds,
         scan_s: o.residency_seconds,
         sample_every_s: o.sample_seconds,
         kept_window_s: o.residency_seconds / 2,
         seed: 1,
     }
+}
+
+/// The scan's speed while a pass runs: the passes a second of the
+/// residency pass, less the pauses between them (a run recorded without
+/// its pause counts none).
+fn scan_pages_per_sec(o: &ScanLoopOutcome) -> u64 {
+    let pause_s = o.scan_pause_ms.unwrap_or(0) as f64 / 1000.0;
+    let pass_s = 1.0 / o.residency_scans_per_s - pause_s;
+    let per_s = if pass_s.is_finite() && pass_s > 0.0 {
+        o.scan_pages as f64 / pass_s
+    } else {
+        o.residency_scans_per_s * o.scan_pages as f64
+    };
+    per_s.round().max(1.0) as u64
 }
 
 /// One scan-loop cell: measured medians beside the model's medians, as
@@ -96,6 +110,13 @@ pub struct Row {
     pub sampling_share: Option<f64>,
     /// the longest sample, in ms
     pub longest_sample_ms: Option<f64>,
+    /// the hot set kept that a source published for this cell (the
+    /// matrix's `[[published]]`), as a range from low to high
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_kept_pct: Option<[f64; 2]>,
+    /// likewise, the scanned pages entering the young sublist a second
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_scan_young_per_s: Option<[f64; 2]>,
 }
 
 fn outcomes<'a>(c: &'a CellRuns) -> Vec<&'a ScanLoopOutcome> {
@@ -130,6 +151,18 @@ fn model_young_rate(m: &ScanLoopResult, residency_seconds: u64) -> Option<f64> {
         .map(|s| (s.t_s, s.scan_young as f64))
         .collect();
     crate::stats::slope(&points)
+}
+
+/// The figure of `metric` published for `c`'s cell, if any.
+fn published(a: &Analysis, c: &CellRuns, metric: Metric) -> Option<[f64; 2]> {
+    let baseline = a
+        .baseline_of(&c.cell)
+        .map_or(crate::dims::BASE, |b| b.cell.variant.as_str());
+    a.manifest
+        .published
+        .iter()
+        .find(|p| p.metric == metric && p.is_for(&c.cell.workload, &c.cell.variant, baseline))
+        .map(|p| p.range())
 }
 
 pub fn rows(a: &Analysis) -> Vec<Row> {
@@ -168,13 +201,15 @@ pub fn rows(a: &Analysis) -> Vec<Row> {
                 scans_per_s: med(os.iter().map(|o| o.scans_per_s).collect()),
                 sampling_share: sampling.map(|s| s.0),
                 longest_sample_ms: sampling.map(|s| s.1),
+                published_kept_pct: published(a, c, Metric::HotKeptPct),
+                published_scan_young_per_s: published(a, c, Metric::ScanYoungPerS),
             })
         })
         .collect()
 }
 
 /// The report's blocks, or none when no cell ran scan-loop.
-pub fn blocks(rows: &[Row]) -> Vec<Block> {
+pub fn blocks(rows: &[Row], published: &[Published]) -> Vec<Block> {
     if rows.is_empty() {
         return Vec::new();
     }
@@ -199,6 +234,7 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
     ));
     let (table, flagged) = residency_table(rows);
     b.push(table);
+    b.extend(published_sources(published));
     let cost: Vec<String> = rows
         .iter()
         .filter_map(|r| {
@@ -236,9 +272,26 @@ pub fn blocks(rows: &[Row]) -> Vec<Block> {
     b
 }
 
+/// A published range as the table prints it: one number, or low-high.
+fn range_text(r: Option<[f64; 2]>, digits: usize) -> String {
+    match r {
+        None => String::new(),
+        Some([lo, hi]) if lo == hi => format!("{lo:.digits$}"),
+        Some([lo, hi]) => format!("{lo:.digits$}-{hi:.digits$}"),
+    }
+}
+
 /// The measured and modelled residency per cell, and the cells where the
-/// model is more than `FLAG_PP` points off.
+/// model is more than `FLAG_PP` points off. A workload column when the
+/// rows have more than one workload, published columns when a row has a
+/// published figure.
 fn residency_table(rows: &[Row]) -> (Block, Vec<String>) {
+    let mut workloads: Vec<&str> = rows.iter().map(|r| r.cell.workload.as_str()).collect();
+    workloads.dedup();
+    let by_workload = workloads.len() > 1;
+    let with_published = rows
+        .iter()
+        .any(|r| r.published_kept_pct.is_some() || r.published_scan_young_per_s.is_some());
     let mut flagged = Vec::new();
     let table_rows = rows
         .iter()
@@ -252,45 +305,85 @@ fn residency_table(rows: &[Row]) -> (Block, Vec<String>) {
                     diff.unwrap_or_default()
                 ));
             }
-            vec![
-                r.cell.tree.clone(),
+            let mut row = vec![r.cell.tree.clone()];
+            if by_workload {
+                row.push(r.cell.workload.clone());
+            }
+            row.extend([
                 r.cell.variant.clone(),
                 r.settings.clone(),
                 r.runs.to_string(),
                 num(r.kept_pct, 1),
+            ]);
+            if with_published {
+                row.push(range_text(r.published_kept_pct, 0));
+            }
+            row.extend([
                 num(r.model_kept_pct, 1),
                 diff.map(|d| format!("{d:+.1}"))
                     .unwrap_or_else(|| "n/a".into()),
                 num(r.scan_young, 0),
                 num(r.model_scan_young, 0),
                 num(r.scan_young_per_s, 1),
+            ]);
+            if with_published {
+                row.push(range_text(r.published_scan_young_per_s, 0));
+            }
+            row.extend([
                 num(r.model_scan_young_per_s, 1),
                 num(r.hot_lookups_per_s, 0),
                 num(r.scans_per_s, 2),
-            ]
+            ]);
+            row
         })
         .collect();
+    let mut header = vec!["tree"];
+    if by_workload {
+        header.push("workload");
+    }
+    header.extend(["variant", "settings", "runs", "hot kept %"]);
+    if with_published {
+        header.push("published %");
+    }
+    header.extend([
+        "model %",
+        "model - measured (points)",
+        "scan young",
+        "model scan young",
+        "scan young / s",
+    ]);
+    if with_published {
+        header.push("published scan young / s");
+    }
+    header.extend(["model scan young / s", "hot lookups/s", "scans/s"]);
     let table = Block::Table {
-        header: [
-            "tree",
-            "variant",
-            "settings",
-            "runs",
-            "hot kept %",
-            "model %",
-            "model - measured (points)",
-            "scan young",
-            "model scan young",
-            "scan young / s",
-            "model scan young / s",
-            "hot lookups/s",
-            "scans/s",
-        ]
-        .map(String::from)
-        .to_vec(),
+        header: header.into_iter().map(String::from).collect(),
         rows: table_rows,
     };
     (table, flagged)
+}
+
+/// Who published the figures beside the table, and for which workloads.
+fn published_sources(published: &[Published]) -> Option<Block> {
+    let mut sources: Vec<(&str, Vec<&str>)> = Vec::new();
+    for p in published {
+        match sources.iter_mut().find(|(s, _)| *s == p.source) {
+            Some((_, w)) if !w.contains(&p.workload.as_str()) => w.push(&p.workload),
+            Some(_) => {}
+            None => sources.push((&p.source, vec![&p.workload])),
+        }
+    }
+    (!sources.is_empty()).then(|| {
+        Block::Para(format!(
+            "Published columns: the figures a source gives for the same cell, as it gives them (a \
+             range where it gives one; blank where it gives none): {}.",
+            sources
+                .iter()
+                .map(|(s, w)| format!("{s} ({})", w.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    })
 }
 
 /// Hot set kept over time, one line per variant (median over the runs at
@@ -345,4 +438,118 @@ pub fn chart(a: &Analysis) -> Result<Option<(String, String, String)>> {
         &lines,
     )?;
     Ok(Some(("scan-hot-kept.svg".into(), title, svg)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(scans_per_s: f64, pause_ms: Option<u64>) -> ScanLoopOutcome {
+        let end = serde_json::json!({"t_s": 0.0, "hot_resident": 0, "hot_young": 0,
+            "scan_resident": 0, "scan_young": 0, "made_young": 0, "sample_ms": 0.0});
+        serde_json::from_value(serde_json::json!({
+            "settings": {"pool_pages": 16384, "old_blocks_pct": 37,
+                         "old_blocks_time_ms": 1000, "lru_scan_depth": 1024},
+            "hot_pages": 100, "scan_pages": 10000, "warmup_seconds": 60,
+            "residency_seconds": 150, "sample_seconds": 20, "scan_pause_ms": pause_ms,
+            "samples": [], "residency_hot_lookups_per_s": 1000.0,
+            "residency_scans_per_s": scans_per_s, "hot_lookups_per_s": 1000.0,
+            "scans_per_s": scans_per_s, "end": end,
+        }))
+        .unwrap()
+    }
+
+    fn row(workload: &str, kept: f64, published: Option<[f64; 2]>) -> Row {
+        Row {
+            cell: Cell {
+                tree: "mysql-9.7.2".into(),
+                variant: "base".into(),
+                workload: workload.into(),
+                threads: 1,
+            },
+            settings: "pool 16384 pages".into(),
+            runs: 3,
+            kept_pct: Some(kept),
+            model_kept_pct: Some(kept),
+            model_minus_measured_pp: Some(0.0),
+            scan_young: None,
+            model_scan_young: None,
+            scan_young_per_s: None,
+            model_scan_young_per_s: None,
+            hot_lookups_per_s: None,
+            scans_per_s: None,
+            sampling_share: None,
+            longest_sample_ms: None,
+            published_kept_pct: published,
+            published_scan_young_per_s: None,
+        }
+    }
+
+    fn table(rows: &[Row]) -> (Vec<String>, Vec<Vec<String>>) {
+        match residency_table(rows).0 {
+            Block::Table { header, rows } => (header, rows),
+            other => panic!("not a table: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn published_figures_and_workloads_get_columns_only_when_there_are_some() {
+        let (header, _) = table(&[row("hot", 50.0, None)]);
+        assert!(!header
+            .iter()
+            .any(|h| h == "workload" || h.starts_with("published")));
+        let (header, rows) = table(&[
+            row("hot-300k", 45.0, Some([41.0, 41.0])),
+            row("hot-15k", 99.0, None),
+            row("d128", 92.0, Some([91.0, 93.0])),
+        ]);
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        assert_eq!(at("workload"), 1);
+        assert_eq!(at("published %"), at("hot kept %") + 1);
+        let published: Vec<&str> = rows.iter().map(|r| r[at("published %")].as_str()).collect();
+        assert_eq!(published, ["41", "", "91-93"]);
+        assert_eq!(rows[0][at("workload")], "hot-300k");
+        assert!(rows.iter().all(|r| r.len() == header.len()));
+    }
+
+    #[test]
+    fn the_sources_are_named_once_with_their_workloads() {
+        let p = |source: &str, workload: &str| Published {
+            source: source.into(),
+            workload: workload.into(),
+            variant: None,
+            metric: Metric::HotKeptPct,
+            value: 1.0,
+            up_to: None,
+        };
+        let Some(Block::Para(text)) = published_sources(&[
+            p("seed", "a"),
+            p("seed", "a"),
+            p("seed", "b"),
+            p("ticket", "a"),
+        ]) else {
+            panic!("no paragraph");
+        };
+        assert!(text.ends_with("seed (a, b); ticket (a)."), "{text}");
+        assert!(published_sources(&[]).is_none());
+    }
+
+    #[test]
+    fn the_model_scans_at_the_speed_of_a_pass_and_pauses_as_the_run_did() {
+        // back to back: a pass a second is the table a second
+        let o = outcome(1.0, Some(0));
+        assert_eq!(scan_pages_per_sec(&o), 10_000);
+        // a pass every 2.5 s with 2 s of pause: the pass took 0.5 s
+        let o = outcome(0.4, Some(2000));
+        assert_eq!(scan_pages_per_sec(&o), 20_000);
+        let p = model_params(&o, crate::dims::ModelPolicy::Classic.model());
+        assert_eq!((p.pause_ms, p.scan_pages_per_sec), (2000, 20_000));
+        // a run recorded without its pause: the average, as before
+        let o = outcome(0.4, None);
+        assert_eq!(scan_pages_per_sec(&o), 4_000);
+        assert_eq!(
+            model_params(&o, crate::dims::ModelPolicy::Classic.model()).pause_ms,
+            0
+        );
+    }
 }

@@ -4,6 +4,7 @@
 //! that reports are functions of the directory alone; derived from the
 //! runs for directories written before it existed.
 
+use super::published::Published;
 use super::question::Question;
 use crate::dims::baseline_first;
 use crate::record::RunResult;
@@ -38,6 +39,10 @@ pub struct Manifest {
     /// `--until-decided N` of the run, if given
     pub until_decided: Option<u32>,
     pub questions: Vec<Question>,
+    /// figures published elsewhere for its cells (the matrix file's
+    /// `[[published]]`)
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<Published>,
     /// the matrix file the run was started with
     #[serde(default)]
     pub file: Option<String>,
@@ -93,6 +98,7 @@ impl Manifest {
             busy_cpu_bound: DEFAULT_BUSY_CPU_BOUND,
             until_decided: None,
             questions: Vec::new(),
+            published: Vec::new(),
             file: None,
             matrix_sha256: None,
             shard: None,

@@ -9,10 +9,12 @@ pub mod manifest;
 pub mod merge;
 pub mod metric;
 pub mod profiles;
+pub mod published;
 pub mod question;
 pub mod store;
 pub mod sweeps;
 
 pub use manifest::Manifest;
+pub use published::Published;
 pub use question::Question;
 pub use store::read_results;

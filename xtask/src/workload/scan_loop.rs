@@ -485,6 +485,7 @@ pub fn execute_cell(
         warmup_seconds: w.warmup_seconds,
         residency_seconds: w.residency_seconds,
         sample_seconds: w.sample_seconds,
+        scan_pause_ms: Some(w.scan_pause_ms),
         samples,
         residency_hot_lookups_per_s: per_s(residency_hot, w.residency_seconds),
         residency_scans_per_s: per_s(residency_scans, w.residency_seconds),
@@ -553,6 +554,7 @@ mod tests {
             warmup_seconds: 10,
             residency_seconds: 40,
             sample_seconds: 10,
+            scan_pause_ms: Some(0),
             // t=0 and t=10 are outside the window [20, 40); t=40, at the
             // very end of the pass, is read by no figure
             samples: vec![

@@ -223,6 +223,7 @@ pub fn write_mdev_mini(out: &Path) {
         matrix_sha256: None,
         shard: None,
         allowed_settings: Vec::new(),
+        published: Vec::new(),
         questions: vec![
             Question {
                 value: Some(0.001),
