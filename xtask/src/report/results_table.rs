@@ -25,6 +25,9 @@ pub(super) fn section(a: &Analysis, b: &mut Vec<Block>) {
     if let Some(words) = write_mutex_words(a) {
         b.push(Block::Para(words));
     }
+    if let Some(words) = mysql_mutex_words(a) {
+        b.push(Block::Para(words));
+    }
     b.push(Block::Para(
         "Pages made young, context switches and CPU are counter deltas over the measured interval only \
          (the warm-up is not counted); CPU and context switches are the server process's (all its \
@@ -37,6 +40,30 @@ pub(super) fn section(a: &Analysis, b: &mut Vec<Block>) {
          n/a: not measured."
             .into(),
     ));
+}
+
+/// On a MySQL tree the promotion takes another mutex: the buf_pool.mutex
+/// columns are that one's (`metrics::PROMOTION_MUTEXES`). None when no
+/// run is of a MySQL tree.
+fn mysql_mutex_words(a: &Analysis) -> Option<String> {
+    let mut trees: Vec<&str> = Vec::new();
+    for r in a.results {
+        let mysql = r
+            .tree_info
+            .as_ref()
+            .is_some_and(|t| t.series.engine == crate::dims::Engine::MySql);
+        if mysql && !trees.contains(&r.key.tree.as_str()) {
+            trees.push(&r.key.tree);
+        }
+    }
+    (!trees.is_empty()).then(|| {
+        format!(
+            "On {} (MySQL) the buf_pool.mutex columns count `buf_pool->LRU_list_mutex` \
+             (`wait/synch/mutex/innodb/buf_pool_LRU_list_mutex`): MySQL split the pool's mutex, \
+             and an LRU promotion takes that one.",
+            trees.join(", ")
+        )
+    })
 }
 
 /// Pages made young of a cell, said for what they count: in the fix they
