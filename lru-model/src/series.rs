@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// Which server a tree builds. MySQL is the sibling whose
-/// `freed_page_clock` moves only on eviction, so an in-memory workload
-/// never arms the promotion that MariaDB 10.5 and later pay for.
+/// Which server a tree builds: MariaDB, or MySQL, the sibling InnoDB whose
+/// `freed_page_clock` ticks in `buf_LRU_block_remove_hashed()` as
+/// MariaDB's does (9.7.2's buf0lru.cc:2104), for an eviction and for the
+/// other ways a block leaves the pool (matrix/mechanism-mysql-9.7.toml
+/// measures what that does to an in-memory workload).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
@@ -158,7 +160,9 @@ impl Series {
     }
 
     /// Whether the series has the freed_page_clock regression by default
-    /// (MariaDB 10.5 on; never MySQL, whose clock moves only on eviction);
+    /// (MariaDB 10.5 on, where releasing a freed page ticks the clock; MySQL
+    /// is modelled by the classic rule, its clock ticking as a block leaves
+    /// the pool);
     /// its fixed releases are told apart by their headers, not by the
     /// series ([`carries_upstream_fix`]).
     pub fn has_eager_promotion(self) -> bool {

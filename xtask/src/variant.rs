@@ -142,10 +142,8 @@ pub fn resolve(defs: &BTreeMap<String, VariantDef>, tree: &Tree, name: &str) -> 
         SourceChange::Patch(patch::for_tree(tree, dims::FIXED)?)
     } else if name == dims::FIXED && tree.series.engine == Engine::MySql {
         bail!(
-            "variant `fixed` on {} ({}): MDEV-33966's fix is MariaDB's and has no MySQL port \
-             (MySQL's freed_page_clock moves only on eviction, so the promotions the fix removes \
-             never start in memory): run base, or give the variant a patch of your own \
-             ([variant.fixed] patch = \"<file>\")",
+            "variant `fixed` on {} ({}): MDEV-33966's fix is MariaDB's and has no MySQL port: \
+             run base, or give the variant a patch of your own ([variant.fixed] patch = \"<file>\")",
             tree.spec,
             tree.version
         );
