@@ -7,13 +7,13 @@
 //! build, which takes hours on 2 cores the first time: ignored, run by
 //! hand (docs/testing.md says when).
 
+mod common;
+
 use std::fs;
 
-use xtask::build;
 use xtask::host::Host;
 use xtask::record::MyCnf;
-use xtask::server::{self, Server, ServerBinaries};
-use xtask::variant::SourceChange;
+use xtask::server::{self, Server};
 
 const TREE: &str = "debian:mysql-9.7=9.7.2-4";
 
@@ -52,15 +52,7 @@ fn uid_of(pid: u32) -> u32 {
 #[test]
 #[ignore = "needs MySQL 9.7.2's base build (hours on 2 cores the first time); run by hand: cargo test --release -p xtask --test mysql_server -- --ignored"]
 fn a_mysql_server_listens_on_its_unix_socket_only() {
-    let tree = xtask::tree::resolve(TREE).unwrap();
-    let built = build::build(
-        &tree,
-        "base",
-        &SourceChange::None,
-        xtask::record::BuildType::default(),
-    )
-    .unwrap();
-    let binaries = ServerBinaries::from_build(&built).unwrap();
+    let (tree, binaries) = common::base_build::base_of(TREE);
     let host = Host::detect();
     let runs = server::RunRoot::of(Default::default());
     let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());

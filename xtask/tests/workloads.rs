@@ -7,13 +7,13 @@
 //! other CPU was measured. Never a time. Then seed 001's own setting:
 //! the server's defaults, a cold table, scans with a pause between passes.
 
-use xtask::build;
+mod common;
+
 use xtask::dims::WorkloadKind;
 use xtask::host::Host;
 use xtask::record::MyCnf;
 use xtask::record::{Threads, Workload};
-use xtask::server::{self, Server, ServerBinaries};
-use xtask::variant::SourceChange;
+use xtask::server::{self, Server};
 use xtask::workload;
 
 const TREE: &str = "debian:mariadb=1:10.11.18-0+deb12u1";
@@ -37,24 +37,10 @@ fn short(kind: WorkloadKind) -> Workload {
     }
 }
 
-/// The tree, and the binaries of its base build (made once, then reused).
-fn base_of_the_tree() -> (xtask::record::Tree, ServerBinaries) {
-    let tree = xtask::tree::resolve(TREE).unwrap();
-    let built = build::build(
-        &tree,
-        "base",
-        &SourceChange::None,
-        xtask::record::BuildType::default(),
-    )
-    .unwrap();
-    let binaries = ServerBinaries::from_build(&built).unwrap();
-    (tree, binaries)
-}
-
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn every_kind_runs_on_one_server_in_marks_order() {
-    let (tree, binaries) = base_of_the_tree();
+    let (tree, binaries) = common::base_build::base_of(TREE);
     let host = Host::detect();
     let runs = server::RunRoot::of(Default::default());
     let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());
@@ -188,7 +174,7 @@ fn the_committed_runs_my_cnf_is_what_for_series_gives_today() {
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn a_scan_loop_from_a_cold_start_with_a_cold_table_and_paused_scans_on_the_servers_own_defaults() {
     use mysql::prelude::Queryable;
-    let (tree, binaries) = base_of_the_tree();
+    let (tree, binaries) = common::base_build::base_of(TREE);
     let runs = server::RunRoot::of(Default::default());
     let mut cnf = MyCnf::server_defaults(tree.series, runs.on_tmpfs());
     cnf.set("innodb_buffer_pool_size", "64M");

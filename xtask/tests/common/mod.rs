@@ -1,6 +1,7 @@
 //! Results written for tests: run files with chosen numbers, no server.
 #![allow(dead_code)]
 
+pub mod base_build;
 pub mod results_dir;
 
 use std::path::Path;
