@@ -225,8 +225,9 @@ impl PoolState {
         self.lru_len += 1;
     }
 
-    /// `calculate_desired_LRU_old_size()`: the old sublist's target length
-    /// (P; 10.11 computes it inline in `buf_LRU_old_adjust_len()`)
+    /// The old sublist's target length: MySQL's
+    /// `calculate_desired_LRU_old_size()`, which MariaDB computes inline in
+    /// `buf_LRU_old_adjust_len()` and `buf_LRU_validate()`
     pub(super) fn old_len_target(&self) -> u64 {
         let len = u64::from(self.lru_len);
         (len * u64::from(self.old_ratio) / decide::OLD_RATIO_DIV)
