@@ -11,10 +11,6 @@ mod common;
 
 use std::fs;
 
-use xtask::host::Host;
-use xtask::record::MyCnf;
-use xtask::server::{self, Server};
-
 const TREE: &str = "debian:mysql-9.7=9.7.2-4";
 
 /// MySQL's classic and X protocol ports.
@@ -52,12 +48,8 @@ fn uid_of(pid: u32) -> u32 {
 #[test]
 #[ignore = "needs MySQL 9.7.2's base build (hours on 2 cores the first time); run by hand: cargo test --release -p xtask --test mysql_server -- --ignored"]
 fn a_mysql_server_listens_on_its_unix_socket_only() {
-    let (tree, binaries) = common::base_build::base_of(TREE);
-    let host = Host::detect();
-    let runs = server::RunRoot::of(Default::default());
-    let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());
     let before = listening_tcp_ports();
-    let server = Server::start(&binaries, &cnf, &runs, "mysql-socket-test", false).unwrap();
+    let server = common::base_build::base_server(TREE, "mysql-socket-test");
     let (pid, root) = (server.pid, server.dir.root.clone());
 
     assert!(

@@ -10,7 +10,6 @@
 mod common;
 
 use xtask::dims::WorkloadKind;
-use xtask::host::Host;
 use xtask::record::MyCnf;
 use xtask::record::{Threads, Workload};
 use xtask::server::{self, Server};
@@ -40,11 +39,7 @@ fn short(kind: WorkloadKind) -> Workload {
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn every_kind_runs_on_one_server_in_marks_order() {
-    let (tree, binaries) = common::base_build::base_of(TREE);
-    let host = Host::detect();
-    let runs = server::RunRoot::of(Default::default());
-    let cnf = MyCnf::for_series(tree.series, &host, runs.on_tmpfs());
-    let mut server = Server::start(&binaries, &cnf, &runs, "workloads-test", false).unwrap();
+    let mut server = common::base_build::base_server(TREE, "workloads-test");
     let logs = tempfile::tempdir().unwrap();
 
     // Mark's tests share one server's tables; scan-loop has its own (e2e)

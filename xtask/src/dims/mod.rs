@@ -38,5 +38,9 @@ pub const LAYOUT_SHIFT_PATCH: &str = "layout-shift.patch";
 /// unlike our other patches a tree with the fix is not refused for it.
 pub const LEAK_REMEDY: &str = "old-surplus";
 
+/// The variants whose patches serve a tree that carries the upstream fix
+/// too (its patch table entries have no `refuse_on`).
+pub const SERVES_FIXED_TREES: [&str; 2] = [REBUILT_CONTROL, LEAK_REMEDY];
+
 /// The remedy's patch file name, the same in each series' folder.
 pub const LEAK_REMEDY_PATCH: &str = "old-surplus.patch";

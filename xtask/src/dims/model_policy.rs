@@ -83,6 +83,16 @@ pub struct ModelRules {
 }
 
 impl ModelPolicy {
+    /// The leak remedy's policy on a tree whose accesses follow this one;
+    /// None for a policy the remedy has not been written for.
+    pub fn with_old_surplus(self) -> Option<ModelPolicy> {
+        match self {
+            ModelPolicy::Classic => Some(ModelPolicy::ClassicOldSurplus),
+            ModelPolicy::Eager => Some(ModelPolicy::EagerOldSurplus),
+            _ => None,
+        }
+    }
+
     /// The model's policy, short-LRU rule, clock tick and young-touch rule.
     pub fn model(self) -> ModelRules {
         use YoungTouch::{AgeChecked, LookedUp, Lookup, LookupMark, OldOnly};

@@ -281,6 +281,9 @@ fn range_text(r: Option<[f64; 2]>, digits: usize) -> String {
     }
 }
 
+/// One column of the residency table: its header and its cell of a row.
+type Column = (&'static str, fn(&Row) -> String);
+
 /// The measured and modelled residency per cell, and the cells where the
 /// model is more than `FLAG_PP` points off. A workload column when the
 /// rows have more than one workload, published columns when a row has a
@@ -292,73 +295,67 @@ fn residency_table(rows: &[Row]) -> (Block, Vec<String>) {
     let with_published = rows
         .iter()
         .any(|r| r.published_kept_pct.is_some() || r.published_scan_young_per_s.is_some());
-    let mut flagged = Vec::new();
-    let table_rows = rows
+    let columns: Vec<Column> = [
+        (
+            true,
+            (
+                "tree",
+                (|r: &Row| r.cell.tree.clone()) as fn(&Row) -> String,
+            ),
+        ),
+        (by_workload, ("workload", |r| r.cell.workload.clone())),
+        (true, ("variant", |r| r.cell.variant.clone())),
+        (true, ("settings", |r| r.settings.clone())),
+        (true, ("runs", |r| r.runs.to_string())),
+        (true, ("hot kept %", |r| num(r.kept_pct, 1))),
+        (
+            with_published,
+            ("published %", |r| range_text(r.published_kept_pct, 0)),
+        ),
+        (true, ("model %", |r| num(r.model_kept_pct, 1))),
+        (
+            true,
+            ("model - measured (points)", |r| {
+                r.model_minus_measured_pp
+                    .map(|d| format!("{d:+.1}"))
+                    .unwrap_or_else(|| "n/a".into())
+            }),
+        ),
+        (true, ("scan young", |r| num(r.scan_young, 0))),
+        (true, ("model scan young", |r| num(r.model_scan_young, 0))),
+        (true, ("scan young / s", |r| num(r.scan_young_per_s, 1))),
+        (
+            with_published,
+            ("published scan young / s", |r| {
+                range_text(r.published_scan_young_per_s, 0)
+            }),
+        ),
+        (
+            true,
+            ("model scan young / s", |r| num(r.model_scan_young_per_s, 1)),
+        ),
+        (true, ("hot lookups/s", |r| num(r.hot_lookups_per_s, 0))),
+        (true, ("scans/s", |r| num(r.scans_per_s, 2))),
+    ]
+    .into_iter()
+    .filter_map(|(shown, column)| shown.then_some(column))
+    .collect();
+    let flagged = rows
         .iter()
-        .map(|r| {
-            let diff = r.model_minus_measured_pp;
-            if diff.is_some_and(|d| d.abs() > FLAG_PP) {
-                flagged.push(format!(
-                    "{} {}: model {:+.0} points",
-                    r.cell.variant,
-                    r.cell.workload,
-                    diff.unwrap_or_default()
-                ));
-            }
-            let mut row = vec![r.cell.tree.clone()];
-            if by_workload {
-                row.push(r.cell.workload.clone());
-            }
-            row.extend([
-                r.cell.variant.clone(),
-                r.settings.clone(),
-                r.runs.to_string(),
-                num(r.kept_pct, 1),
-            ]);
-            if with_published {
-                row.push(range_text(r.published_kept_pct, 0));
-            }
-            row.extend([
-                num(r.model_kept_pct, 1),
-                diff.map(|d| format!("{d:+.1}"))
-                    .unwrap_or_else(|| "n/a".into()),
-                num(r.scan_young, 0),
-                num(r.model_scan_young, 0),
-                num(r.scan_young_per_s, 1),
-            ]);
-            if with_published {
-                row.push(range_text(r.published_scan_young_per_s, 0));
-            }
-            row.extend([
-                num(r.model_scan_young_per_s, 1),
-                num(r.hot_lookups_per_s, 0),
-                num(r.scans_per_s, 2),
-            ]);
-            row
+        .filter_map(|r| {
+            let d = r.model_minus_measured_pp.filter(|d| d.abs() > FLAG_PP)?;
+            Some(format!(
+                "{} {}: model {d:+.0} points",
+                r.cell.variant, r.cell.workload
+            ))
         })
         .collect();
-    let mut header = vec!["tree"];
-    if by_workload {
-        header.push("workload");
-    }
-    header.extend(["variant", "settings", "runs", "hot kept %"]);
-    if with_published {
-        header.push("published %");
-    }
-    header.extend([
-        "model %",
-        "model - measured (points)",
-        "scan young",
-        "model scan young",
-        "scan young / s",
-    ]);
-    if with_published {
-        header.push("published scan young / s");
-    }
-    header.extend(["model scan young / s", "hot lookups/s", "scans/s"]);
     let table = Block::Table {
-        header: header.into_iter().map(String::from).collect(),
-        rows: table_rows,
+        header: columns.iter().map(|(h, _)| h.to_string()).collect(),
+        rows: rows
+            .iter()
+            .map(|r| columns.iter().map(|(_, cell)| cell(r)).collect())
+            .collect(),
     };
     (table, flagged)
 }

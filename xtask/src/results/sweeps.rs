@@ -29,19 +29,17 @@ pub fn model_policy(
         return Some(ModelPolicy::Lazy);
     }
     let patch_file = patch_file.filter(|f| f.file_name().is_none_or(|n| n != LAYOUT_SHIFT_PATCH));
+    let own = if tree.series.has_eager_promotion() {
+        ModelPolicy::Eager
+    } else {
+        ModelPolicy::Classic
+    };
     match patch_file {
         None if cherry_pick => None,
-        None if !tree.series.has_eager_promotion() => Some(ModelPolicy::Classic),
-        None => Some(ModelPolicy::Eager),
+        None => Some(own),
         // the leak remedy changes the old sublist's rule; the accesses
         // follow the tree's own
-        Some(f) if f.file_name().is_some_and(|n| n == LEAK_REMEDY_PATCH) => {
-            Some(if tree.series.has_eager_promotion() {
-                ModelPolicy::EagerOldSurplus
-            } else {
-                ModelPolicy::ClassicOldSurplus
-            })
-        }
+        Some(f) if f.file_name().is_some_and(|n| n == LEAK_REMEDY_PATCH) => own.with_old_surplus(),
         Some(f) => {
             let name = f.file_name()?;
             PORT_POLICIES
