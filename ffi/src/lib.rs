@@ -31,7 +31,8 @@ use lru_model::layout::Quantity;
 mod probes;
 
 pub use lru_model::layout::Layout;
-pub use probes::{detect_layout, Generation, LazyRules};
+pub use probes::{detect_layout, LazyRules};
+pub use tree_source::Generation;
 
 /// The tree this build of the crate was compiled against.
 #[derive(Debug, Clone, Copy)]

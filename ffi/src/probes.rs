@@ -7,63 +7,7 @@
 //! the layouts both sides know.
 
 use lru_model::layout::Layout;
-
-/// The generation of a tree, detected from its `buf0buf.h`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Generation {
-    /// 10.5-style: inline `buf_page_make_young_if_needed()`, `rw_lock_t` in `buf_block_t`.
-    V10_5,
-    /// 10.6..11.8-style (before the fix): `block_lock` in `buf_page_t`,
-    /// out-of-line make-young; 11.8's descriptors differ in `buf_block_t`
-    /// only, which [`detect_layout`] tells apart.
-    V10_11,
-    /// Post-fix (MDEV-33966): `touch_no_stamp()` and `buf_pool.access_clock`.
-    PostFix,
-    /// MySQL (9.7): the classic rule in `buf0buf.ic`, a
-    /// `std::chrono::steady_clock::time_point` access time, a buffer pool of
-    /// instances reached through `buf_pool_ptr`.
-    MySql,
-}
-
-impl Generation {
-    /// The `cfg(innodb = "...")` value, also the series name of the model.
-    pub fn name(self) -> &'static str {
-        match self {
-            Generation::V10_5 => "10.5",
-            Generation::V10_11 => "10.11",
-            Generation::PostFix => "post-fix",
-            Generation::MySql => "mysql",
-        }
-    }
-
-    /// The engine whose trees have this generation.
-    pub fn engine(self) -> lru_model::series::Engine {
-        match self {
-            Generation::MySql => lru_model::series::Engine::MySql,
-            _ => lru_model::series::Engine::MariaDb,
-        }
-    }
-
-    /// Tell the generation from the text of `storage/innobase/include/buf0buf.h`.
-    pub fn detect(buf0buf_h: &str) -> Option<Generation> {
-        if buf0buf_h.contains(MYSQL_ACCESS_TIME) {
-            Some(Generation::MySql)
-        } else if lru_model::series::carries_upstream_fix(buf0buf_h) {
-            Some(Generation::PostFix)
-        } else if buf0buf_h.contains("inline void buf_page_make_young_if_needed(") {
-            Some(Generation::V10_5)
-        } else if buf0buf_h.contains("block_lock lock;")
-            && buf0buf_h.contains("freed_page_clock:31")
-        {
-            Some(Generation::V10_11)
-        } else {
-            None
-        }
-    }
-}
-
-/// MySQL's `buf_page_t::access_time`, which no MariaDB tree declares.
-const MYSQL_ACCESS_TIME: &str = "std::chrono::steady_clock::time_point access_time;";
+use tree_source::{find_definition, squash, strip_comments, Generation};
 
 /// Whose descriptor layout a tree has: the generation's own, except that a
 /// post-fix tree may be 10.11 or 11.8 with our port of the fix, which keeps
@@ -176,88 +120,6 @@ impl LazyRules {
             young_touch,
         })
     }
-}
-
-/// A function definition found in C++ source text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Definition<'a> {
-    /// 1-based line of the definition's first line
-    pub line: usize,
-    /// from the start of that line to the closing brace
-    pub text: &'a str,
-    /// between the braces
-    pub body: &'a str,
-}
-
-/// The first definition whose head contains `head` (a declaration or a
-/// call, ending in `;` before any `{`, is skipped).
-pub fn find_definition<'a>(text: &'a str, head: &str) -> Option<Definition<'a>> {
-    let mut from = 0;
-    while let Some(at) = text[from..].find(head) {
-        let start = from + at;
-        let after = start + head.len();
-        let open = after + text[after..].find(['{', ';'])?;
-        if text.as_bytes()[open] == b';' {
-            from = after;
-            continue;
-        }
-        let mut depth = 0usize;
-        for (i, c) in text[open..].char_indices() {
-            match c {
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let close = open + i;
-                        let line_start = text[..start].rfind('\n').map_or(0, |n| n + 1);
-                        return Some(Definition {
-                            line: text[..line_start].matches('\n').count() + 1,
-                            text: &text[line_start..=close],
-                            body: &text[open + 1..close],
-                        });
-                    }
-                }
-                _ => {}
-            }
-        }
-        return None;
-    }
-    None
-}
-
-/// `code` without `/* */` and `//` comments.
-fn strip_comments(code: &str) -> String {
-    let mut out = String::new();
-    let mut rest = code;
-    loop {
-        let block = rest.find("/*");
-        let line = rest.find("//");
-        match (block, line) {
-            (Some(b), l) if l.is_none_or(|l| b < l) => {
-                out.push_str(&rest[..b]);
-                match rest[b..].find("*/") {
-                    Some(e) => rest = &rest[b + e + 2..],
-                    None => return out,
-                }
-            }
-            (_, Some(l)) => {
-                out.push_str(&rest[..l]);
-                match rest[l..].find('\n') {
-                    Some(e) => rest = &rest[l + e..],
-                    None => return out,
-                }
-            }
-            _ => {
-                out.push_str(rest);
-                return out;
-            }
-        }
-    }
-}
-
-/// `code` without any whitespace.
-fn squash(code: &str) -> String {
-    code.chars().filter(|c| !c.is_whitespace()).collect()
 }
 
 /// Which kind of value a probe reports.
@@ -561,20 +423,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn detects_each_generation_from_header_text() {
-        let v10_5 = "inline void buf_page_make_young_if_needed(buf_page_t *bpage)\n\
-                     unsigned\tfreed_page_clock:31;";
-        let v10_11 = "class buf_page_t {\n  block_lock lock;\n\tunsigned\tfreed_page_clock:31;";
-        let post = "  block_lock lock;\n  inline void touch_no_stamp() noexcept;\n\
-                    Atomic_relaxed<uint16_t> access_clock;";
-        assert_eq!(Generation::detect(v10_5), Some(Generation::V10_5));
-        assert_eq!(Generation::detect(v10_11), Some(Generation::V10_11));
-        assert_eq!(Generation::detect(post), Some(Generation::PostFix));
+    fn mysql_has_its_layout() {
         let mysql = "  uint32_t freed_page_clock;\n  uint32_t m_version{};\n  \
                      std::chrono::steady_clock::time_point access_time;\n  bool old;";
-        assert_eq!(Generation::detect(mysql), Some(Generation::MySql));
         assert_eq!(detect_layout(Generation::MySql, mysql), Layout::MySql9_7);
-        assert_eq!(Generation::detect("struct buf_page_t {};"), None);
     }
 
     #[test]
@@ -664,21 +516,6 @@ mod tests {
         \treturn age < buf_pool.curr_size()\n\
         \t\t* (BUF_LRU_OLD_RATIO_DIV - buf_pool.LRU_old_ratio)\n\
         \t\t/ (BUF_LRU_OLD_RATIO_DIV * 4);\n}\n";
-
-    #[test]
-    fn finds_a_definition_with_its_line() {
-        let cc = "// x\nvoid f() { buf_page_t::touch(); }\n\
-                  bool buf_page_t::touch() noexcept\n{\n  if (a) { b(); }\n  return c;\n}\nint d;\n";
-        let d = find_definition(cc, "buf_page_t::touch()").unwrap();
-        assert_eq!(d.line, 3);
-        assert_eq!(
-            d.text,
-            "bool buf_page_t::touch() noexcept\n{\n  if (a) { b(); }\n  return c;\n}"
-        );
-        assert_eq!(d.body, "\n  if (a) { b(); }\n  return c;\n");
-        assert_eq!(find_definition(cc, "buf_pool_t::now()"), None);
-        assert_eq!(find_definition("void g() { never_closed(", "g()"), None);
-    }
 
     #[test]
     fn tells_the_two_peek_if_young_forms_apart() {

@@ -9,9 +9,7 @@
 //! must agree with `lru_model::decide` on seeded random inputs. The tests
 //! print the layouts and the number of cases they checked.
 
-use crate::variant::SourceChange;
-use anyhow::{bail, Context, Result};
-use lru_model::series::Engine;
+use anyhow::Result;
 
 /// Subcommands of `cargo xtask ffi`.
 #[derive(clap::Subcommand, Debug)]
@@ -36,94 +34,8 @@ pub fn run(cmd: FfiAction) -> Result<()> {
 }
 
 fn check(spec: &str, variant: &str) -> Result<()> {
-    let tree =
-        crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
-    tree.source_for("the ffi check needs a source tree")?;
-    // resolved as `cargo xtask build` resolves it: base is the tree as it is
-    // (reported as fixed on a tree that carries the fix); another variant is
-    // its patch from the table, refused on a tree it makes no sense on
-    let resolved = crate::variant::resolve(&Default::default(), &tree, variant)?;
-    let patch = match resolved.change {
-        SourceChange::None => None,
-        SourceChange::Patch(p) => Some(p),
-        SourceChange::CherryPick(_) => bail!(
-            "variant `{variant}` picks commits: check a tree that carries them instead \
-             (git:<url>#<commit>)"
-        ),
-    };
-    let label = format!("{} {}", tree.version, resolved.label);
-    let configured = crate::build::configure_with(&tree, patch.as_ref())
-        .with_context(|| format!("cannot configure {label} for the ffi check"))?;
-    // the generation is detected again by the ffi crate on the same headers;
-    // this line says what the patch made of the tree
-    let header = configured.src.join("storage/innobase/include/buf0buf.h");
-    let fixed = crate::dims::carries_upstream_fix(
-        &std::fs::read_to_string(&header)
-            .with_context(|| format!("cannot read {}", header.display()))?,
-    );
-    eprintln!(
-        "ffi check: {label} (series {}, commit {}{}), {}, source {}, configured in {}",
-        tree.series,
-        short(&tree.id),
-        patch
-            .as_ref()
-            .map(|p| format!(" + {} sha256 {}", p.file.display(), short(&p.sha256)))
-            .unwrap_or_default(),
-        match (tree.series.engine, fixed) {
-            (Engine::MySql, _) => "MySQL's classic LRU rule",
-            (Engine::MariaDb, true) => "carries the MDEV-33966 fix",
-            (Engine::MariaDb, false) => "without the MDEV-33966 fix",
-        },
-        configured.src.display(),
-        configured.build.display()
-    );
-    // --nocapture so the layouts and case counts reach the log; one thread so
-    // the tables are not interleaved; no fail-fast so a layout mismatch does
-    // not hide the decision results (or the other way round).
-    let args = [
-        "test",
-        "--release",
-        "--package",
-        "ffi",
-        "--no-fail-fast",
-        "--",
-        "--nocapture",
-        "--test-threads=1",
-    ];
-    eprintln!(
-        "$ INNODB_SRC={} INNODB_BUILD={} cargo {}",
-        configured.src.display(),
-        configured.build.display(),
-        args.join(" ")
-    );
-    // Stream the test output (cargo's progress included) and keep the
-    // lines that say what was checked, for the summary.
-    let mut summary = Vec::new();
-    let finished = crate::util::Command::new("cargo")
-        .args(args)
-        .dir(crate::util::repo_root())
-        .env("INNODB_SRC", configured.src.display().to_string())
-        .env("INNODB_BUILD", configured.build.display().to_string())
-        .stream(None, |line| {
-            println!("{line}");
-            if let Some(fact) = summary_line(line) {
-                summary.push(fact.to_string());
-            }
-        })
-        .context("cannot run `cargo test -p ffi`")?;
-    let status = finished.status;
-    eprintln!("\nffi check summary for {label} ({spec}):");
-    for fact in &summary {
-        eprintln!("  {fact}");
-    }
-    if !status.success() {
-        bail!(
-            "ffi check failed for {label} ({spec}): the model disagrees with the tree's headers, \
-             or the probes could not be built; see the test output above"
-        );
-    }
-    eprintln!("ffi check passed for {label} ({spec})");
-    Ok(())
+    let tree = crate::tree_check::configure_tree(spec, variant, "ffi check")?;
+    crate::tree_check::run_tree_tests("ffi", "ffi check", &tree, summary_line)
 }
 
 /// The part of a test output line worth repeating in the summary: layout
@@ -135,10 +47,6 @@ fn summary_line(line: &str) -> Option<&str> {
         .split_once("; C++ outcomes")
         .map_or(fact, |(head, _)| head);
     (fact.contains("cases checked") || fact.contains("layout quantities agree")).then_some(fact)
-}
-
-fn short(id: &str) -> &str {
-    &id[..12.min(id.len())]
 }
 
 #[cfg(test)]

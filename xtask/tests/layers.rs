@@ -56,6 +56,8 @@ const LAYERS: &[(&str, Within, &[&str])] = &[
             "bisect",
             "model",
             "ffi",
+            "oracle",
+            "tree_check",
             "patch_check",
             "mtr",
             "validate",

@@ -11,7 +11,7 @@ mod state;
 
 pub use config::{
     kept_stamp, Boundary, Config, Counters, ModelError, MoveStamp, OldSurplus, ShortLru,
-    BOUNDARY_MOVES,
+    BOUNDARY_MOVES, OLD_MIN_LEN,
 };
 pub use state::{PageState, PoolState};
 

@@ -1,0 +1,193 @@
+//! Builds the oracle for one configured tree.
+//!
+//! The tree comes from `INNODB_SRC` and `INNODB_BUILD`, as for the `ffi`
+//! crate (`cargo xtask oracle check --tree <spec>` sets them). Without them
+//! the crate builds with no tree and its tests fail, saying how to build one
+//! in. With a 10.11-style tree (10.6 up to 11.8 before the MDEV-33966 fix):
+//! 1. the tree's own `buf/buf0lru.cc` and `ut/ut0rnd.cc` are compiled whole,
+//!    with the server's flags for each (from `compile_commands.json`);
+//! 2. the definitions the LRU needs from files that cannot be compiled whole
+//!    here (the page cleaner's LRU batch from `buf0flu.cc`, the free-block
+//!    allocator and the page hash from `buf0buf.cc`, the read path's
+//!    `buf_page_init_for_read()` from `buf0rea.cc`) are copied verbatim into
+//!    `copied.inc`, each after a `#line` that names the tree's file;
+//! 3. the glue (`shim/oracle_10_11.cc`) includes them with the stubs and
+//!    offers the events and the snapshot as `extern "C"` functions.
+//!
+//! The glue turns the wait for a free block into a synchronous LRU batch;
+//! the link wraps `pthread_cond_timedwait()` so that the wait after it
+//! returns at once.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::{env, fs};
+
+use tree_source::Generation;
+
+fn main() {
+    println!("cargo::rerun-if-env-changed=INNODB_SRC");
+    println!("cargo::rerun-if-env-changed=INNODB_BUILD");
+    println!("cargo::rerun-if-changed=shim");
+    println!("cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\"))");
+    let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
+    let build = env::var_os("INNODB_BUILD").filter(|s| !s.is_empty());
+    let tree = match (src, build) {
+        (None, None) => {
+            println!("cargo::rustc-cfg=oracle=\"none\"");
+            "pub(crate) const TREE: Option<TreeInfo> = None;\n".to_string()
+        }
+        (Some(src), Some(build)) => build_tree(&out, Path::new(&src), Path::new(&build))
+            .unwrap_or_else(|e| panic!("oracle: {e}")),
+        _ => panic!(
+            "oracle: set both INNODB_SRC (source root) and INNODB_BUILD (configured build dir), \
+             or neither; `cargo xtask oracle check --tree <spec>` sets them"
+        ),
+    };
+    write(out.join("tree.rs"), &tree);
+}
+
+/// The definitions a 10.11-style oracle copies from the tree, in the order
+/// the glue needs them: `(file, the part of the head that names it)`.
+const COPIED_10_11: &[(&str, &str)] = &[
+    // the page cleaner's LRU batch (static in buf0flu.cc)
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static ulint buf_free_from_unzip_LRU_list_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "ATTRIBUTE_COLD static size_t buf_flush_LRU_to_withdraw(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static void buf_flush_LRU_list_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static void buf_do_LRU_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static ulint buf_flush_LRU(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "ATTRIBUTE_COLD void buf_pool_t::LRU_warn()",
+    ),
+    // the free list and the page hash
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "buf_block_t *buf_pool_t::allocate()",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_pool_t::page_hash_table::create(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "UNIV_INLINE\nvoid\nbuf_block_init_low(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_block_t::initialise(",
+    ),
+    // the read path's part in the LRU
+    (
+        "storage/innobase/buf/buf0rea.cc",
+        "TRANSACTIONAL_TARGET\nstatic buf_page_t* buf_page_init_for_read(",
+    ),
+];
+
+/// Types the copied definitions use, defined in a `.cc` file: a struct
+/// definition ends in `;`, which the glue adds after the include.
+const COPIED_TYPES_10_11: &[(&str, &str)] =
+    &[("storage/innobase/buf/buf0flu.cc", "struct flush_counters_t")];
+
+/// The tree's files compiled whole into the oracle.
+const COMPILED_10_11: &[&str] = &[
+    "storage/innobase/buf/buf0lru.cc",
+    "storage/innobase/ut/ut0rnd.cc",
+];
+
+fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
+    let header = src.join("storage/innobase/include/buf0buf.h");
+    println!("cargo::rerun-if-changed={}", header.display());
+    println!(
+        "cargo::rerun-if-changed={}",
+        build.join("compile_commands.json").display()
+    );
+    let text = fs::read_to_string(&header)
+        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
+    let generation = Generation::detect(&text).ok_or_else(|| {
+        format!(
+            "cannot tell the generation of {}: none of the 10.5, 10.11, post-fix or MySQL markers \
+             found",
+            header.display()
+        )
+    })?;
+    let version = tree_source::read_version(src, generation.engine());
+    let mut tree = String::new();
+    write!(
+        tree,
+        "pub(crate) const TREE: Option<TreeInfo> = Some(TreeInfo {{ generation: Generation::{:?}, \
+         version: {:?}, src: {:?}, build: {:?} }});",
+        generation,
+        version,
+        src.display().to_string(),
+        build.display().to_string()
+    )
+    .unwrap();
+    if generation != Generation::V10_11 {
+        // the tests say which generation has no oracle yet
+        println!("cargo::rustc-cfg=oracle=\"unsupported\"");
+        return Ok(tree);
+    }
+    println!("cargo::rustc-cfg=oracle=\"10.11\"");
+    let read = |path: &Path| println!("cargo::rerun-if-changed={}", path.display());
+    write(
+        out.join("copied_types.inc"),
+        &tree_source::copy_definitions(src, COPIED_TYPES_10_11, read)?,
+    );
+    write(
+        out.join("copied.inc"),
+        &tree_source::copy_definitions(src, COPIED_10_11, read)?,
+    );
+    let flags = tree_source::server_flags(build, "storage/innobase/buf/buf0lru.cc")?;
+    let mut cc = compiler(&flags);
+    cc.file("shim/oracle_10_11.cc").include("shim").include(out);
+    for file in COMPILED_10_11 {
+        let path = src.join(file);
+        read(&path);
+        // each file with its own flags, as the server compiles it
+        let own = tree_source::server_flags(build, file)?;
+        let mut one = compiler(&own);
+        one.file(&path).compile(&format!(
+            "oracle_tree_{}",
+            Path::new(file).file_stem().unwrap().to_string_lossy()
+        ));
+    }
+    cc.compile("oracle_glue");
+    // the wait for a free block that follows the glue's synchronous batch
+    println!("cargo::rustc-link-arg=-Wl,--wrap=pthread_cond_timedwait");
+    Ok(tree)
+}
+
+fn compiler(flags: &[String]) -> cc::Build {
+    let mut b = cc::Build::new();
+    b.cpp(true)
+        .compiler("g++")
+        .warnings(false)
+        .extra_warnings(false)
+        // the server's optimisation level for these files (last -O wins)
+        .flag("-O2");
+    for f in flags {
+        b.flag(f);
+    }
+    b
+}
+
+fn write(path: impl AsRef<Path>, text: &str) {
+    let path = path.as_ref();
+    fs::write(path, text).unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
+}

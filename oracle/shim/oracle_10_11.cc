@@ -1,0 +1,372 @@
+/* The oracle's glue for a 10.11-style tree (10.6 up to 11.8 before the
+   MDEV-33966 fix): the tree's own buf0lru.cc (compiled whole, apart), the
+   definitions build.rs copied from buf0flu.cc, buf0buf.cc and buf0rea.cc,
+   the server's globals they read, stubs, and the events of a trace over a
+   small pool of our own making. Compiled with the server's flags for
+   buf0lru.cc. Every function here runs in one thread at a time (the Rust
+   side holds a process-wide lock). */
+#include "univ.i"
+#include "buf0buf.h"
+#include "buf0lru.h"
+#include "buf0flu.h"
+#include "buf0rea.h"
+#include "buf0buddy.h"
+#include "ibuf0ibuf.h"
+#include "mtr0mtr.h"
+#include "log0recv.h"
+#include "srv0srv.h"
+#include "fil0fil.h"
+#include "srv0mon.h"
+#include "log.h"
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+#include <cstdarg>
+#include <new>
+#include "my_cpu.h"
+
+/* Access to a private member without touching the class: the template
+   arguments of an explicit instantiation are not access-checked
+   ([temp.spec]/6), so the instantiation hands out the member pointer
+   through a friend function. */
+template<typename Tag, typename Tag::type M>
+struct oracle_rob { friend typename Tag::type oracle_get(Tag) { return M; } };
+
+/* A path the oracle's events must never reach: stop loudly. */
+[[noreturn]] static void oracle_unreachable(const char *what)
+{
+  fprintf(stderr, "oracle: unreachable path taken: %s\n", what);
+  abort();
+}
+
+/* Definitions the server makes elsewhere (buf0buf.cc, buf0flu.cc). */
+buf_pool_t buf_pool;
+ulint buf_lru_flush_page_count;
+ulint buf_lru_freed_page_count;
+
+/* The dirty-page paths of the LRU batch: our pages are never modified. */
+static std::pair<fil_space_t*, uint32_t> buf_flush_space(const uint32_t)
+  noexcept
+{ oracle_unreachable("buf_flush_space (a dirty page in an LRU batch)"); }
+static void buf_flush_discard_page(buf_page_t *) noexcept
+{ oracle_unreachable("buf_flush_discard_page"); }
+static ulint buf_flush_try_neighbors(fil_space_t *, const page_id_t,
+                                     buf_page_t *, bool, ulint, ulint) noexcept
+{ oracle_unreachable("buf_flush_try_neighbors"); }
+
+#include "copied_types.inc"
+;
+#include "copied.inc"
+
+/* ---- the server's globals this code reads ---- */
+/* recv_sys zeroed, never constructed (its constructor allocates through
+   the performance schema): recv_recovery_is_on() reads false */
+alignas(recv_sys_t) unsigned char oracle_recv_sys[sizeof(recv_sys_t)]
+  __asm__("recv_sys") __attribute__((used));
+decltype(monitor_set_tbl) monitor_set_tbl;
+decltype(innodb_counter_value) innodb_counter_value;
+decltype(srv_monitor_timer) srv_monitor_timer;
+decltype(srv_print_innodb_monitor) srv_print_innodb_monitor;
+decltype(mem_key_std) mem_key_std;
+decltype(mem_key_other) mem_key_other;
+decltype(my_cpu_relax_multiplier) my_cpu_relax_multiplier= 200;
+decltype(srv_page_size) srv_page_size= UNIV_PAGE_SIZE_DEF;
+decltype(srv_page_size_shift) srv_page_size_shift= UNIV_PAGE_SIZE_SHIFT_DEF;
+extern const size_t alloc_max_retries= 60;
+PSI *PSI_server;
+decltype(have_transactional_memory) have_transactional_memory;
+decltype(srv_max_io_capacity) srv_max_io_capacity= 2000;
+
+/* ---- logging: printed, as the server would ---- */
+void sql_print_warning(const char *format, ...)
+{
+  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
+  fputc('\n', stderr);
+}
+void sql_print_error(const char *format, ...)
+{
+  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
+  fputc('\n', stderr);
+}
+void ut_print_buf(FILE *, const void *, ulint) {}
+void buf_pool_t::print_flush_info() const noexcept {}
+PSI_memory_key ut_new_get_key_by_file(uint32_t) { return PSI_NOT_INSTRUMENTED; }
+my_hrtime_t my_hrtime() { return {0}; }
+ib::error::~error() { fprintf(stderr, "%s\n", m_oss.str().c_str()); }
+ib::fatal_or_error::~fatal_or_error()
+{ fprintf(stderr, "%s\n", m_oss.str().c_str()); if (m_fatal) abort(); }
+void ut_dbg_assertion_failed(const char *expr, const char *file, unsigned line)
+{
+  fprintf(stderr, "oracle: assertion %s failed at %s:%u\n", expr ? expr : "",
+          file, line);
+  abort();
+}
+
+/* ---- paths our events must not reach ---- */
+int psi_mutex_lock(mysql_mutex_t *, const char *, uint)
+{ oracle_unreachable("psi_mutex_lock (an instrumented mutex)"); }
+inline uint32_t buf_pool_t::watch_remove(buf_page_t *, hash_chain &) noexcept
+{ oracle_unreachable("buf_pool_t::watch_remove (a watch sentinel)"); }
+/* buf_page_init_for_read() constructs an mtr_t that only the change
+   buffer's read-ahead (BUF_READ_IBUF_PAGES_ONLY) starts */
+mtr_t::mtr_t() {}
+mtr_t::~mtr_t() {}
+void mem_heap_block_free(mem_heap_t *, mem_block_t *)
+{ oracle_unreachable("mem_heap_block_free (an mtr_t that was used)"); }
+void mem_heap_free_block_free(mem_heap_t *)
+{ oracle_unreachable("mem_heap_free_block_free (an mtr_t that was used)"); }
+void my_free(void *p) { free(p); }
+template<> void srw_mutex_impl<true>::wait_and_lock() noexcept
+{ oracle_unreachable("srw_mutex_impl::wait_and_lock (a contended latch)"); }
+template<> void srw_mutex_impl<true>::wake() noexcept
+{ oracle_unreachable("srw_mutex_impl::wake (a contended latch)"); }
+template<> void ssux_lock_impl<true>::wr_wait(uint32_t) noexcept
+{ oracle_unreachable("ssux_lock_impl::wr_wait (a contended latch)"); }
+void buf_buddy_free_low(void *, ulint) noexcept
+{ oracle_unreachable("buf_buddy_free_low (ROW_FORMAT=COMPRESSED)"); }
+bool buf_pool_t::withdraw(buf_page_t &) noexcept
+{ oracle_unreachable("buf_pool_t::withdraw (a shrinking pool)"); }
+void buf_pool_t::delete_from_flush_list(buf_page_t *) noexcept
+{ oracle_unreachable("buf_pool_t::delete_from_flush_list (a dirty page)"); }
+void buf_flush_relocate_on_flush_list(buf_page_t *, buf_page_t *) noexcept
+{ oracle_unreachable("buf_flush_relocate_on_flush_list"); }
+void btr_search_drop_page_hash_index(buf_block_t *, bool) noexcept
+{ oracle_unreachable("btr_search_drop_page_hash_index (the adaptive hash)"); }
+
+/* ---- the clock and the page cleaner, driven by the events ---- */
+static ulint oracle_now_ms;
+ulint ut_time_ms() { return oracle_now_ms; }
+
+struct oracle_counters
+{
+  uint64_t cleaner_wakeups;     /* asked for while a free block was taken */
+  uint64_t batches_for_waits;   /* synchronous batches for a waiting read */
+};
+static oracle_counters oracle_cnt;
+static ulint oracle_waits_seen;
+
+/* buf_LRU_get_free_block() wakes the page cleaner after counting a wait
+   (buf_pool.stat.LRU_waits) when no block is free: the oracle runs the
+   cleaner's batch at once, in the waiting thread, which holds buf_pool.mutex
+   as the cleaner would. A wake-up with a block in hand is only counted: the
+   trace's own `cleaner` events are the batches that run then. */
+void buf_pool_t::page_cleaner_wakeup(bool) noexcept
+{
+  if (stat.LRU_waits == oracle_waits_seen)
+  {
+    oracle_cnt.cleaner_wakeups++;
+    return;
+  }
+  oracle_waits_seen= stat.LRU_waits;
+  oracle_cnt.batches_for_waits++;
+  buf_flush_LRU(srv_max_io_capacity);
+}
+
+/* The wait that follows: the batch above has broadcast done_free already. */
+extern "C" int __real_pthread_cond_timedwait(pthread_cond_t*, pthread_mutex_t*,
+                                             const struct timespec*);
+extern "C" int __wrap_pthread_cond_timedwait(pthread_cond_t *c,
+                                             pthread_mutex_t *m,
+                                             const struct timespec *t)
+{
+  if (c == &buf_pool.done_free)
+    return 0;
+  return __real_pthread_cond_timedwait(c, m, t);
+}
+
+/* ---- the pool: buf_pool_t::create() in small, our own memory ---- */
+struct oracle_tag_n_blocks { typedef size_t buf_pool_t::*type;
+                             friend type oracle_get(oracle_tag_n_blocks); };
+template struct oracle_rob<oracle_tag_n_blocks, &buf_pool_t::n_blocks>;
+struct oracle_tag_to_withdraw { typedef size_t buf_pool_t::*type;
+                                friend type oracle_get(oracle_tag_to_withdraw); };
+template struct oracle_rob<oracle_tag_to_withdraw,
+                        &buf_pool_t::n_blocks_to_withdraw>;
+
+static buf_block_t *oracle_blocks;
+static byte *oracle_frames;
+
+extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
+                           uint32_t old_pct, uint32_t old_threshold_ms)
+{
+  if (oracle_blocks)
+    return -1;
+  if (!n_blocks)
+    return -3;
+  buf_pool.mutex.m_psi= nullptr;
+  pthread_mutex_init(&buf_pool.mutex.m_mutex, nullptr);
+  buf_pool.flush_list_mutex.m_psi= nullptr;
+  pthread_mutex_init(&buf_pool.flush_list_mutex.m_mutex, nullptr);
+  oracle_blocks= static_cast<buf_block_t*>
+    (aligned_alloc(CPU_LEVEL1_DCACHE_LINESIZE, n_blocks * sizeof(buf_block_t)));
+  oracle_frames= static_cast<byte*>
+    (aligned_alloc(srv_page_size, n_blocks * srv_page_size));
+  if (!oracle_blocks || !oracle_frames)
+    return -2;
+  memset(static_cast<void*>(oracle_blocks), 0, n_blocks * sizeof(buf_block_t));
+  buf_pool.*oracle_get(oracle_tag_n_blocks())= n_blocks;
+  buf_pool.*oracle_get(oracle_tag_to_withdraw())= 0;
+  UT_LIST_INIT(buf_pool.free, &buf_page_t::list);
+  for (size_t i= 0; i < n_blocks; i++)
+  {
+    buf_block_t *block= &oracle_blocks[i];
+    block->page.frame= oracle_frames + i * srv_page_size;
+    block->page.lock.init();
+    UT_LIST_ADD_LAST(buf_pool.free, &block->page);
+  }
+  /* buf_pool.withdrawn (private) stays as the zeroed global has it: empty */
+  UT_LIST_INIT(buf_pool.LRU, &buf_page_t::LRU);
+  UT_LIST_INIT(buf_pool.flush_list, &buf_page_t::list);
+  UT_LIST_INIT(buf_pool.unzip_LRU, &buf_block_t::unzip_LRU);
+  for (size_t i= 0; i < UT_ARR_SIZE(buf_pool.zip_free); ++i)
+    UT_LIST_INIT(buf_pool.zip_free[i], &buf_buddy_free_t::list);
+  buf_pool.page_hash.create(2 * n_blocks);
+  pthread_cond_init(&buf_pool.done_flush_LRU, nullptr);
+  pthread_cond_init(&buf_pool.done_flush_list, nullptr);
+  pthread_cond_init(&buf_pool.do_flush_list, nullptr);
+  pthread_cond_init(&buf_pool.done_free, nullptr);
+  buf_pool.try_LRU_scan= true;
+  buf_pool.LRU_scan_depth= ulong(lru_scan_depth);
+  buf_LRU_old_ratio_update(old_pct, false);
+  buf_LRU_old_threshold_ms= old_threshold_ms;
+  return 0;
+}
+
+/* Back to the state of a process that never called oracle_init(): the
+   pool's memory and its page hash released, buf_pool zeroed and constructed
+   again as a global is, the counters of this file cleared. */
+extern "C" void oracle_reset()
+{
+  if (!oracle_blocks)
+    return;
+  aligned_free(buf_pool.page_hash.array);
+  pthread_mutex_destroy(&buf_pool.mutex.m_mutex);
+  pthread_mutex_destroy(&buf_pool.flush_list_mutex.m_mutex);
+  pthread_cond_destroy(&buf_pool.done_flush_LRU);
+  pthread_cond_destroy(&buf_pool.done_flush_list);
+  pthread_cond_destroy(&buf_pool.do_flush_list);
+  pthread_cond_destroy(&buf_pool.done_free);
+  free(oracle_blocks);
+  free(oracle_frames);
+  oracle_blocks= nullptr;
+  oracle_frames= nullptr;
+  memset(static_cast<void*>(&buf_pool), 0, sizeof buf_pool);
+  new (&buf_pool) buf_pool_t;
+  buf_lru_flush_page_count= 0;
+  buf_lru_freed_page_count= 0;
+  oracle_cnt= oracle_counters{};
+  oracle_waits_seen= 0;
+  oracle_now_ms= 0;
+}
+
+/* ---- the events ---- */
+enum { ORACLE_OK= 0, ORACLE_NOT_RESIDENT= 1, ORACLE_RESIDENT= 2,
+       ORACLE_NO_BLOCK= 3 };
+
+static const page_id_t oracle_id(uint64_t page)
+{ return page_id_t{1, uint32_t(page)}; }
+
+static buf_page_t *oracle_find(uint64_t page)
+{
+  const page_id_t id{oracle_id(page)};
+  buf_pool_t::hash_chain &chain= buf_pool.page_hash.cell_get(id.fold());
+  return buf_pool.page_hash.get(id, chain);
+}
+
+extern "C" void oracle_set_time(uint64_t now_ms) { oracle_now_ms= ulint(now_ms); }
+
+/* A page read into the pool (buf_page_init_for_read()) and its read
+   completed (the state and latch as buf_page_t::read_complete() leaves them). */
+extern "C" int oracle_read(uint64_t page)
+{
+  if (oracle_find(page))
+    return ORACLE_RESIDENT;
+  buf_page_t *bpage= buf_page_init_for_read(BUF_READ_ANY_PAGE,
+                                            oracle_id(page), 0, false);
+  if (!bpage)
+    return ORACLE_NO_BLOCK;
+  bpage->read_unfix(buf_page_t::UNFIXED);
+  bpage->lock.x_unlock(true);
+  return ORACLE_OK;
+}
+
+/* A B-tree leaf access: buf_page_make_young_if_needed(). */
+extern "C" int oracle_access(uint64_t page, bool *not_first)
+{
+  buf_page_t *bpage= oracle_find(page);
+  if (!bpage)
+    return ORACLE_NOT_RESIDENT;
+  *not_first= buf_page_make_young_if_needed(bpage);
+  return ORACLE_OK;
+}
+
+/* A page freed in its tablespace and its block released, as
+   buf_pool_t::release_freed_page() releases a freed page that was never
+   written (not on the flush list). */
+extern "C" int oracle_free(uint64_t page)
+{
+  buf_page_t *bpage= oracle_find(page);
+  if (!bpage)
+    return ORACLE_NOT_RESIDENT;
+  bpage->lock.x_lock();
+  bpage->set_freed(bpage->state());
+  bpage->lock.x_unlock();
+  mysql_mutex_lock(&buf_pool.mutex);
+  buf_LRU_free_page(bpage, true);
+  mysql_mutex_unlock(&buf_pool.mutex);
+  return ORACLE_OK;
+}
+
+/* One page-cleaner LRU batch, as buf_flush_page_cleaner() runs it. */
+extern "C" void oracle_cleaner()
+{
+  mysql_mutex_lock(&buf_pool.mutex);
+  buf_flush_LRU(srv_max_io_capacity);
+  mysql_mutex_unlock(&buf_pool.mutex);
+}
+
+/* ---- the state after an event ---- */
+struct oracle_block
+{
+  uint64_t page;
+  uint32_t old;
+  uint32_t freed_page_clock;
+  uint32_t access_time;
+  uint32_t state;
+};
+
+struct oracle_pool
+{
+  uint64_t lru_len, old_len, free_len, freed_page_clock;
+  uint64_t first_old_page; /* UINT64_MAX without an old sublist */
+  uint64_t made_young, not_made_young, lru_waits, pages_read, evicted;
+  uint64_t cleaner_wakeups, batches_for_waits;
+};
+
+extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
+{
+  size_t n= 0;
+  for (const buf_page_t *b= UT_LIST_GET_FIRST(buf_pool.LRU); b;
+       b= UT_LIST_GET_NEXT(LRU, b), n++)
+    if (n < cap)
+      out[n]= oracle_block{b->id().page_no(), b->old, b->freed_page_clock,
+                           b->is_accessed(), b->state()};
+  return n;
+}
+
+extern "C" void oracle_state(oracle_pool *s)
+{
+  s->lru_len= UT_LIST_GET_LEN(buf_pool.LRU);
+  s->old_len= buf_pool.LRU_old_len;
+  s->free_len= UT_LIST_GET_LEN(buf_pool.free);
+  s->freed_page_clock= buf_pool.freed_page_clock;
+  s->first_old_page= buf_pool.LRU_old ? buf_pool.LRU_old->id().page_no()
+                                      : UINT64_MAX;
+  s->made_young= buf_pool.stat.n_pages_made_young;
+  s->not_made_young= buf_pool.stat.n_pages_not_made_young;
+  s->lru_waits= buf_pool.stat.LRU_waits;
+  s->pages_read= buf_pool.stat.n_pages_read;
+  s->evicted= buf_lru_freed_page_count;
+  s->cleaner_wakeups= oracle_cnt.cleaner_wakeups;
+  s->batches_for_waits= oracle_cnt.batches_for_waits;
+}

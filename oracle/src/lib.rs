@@ -1,0 +1,360 @@
+/*!
+A configured tree's own LRU code, driven event by event: the oracle the
+LRU model is checked against.
+
+`build.rs` compiles the tree's `buf0lru.cc` whole, copies the page
+cleaner's LRU batch, the free-block allocator, the page hash and the read
+path's `buf_page_init_for_read()` from the tree's other files, and links
+them with a glue (`shim/`) that sets up a small pool of its own. This
+crate keeps the glue's `extern "C"` functions and all `unsafe` private and
+offers:
+
+* [`tree`]: which tree was built in, or why there is no oracle;
+* [`Oracle`]: the tree's pool, to which [`Oracle::apply`] gives the events of
+  a trace (`lru_model::Event`) and from which [`Oracle::snapshot`] reads the
+  LRU list, the free list's length, the clock and the counters;
+* [`replay`]: the same events through the model and the oracle, compared
+  after every event, with the first difference described;
+* [`random`]: seeded random traces with evictions, frees and batches.
+
+The C++ is a pool of globals (`buf_pool` among them), so one [`Oracle`]
+exists at a time in a process: [`Oracle::new`] waits for the one before
+to be dropped.
+
+Run it through `cargo xtask oracle check --tree <spec>`, which configures
+the tree and sets the environment.
+*/
+
+#![deny(missing_docs)]
+
+use std::fmt;
+use std::sync::{Mutex, MutexGuard};
+
+use lru_model::{Config, Event, Op};
+
+pub mod random;
+pub mod replay;
+mod snapshot;
+
+pub use snapshot::{Block, Snapshot};
+pub use tree_source::Generation;
+
+/// The tree this build of the crate was compiled against.
+#[derive(Debug, Clone, Copy)]
+pub struct TreeInfo {
+    /// Generation detected from `buf0buf.h`.
+    pub generation: Generation,
+    /// Version from the tree's `VERSION` file, e.g. `10.11.18`.
+    pub version: &'static str,
+    /// `INNODB_SRC`
+    pub src: &'static str,
+    /// `INNODB_BUILD`
+    pub build: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/tree.rs"));
+
+/// Why the oracle cannot do what it was asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    /// The crate was built without `INNODB_SRC`/`INNODB_BUILD`.
+    NoTree,
+    /// The tree's generation has no oracle (yet).
+    Unsupported {
+        /// the tree's generation
+        generation: Generation,
+        /// the tree's version
+        version: &'static str,
+    },
+    /// A setting of the model's pool that the oracle cannot take.
+    Config(String),
+    /// The event cannot be given to the tree's code.
+    Refused {
+        /// the event
+        event: Event,
+        /// why
+        why: String,
+    },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoTree => write!(
+                f,
+                "the oracle crate was built without a tree; run `cargo xtask oracle check \
+                 --tree <spec>`, which configures one and sets INNODB_SRC and INNODB_BUILD"
+            ),
+            Error::Unsupported {
+                generation,
+                version,
+            } => write!(
+                f,
+                "no oracle for {version} (generation {}) yet: only 10.11-style trees \
+                 (10.6 up to 11.8 before the MDEV-33966 fix) have one",
+                generation.name()
+            ),
+            Error::Config(why) => write!(f, "the oracle cannot take this pool: {why}"),
+            Error::Refused { event, why } => write!(f, "event {event:?}: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The tree built in, if it has an oracle.
+pub fn tree() -> Result<&'static TreeInfo, Error> {
+    match &TREE {
+        None => Err(Error::NoTree),
+        Some(t) if !cfg!(oracle = "10.11") => Err(Error::Unsupported {
+            generation: t.generation,
+            version: t.version,
+        }),
+        Some(t) => Ok(t),
+    }
+}
+
+/// The C++ entry point an event goes through, for messages.
+pub fn entry_point(op: &Op) -> &'static str {
+    match op {
+        Op::Read(_) => "buf_page_init_for_read() (buf/buf0rea.cc), buf_LRU_get_free_block()",
+        Op::Access(_) | Op::Lookup(_) => "buf_page_make_young_if_needed() (buf/buf0lru.cc)",
+        Op::Free(_) => "buf_LRU_free_page() (buf/buf0lru.cc) of a FREED page",
+        Op::Cleaner => "buf_flush_LRU() (buf/buf0flu.cc)",
+        Op::Create(_) => "buf_page_create_low() (buf/buf0buf.cc)",
+    }
+}
+
+/// Every use of the C++ globals holds this.
+static POOL: Mutex<()> = Mutex::new(());
+
+/// The tree's buffer pool, of a size and settings of the model's
+/// [`Config`]; one at a time in a process.
+pub struct Oracle {
+    _pool: MutexGuard<'static, ()>,
+}
+
+impl Oracle {
+    /// A pool of `cfg.pool_pages` blocks, all free, with `cfg`'s
+    /// `innodb_old_blocks_pct`, `innodb_old_blocks_time` and
+    /// `innodb_lru_scan_depth`.
+    pub fn new(cfg: &Config) -> Result<Oracle, Error> {
+        tree()?;
+        if cfg.pool_pages == 0 {
+            return Err(Error::Config("a pool of 0 pages".into()));
+        }
+        // a test that panicked while it held the pool left no state that
+        // the reset below does not clear
+        let guard = POOL.lock().unwrap_or_else(|e| e.into_inner());
+        sys::init(cfg).map_err(Error::Config)?;
+        Ok(Oracle { _pool: guard })
+    }
+
+    /// Give one event to the tree's code (the time first, as the model
+    /// takes it). `lookup` goes where `access` goes: before the fix both
+    /// are `buf_page_make_young_if_needed()`.
+    pub fn apply(&mut self, event: &Event) -> Result<(), Error> {
+        sys::set_time(event.t_ms);
+        let refused = |why: &str| Error::Refused {
+            event: *event,
+            why: why.to_string(),
+        };
+        match event.op {
+            Op::Read(p) => sys::read(page_no(event, p)?).map_err(|w| refused(w)),
+            Op::Access(p) | Op::Lookup(p) => sys::access(page_no(event, p)?)
+                .map(|_| ())
+                .map_err(|w| refused(w)),
+            Op::Free(p) => sys::free(page_no(event, p)?).map_err(|w| refused(w)),
+            Op::Cleaner => {
+                sys::cleaner();
+                Ok(())
+            }
+            Op::Create(_) => Err(refused(
+                "the oracle does not create pages yet: buf_page_create_low() is not copied",
+            )),
+        }
+    }
+
+    /// The state after the events so far.
+    pub fn snapshot(&self) -> Snapshot {
+        sys::snapshot()
+    }
+}
+
+impl Drop for Oracle {
+    fn drop(&mut self) {
+        sys::reset();
+    }
+}
+
+/// The page number of the oracle's page id (space 1) for the trace's page.
+fn page_no(event: &Event, page: u64) -> Result<u32, Error> {
+    u32::try_from(page).map_err(|_| Error::Refused {
+        event: *event,
+        why: format!("page {page} does not fit a page number (32 bits)"),
+    })
+}
+
+#[cfg(oracle = "10.11")]
+mod sys {
+    //! The glue's functions (shim/oracle_10_11.cc).
+    use super::{Block, Snapshot};
+    use lru_model::Config;
+
+    #[repr(C)]
+    #[derive(Clone, Copy, Default)]
+    struct RawBlock {
+        page: u64,
+        old: u32,
+        freed_page_clock: u32,
+        access_time: u32,
+        state: u32,
+    }
+
+    #[repr(C)]
+    #[derive(Default)]
+    struct RawPool {
+        lru_len: u64,
+        old_len: u64,
+        free_len: u64,
+        freed_page_clock: u64,
+        first_old_page: u64,
+        made_young: u64,
+        not_made_young: u64,
+        lru_waits: u64,
+        pages_read: u64,
+        evicted: u64,
+        cleaner_wakeups: u64,
+        batches_for_waits: u64,
+    }
+
+    extern "C" {
+        fn oracle_init(n_blocks: u64, lru_scan_depth: u64, old_pct: u32, threshold_ms: u32) -> i32;
+        fn oracle_reset();
+        fn oracle_set_time(now_ms: u64);
+        fn oracle_read(page: u64) -> i32;
+        fn oracle_access(page: u64, not_first: *mut bool) -> i32;
+        fn oracle_free(page: u64) -> i32;
+        fn oracle_cleaner();
+        fn oracle_lru(out: *mut RawBlock, cap: usize) -> usize;
+        fn oracle_state(s: *mut RawPool);
+    }
+
+    fn outcome(code: i32) -> Result<(), &'static str> {
+        match code {
+            0 => Ok(()),
+            1 => Err("the page is not in the tree's pool"),
+            2 => Err("the page is already in the tree's pool"),
+            3 => Err("buf_page_init_for_read() returned no block"),
+            _ => Err("the glue returned an unknown code"),
+        }
+    }
+
+    pub(super) fn init(cfg: &Config) -> Result<(), String> {
+        // SAFETY: the caller holds POOL; the glue allocates its own pool
+        let code = unsafe {
+            oracle_reset();
+            oracle_init(
+                cfg.pool_pages.into(),
+                cfg.lru_scan_depth.into(),
+                cfg.old_pct,
+                cfg.old_blocks_time_ms,
+            )
+        };
+        match code {
+            0 => Ok(()),
+            -2 => Err(format!("cannot allocate {} blocks", cfg.pool_pages)),
+            c => Err(format!("oracle_init() returned {c}")),
+        }
+    }
+
+    pub(super) fn reset() {
+        // SAFETY: the caller (Oracle) holds POOL
+        unsafe { oracle_reset() }
+    }
+
+    pub(super) fn set_time(now_ms: u64) {
+        // SAFETY: as above
+        unsafe { oracle_set_time(now_ms) }
+    }
+
+    pub(super) fn read(page: u32) -> Result<(), &'static str> {
+        // SAFETY: as above
+        outcome(unsafe { oracle_read(page.into()) })
+    }
+
+    pub(super) fn access(page: u32) -> Result<bool, &'static str> {
+        let mut not_first = false;
+        // SAFETY: as above; not_first outlives the call
+        outcome(unsafe { oracle_access(page.into(), &mut not_first) }).map(|()| not_first)
+    }
+
+    pub(super) fn free(page: u32) -> Result<(), &'static str> {
+        // SAFETY: as above
+        outcome(unsafe { oracle_free(page.into()) })
+    }
+
+    pub(super) fn cleaner() {
+        // SAFETY: as above
+        unsafe { oracle_cleaner() }
+    }
+
+    pub(super) fn snapshot() -> Snapshot {
+        let mut pool = RawPool::default();
+        // SAFETY: as above; the glue fills at most `cap` blocks
+        let lru = unsafe {
+            oracle_state(&mut pool);
+            let mut raw = vec![RawBlock::default(); pool.lru_len as usize];
+            let n = oracle_lru(raw.as_mut_ptr(), raw.len());
+            raw.truncate(n);
+            raw
+        };
+        Snapshot {
+            lru: lru
+                .iter()
+                .map(|b| Block {
+                    page: b.page,
+                    old: b.old != 0,
+                    freed_page_clock: b.freed_page_clock,
+                    access_time_ms: b.access_time,
+                })
+                .collect(),
+            old_len: pool.old_len,
+            free_len: pool.free_len,
+            freed_page_clock: pool.freed_page_clock,
+            first_old: (pool.first_old_page != u64::MAX).then_some(pool.first_old_page),
+            made_young: pool.made_young,
+            not_made_young: pool.not_made_young,
+            lru_waits: pool.lru_waits,
+            pages_read: pool.pages_read,
+        }
+    }
+}
+
+#[cfg(not(oracle = "10.11"))]
+mod sys {
+    //! No tree with an oracle: [`super::tree`] refuses before any of these runs.
+    use super::Snapshot;
+    use lru_model::Config;
+
+    const NONE: &str = "no oracle is built in";
+
+    pub(super) fn init(_: &Config) -> Result<(), String> {
+        Err(NONE.into())
+    }
+    pub(super) fn reset() {}
+    pub(super) fn set_time(_: u64) {}
+    pub(super) fn read(_: u32) -> Result<(), &'static str> {
+        Err(NONE)
+    }
+    pub(super) fn access(_: u32) -> Result<bool, &'static str> {
+        Err(NONE)
+    }
+    pub(super) fn free(_: u32) -> Result<(), &'static str> {
+        Err(NONE)
+    }
+    pub(super) fn cleaner() {}
+    pub(super) fn snapshot() -> Snapshot {
+        Snapshot::default()
+    }
+}

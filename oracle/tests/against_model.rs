@@ -1,0 +1,155 @@
+//! The model against the tree's own LRU code, event by event.
+//!
+//! Built with a tree (`cargo xtask oracle check --tree <spec>`); without one
+//! every test fails and says how to build one in. Each test prints what it
+//! compared, with the tree's version first.
+
+use lru_model::{Config, OldSurplus};
+use oracle::random::{RandomTrace, Shape};
+use oracle::replay::{compare, compare_with, Agreement, Stop};
+
+fn tree_version() -> &'static str {
+    match oracle::tree() {
+        Ok(t) => t.version,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The pools the random traces run on: an old sublist from 512 blocks on,
+/// the page cleaner's free-list target, the old share and the threshold.
+fn pools() -> Vec<Config> {
+    let pool = |pool_pages, lru_scan_depth, old_pct, old_blocks_time_ms| Config {
+        pool_pages,
+        lru_scan_depth,
+        old_pct,
+        old_blocks_time_ms,
+        ..Config::default()
+    };
+    vec![
+        // the defaults, small
+        pool(1000, 100, 37, 1000),
+        // no threshold: every access to an old block past the window promotes
+        pool(1000, 100, 37, 0),
+        // the smallest and largest old shares
+        pool(800, 128, 5, 1000),
+        pool(800, 128, 95, 1000),
+        // short of an old sublist, then just over it
+        pool(400, 100, 37, 1000),
+        pool(600, 300, 37, 1000),
+    ]
+}
+
+fn shape(cfg: &Config) -> Shape {
+    Shape {
+        pages: 2 * u64::from(cfg.pool_pages),
+        frees_per_mille: 20,
+        cleaners_per_mille: 10,
+        max_step_ms: 2500,
+    }
+}
+
+fn replay_random(cfg: Config, seed: u64, events: u64) -> Result<Agreement, Stop> {
+    let mut trace = RandomTrace::new(seed, shape(&cfg), events);
+    compare_with(cfg, |pool| trace.next_for(pool))
+}
+
+#[test]
+fn random_traces_agree_event_by_event() {
+    let version = tree_version();
+    let mut total = Agreement::default();
+    for (i, cfg) in pools().into_iter().enumerate() {
+        let seed = 0x5eed_0000 + i as u64;
+        match replay_random(cfg, seed, 20_000) {
+            Ok(a) => {
+                println!(
+                    "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}: {} events \
+                     agree ({} reads, {} accesses, {} frees, {} batches; {} evictions, {} made young)",
+                    cfg.pool_pages,
+                    cfg.lru_scan_depth,
+                    cfg.old_pct,
+                    cfg.old_blocks_time_ms,
+                    a.events,
+                    a.reads,
+                    a.accesses,
+                    a.frees,
+                    a.cleaner_batches,
+                    a.evictions,
+                    a.made_young
+                );
+                assert!(
+                    a.evictions > 0 && a.frees > 0 && a.cleaner_batches > 0,
+                    "{a:?}"
+                );
+                // made young counts old blocks only: none below 512 blocks
+                if cfg.pool_pages >= lru_model::pool::OLD_MIN_LEN {
+                    assert!(a.made_young > 0, "the trace promotes: {a:?}");
+                }
+                total.events += a.events;
+                total.blocks_compared += a.blocks_compared;
+            }
+            Err(stop) => panic!(
+                "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}:\n{stop}",
+                cfg.pool_pages, cfg.lru_scan_depth, cfg.old_pct, cfg.old_blocks_time_ms
+            ),
+        }
+    }
+    println!(
+        "{version}: oracle: {} events compared, {} blocks, 0 differences",
+        total.events, total.blocks_compared
+    );
+}
+
+#[test]
+fn the_held_trace_agrees() {
+    let version = tree_version();
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../lru-model/testdata/example.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let events: Vec<_> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            lru_model::trace::parse_line(i + 1, line).unwrap_or_else(|e| panic!("{path}: {e}"))
+        })
+        .collect();
+    let cfg = Config {
+        pool_pages: 4,
+        ..Config::default()
+    };
+    let a = compare(cfg, events).unwrap_or_else(|stop| panic!("{version}: {path}:\n{stop}"));
+    println!("{version}: {path}: {} events agree", a.events);
+    assert!(a.events > 0);
+}
+
+/// The check can fail: the model with another boundary rule (the leak
+/// remedy's, which lets the old sublist outgrow its target) must differ
+/// from the tree's code, and the difference must name the boundary.
+#[test]
+fn a_changed_boundary_rule_is_caught() {
+    let version = tree_version();
+    let cfg = Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        old_surplus: OldSurplus::Hold,
+        ..Config::default()
+    };
+    match replay_random(cfg, 0x5eed_0000, 20_000) {
+        Ok(a) => panic!(
+            "{version}: {} events agree with a model whose boundary rule differs",
+            a.events
+        ),
+        Err(Stop::Diverged(d)) => {
+            println!(
+                "{version}: a changed boundary rule is caught at event {}: {}",
+                d.index, d.difference.what
+            );
+            assert!(
+                d.difference.what.contains("old") || d.difference.what.contains("LRU_old"),
+                "{d}"
+            );
+        }
+        Err(other) => panic!("{version}: {other}"),
+    }
+}
