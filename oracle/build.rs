@@ -8,8 +8,9 @@
 //!    with the server's flags for each (from `compile_commands.json`);
 //! 2. the definitions the LRU needs from files that cannot be compiled whole
 //!    here (the page cleaner's LRU batch from `buf0flu.cc`, the free-block
-//!    allocator and the page hash from `buf0buf.cc`, the read path's
-//!    `buf_page_init_for_read()` from `buf0rea.cc`) are copied verbatim into
+//!    allocator, the page hash and `buf_page_create_low()` from
+//!    `buf0buf.cc`, the read path's `buf_page_init_for_read()` from
+//!    `buf0rea.cc`) are copied verbatim into
 //!    `copied.inc`, each after a `#line` that names the tree's file;
 //! 3. the glue (`shim/oracle_10_11.cc`) includes them with the stubs and
 //!    offers the events and the snapshot as `extern "C"` functions.
@@ -96,6 +97,16 @@ const COPIED_10_11: &[(&str, &str)] = &[
     (
         "storage/innobase/buf/buf0rea.cc",
         "TRANSACTIONAL_TARGET\nstatic buf_page_t* buf_page_init_for_read(",
+    ),
+    // the creation of a page (fsp_page_create() -> buf_page_create()), with
+    // what its mini-transaction asks: whether it holds the page
+    (
+        "storage/innobase/mtr/mtr0mtr.cc",
+        "bool mtr_t::have_x_latch(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "TRANSACTIONAL_TARGET\nstatic buf_block_t *buf_page_create_low(",
     ),
 ];
 

@@ -83,6 +83,16 @@ pub trait Policy: Clone + fmt::Debug + 'static {
         Self::access(pool, f)
     }
 
+    /// What creating a page does to its block, just put at the head of the
+    /// LRU: before the fix `buf_page_create_low()` calls
+    /// `buf_page_t::set_accessed()` (buf/buf0buf.cc:3637), so the page's
+    /// first access is its creation, and no promotion is asked for.
+    fn create_access(pool: &mut PoolState, f: u32) {
+        let now_ms = pool.now_ms32();
+        let frame = &mut pool.frames[f as usize];
+        frame.access_ms = decide::set_accessed(frame.access_ms, now_ms).1;
+    }
+
     /// A sweep visits the block in frame `f` before judging it for eviction;
     /// returns whether the block was moved to the MRU end (and so skipped).
     /// By default nothing: before the fix, sweeps never promote.
@@ -163,6 +173,12 @@ impl Policy for Lazy {
 
     fn access(pool: &mut PoolState, f: u32) -> bool {
         touch(pool, f, false)
+    }
+
+    /// P: `buf_page_create_low()` calls `buf_page_t::touch()` (as our ports
+    /// of the fix do).
+    fn create_access(pool: &mut PoolState, f: u32) {
+        touch(pool, f, false);
     }
 
     fn lookup(pool: &mut PoolState, f: u32) -> bool {

@@ -42,6 +42,28 @@ fn short_list_inserts_at_the_head_without_old_blocks() {
 }
 
 #[test]
+fn a_created_page_is_accessed_by_its_creation() {
+    // before the fix buf_page_create_low() calls set_accessed(): the page's
+    // access time is its creation, and it is not made young
+    let mut eager = pool::<Eager>(100);
+    eager.set_time(2500).unwrap();
+    eager.create(7).unwrap();
+    let s = eager.page_state(7).unwrap();
+    assert_eq!((s.access_time_ms, s.old), (2500, false));
+    assert_eq!(eager.counters().made_young, 0);
+    // so the first access after it is not the first
+    eager.set_time(2600).unwrap();
+    assert!(eager.access(7).unwrap());
+    // after the fix it calls touch(): the access time in clock ticks
+    let mut lazy = pool::<Lazy>(100);
+    lazy.set_time(2500).unwrap();
+    lazy.create(7).unwrap();
+    let s = lazy.page_state(7).unwrap();
+    assert_ne!(s.access_time_s, 0);
+    assert!(!s.promote);
+}
+
+#[test]
 fn old_sublist_appears_at_512_and_takes_midpoint_inserts() {
     let mut p = pool::<Eager>(1000);
     for page in 0..OLD_MIN_LEN {

@@ -17,6 +17,7 @@
 #include "srv0srv.h"
 #include "fil0fil.h"
 #include "srv0mon.h"
+#include "btr0sea.h"
 #include "log.h"
 #include <cstdio>
 #include <cstdlib>
@@ -54,6 +55,10 @@ static ulint buf_flush_try_neighbors(fil_space_t *, const page_id_t,
                                      buf_page_t *, bool, ulint, ulint) noexcept
 { oracle_unreachable("buf_flush_try_neighbors"); }
 
+/* The compressed-page path of buf_page_create_low(). */
+static void buf_relocate(buf_page_t *, buf_page_t *) noexcept
+{ oracle_unreachable("buf_relocate (ROW_FORMAT=COMPRESSED)"); }
+
 #include "copied_types.inc"
 ;
 #include "copied.inc"
@@ -76,6 +81,8 @@ extern const size_t alloc_max_retries= 60;
 PSI *PSI_server;
 decltype(have_transactional_memory) have_transactional_memory;
 decltype(srv_max_io_capacity) srv_max_io_capacity= 2000;
+decltype(srv_undo_space_id_start) srv_undo_space_id_start;
+decltype(srv_undo_tablespaces_open) srv_undo_tablespaces_open;
 
 /* ---- logging: printed, as the server would ---- */
 void sql_print_warning(const char *format, ...)
@@ -116,6 +123,11 @@ void mem_heap_block_free(mem_heap_t *, mem_block_t *)
 void mem_heap_free_block_free(mem_heap_t *)
 { oracle_unreachable("mem_heap_free_block_free (an mtr_t that was used)"); }
 void my_free(void *p) { free(p); }
+/* buf_page_create_low() asks the change buffer to drop what it holds for a
+   page it creates: the oracle's change buffer is empty, as it is on any
+   server since 10.5 unless innodb_change_buffering is set */
+dberr_t ibuf_merge_or_delete_for_page(buf_block_t *, const page_id_t, ulint)
+{ return DB_SUCCESS; }
 template<> void srw_mutex_impl<true>::wait_and_lock() noexcept
 { oracle_unreachable("srw_mutex_impl::wait_and_lock (a contended latch)"); }
 template<> void srw_mutex_impl<true>::wake() noexcept
@@ -130,7 +142,9 @@ void buf_pool_t::delete_from_flush_list(buf_page_t *) noexcept
 { oracle_unreachable("buf_pool_t::delete_from_flush_list (a dirty page)"); }
 void buf_flush_relocate_on_flush_list(buf_page_t *, buf_page_t *) noexcept
 { oracle_unreachable("buf_flush_relocate_on_flush_list"); }
-void btr_search_drop_page_hash_index(buf_block_t *, bool) noexcept
+void small_vector_base::grow_by_1(void *, size_t) noexcept
+{ oracle_unreachable("small_vector_base::grow_by_1 (an mtr_t memo of many latches)"); }
+void btr_search_drop_page_hash_index(buf_block_t *, bool)
 { oracle_unreachable("btr_search_drop_page_hash_index (the adaptive hash)"); }
 
 /* ---- the clock and the page cleaner, driven by the events ---- */
@@ -314,6 +328,24 @@ extern "C" int oracle_free(uint64_t page)
   mysql_mutex_lock(&buf_pool.mutex);
   buf_LRU_free_page(bpage, true);
   mysql_mutex_unlock(&buf_pool.mutex);
+  return ORACLE_OK;
+}
+
+/* A page created as fsp_page_create() creates it: a block taken first,
+   buf_page_create() (its buf_page_create_low()), the block given back if the
+   page was found in the pool, then the latch and the fix released as the
+   mini-transaction's commit releases MTR_MEMO_PAGE_X_FIX. */
+extern "C" int oracle_create(uint64_t page)
+{
+  if (oracle_find(page))
+    return ORACLE_RESIDENT;
+  mtr_t mtr;
+  buf_block_t *free_block= buf_LRU_get_free_block(false);
+  buf_block_t *block= buf_page_create_low(oracle_id(page), 0, &mtr, free_block);
+  if (block != free_block)
+    buf_pool.free_block(free_block);
+  block->page.unfix();
+  block->page.lock.x_unlock();
   return ORACLE_OK;
 }
 

@@ -121,7 +121,7 @@ pub fn entry_point(op: &Op) -> &'static str {
         Op::Access(_) | Op::Lookup(_) => "buf_page_make_young_if_needed() (buf/buf0lru.cc)",
         Op::Free(_) => "buf_LRU_free_page() (buf/buf0lru.cc) of a FREED page",
         Op::Cleaner => "buf_flush_LRU() (buf/buf0flu.cc)",
-        Op::Create(_) => "buf_page_create_low() (buf/buf0buf.cc)",
+        Op::Create(_) => "buf_page_create_low() (buf/buf0buf.cc), buf_LRU_get_free_block()",
     }
 }
 
@@ -155,24 +155,20 @@ impl Oracle {
     /// are `buf_page_make_young_if_needed()`.
     pub fn apply(&mut self, event: &Event) -> Result<(), Error> {
         sys::set_time(event.t_ms);
-        let refused = |why: &str| Error::Refused {
-            event: *event,
-            why: why.to_string(),
-        };
-        match event.op {
-            Op::Read(p) => sys::read(page_no(event, p)?).map_err(|w| refused(w)),
-            Op::Access(p) | Op::Lookup(p) => sys::access(page_no(event, p)?)
-                .map(|_| ())
-                .map_err(|w| refused(w)),
-            Op::Free(p) => sys::free(page_no(event, p)?).map_err(|w| refused(w)),
+        let outcome = match event.op {
+            Op::Read(p) => sys::read(page_no(event, p)?),
+            Op::Access(p) | Op::Lookup(p) => sys::access(page_no(event, p)?).map(|_| ()),
+            Op::Free(p) => sys::free(page_no(event, p)?),
+            Op::Create(p) => sys::create(page_no(event, p)?),
             Op::Cleaner => {
                 sys::cleaner();
                 Ok(())
             }
-            Op::Create(_) => Err(refused(
-                "the oracle does not create pages yet: buf_page_create_low() is not copied",
-            )),
-        }
+        };
+        outcome.map_err(|why| Error::Refused {
+            event: *event,
+            why: why.to_string(),
+        })
     }
 
     /// The state after the events so far.
@@ -235,6 +231,7 @@ mod sys {
         fn oracle_read(page: u64) -> i32;
         fn oracle_access(page: u64, not_first: *mut bool) -> i32;
         fn oracle_free(page: u64) -> i32;
+        fn oracle_create(page: u64) -> i32;
         fn oracle_cleaner();
         fn oracle_lru(out: *mut RawBlock, cap: usize) -> usize;
         fn oracle_state(s: *mut RawPool);
@@ -294,6 +291,11 @@ mod sys {
         outcome(unsafe { oracle_free(page.into()) })
     }
 
+    pub(super) fn create(page: u32) -> Result<(), &'static str> {
+        // SAFETY: as above
+        outcome(unsafe { oracle_create(page.into()) })
+    }
+
     pub(super) fn cleaner() {
         // SAFETY: as above
         unsafe { oracle_cleaner() }
@@ -351,6 +353,9 @@ mod sys {
         Err(NONE)
     }
     pub(super) fn free(_: u32) -> Result<(), &'static str> {
+        Err(NONE)
+    }
+    pub(super) fn create(_: u32) -> Result<(), &'static str> {
         Err(NONE)
     }
     pub(super) fn cleaner() {}

@@ -1,5 +1,5 @@
-//! Seeded random traces for the differential replay: reads of pages not in
-//! the pool (each followed by the reader's access), accesses and lookups of
+//! Seeded random traces for the differential replay: reads and creations
+//! of pages not in the pool (each followed by the reader's access), accesses and lookups of
 //! resident pages, frees, and page-cleaner batches, over a set of pages
 //! about twice the pool, so that reads evict; the clock moves by steps
 //! short and long against `innodb_old_blocks_time`.
@@ -16,6 +16,8 @@ pub struct Shape {
     pub frees_per_mille: u64,
     /// in a thousand events: page-cleaner batches
     pub cleaners_per_mille: u64,
+    /// of a thousand pages not in the pool: those created rather than read
+    pub creates_per_mille: u64,
     /// the longest step of the clock, in ms
     pub max_step_ms: u64,
 }
@@ -74,7 +76,11 @@ impl RandomTrace {
         let page = 1 + self.rng.below(self.shape.pages);
         if !pool.is_resident(page) {
             self.pending_access = Some(page);
-            return Op::Read(page);
+            return if self.rng.below(1000) < self.shape.creates_per_mille {
+                Op::Create(page)
+            } else {
+                Op::Read(page)
+            };
         }
         if roll < self.shape.cleaners_per_mille + self.shape.frees_per_mille {
             Op::Free(page)

@@ -16,8 +16,10 @@ const RADIUS: usize = 4;
 pub struct Agreement {
     /// events replayed and compared
     pub events: u64,
-    /// of which reads, accesses (lookups included), frees and cleaner batches
+    /// reads
     pub reads: u64,
+    /// pages created
+    pub creates: u64,
     /// accesses and lookups
     pub accesses: u64,
     /// frees
@@ -181,7 +183,8 @@ pub fn compare_with(
         seen.events += 1;
         seen.blocks_compared += mine.lru.len() as u64;
         match event.op {
-            lru_model::Op::Read(_) | lru_model::Op::Create(_) => seen.reads += 1,
+            lru_model::Op::Read(_) => seen.reads += 1,
+            lru_model::Op::Create(_) => seen.creates += 1,
             lru_model::Op::Access(_) | lru_model::Op::Lookup(_) => seen.accesses += 1,
             lru_model::Op::Free(_) => seen.frees += 1,
             lru_model::Op::Cleaner => seen.cleaner_batches += 1,

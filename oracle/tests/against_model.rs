@@ -44,6 +44,7 @@ fn shape(cfg: &Config) -> Shape {
         pages: 2 * u64::from(cfg.pool_pages),
         frees_per_mille: 20,
         cleaners_per_mille: 10,
+        creates_per_mille: 50,
         max_step_ms: 2500,
     }
 }
@@ -63,13 +64,14 @@ fn random_traces_agree_event_by_event() {
             Ok(a) => {
                 println!(
                     "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}: {} events \
-                     agree ({} reads, {} accesses, {} frees, {} batches; {} evictions, {} made young)",
+                     agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} evictions, {} made young)",
                     cfg.pool_pages,
                     cfg.lru_scan_depth,
                     cfg.old_pct,
                     cfg.old_blocks_time_ms,
                     a.events,
                     a.reads,
+                    a.creates,
                     a.accesses,
                     a.frees,
                     a.cleaner_batches,

@@ -169,8 +169,9 @@ impl<P: Policy> BufferPool<P> {
     }
 
     /// `create`: a new page gets a frame at the head of the LRU, as
-    /// `buf_page_create_low()` adds it (`buf_LRU_add_block(bpage, false)`);
-    /// no read is counted.
+    /// `buf_page_create_low()` adds it (`buf_LRU_add_block(bpage, false)`),
+    /// and is accessed as that function accesses it
+    /// ([`Policy::create_access`]); no read is counted.
     pub fn create(&mut self, page: u64) -> Result<(), ModelError> {
         if let Some(&f) = self.s.pages.get(&page) {
             let fr = &mut self.s.frames[f as usize];
@@ -188,6 +189,7 @@ impl<P: Policy> BufferPool<P> {
         };
         self.s.pages.insert(page, f);
         self.s.add_block(f, false);
+        P::create_access(&mut self.s, f);
         Ok(())
     }
 
