@@ -3,7 +3,8 @@
 //! The tree comes from `INNODB_SRC` and `INNODB_BUILD`, as for the `ffi`
 //! crate (`cargo xtask oracle check --tree <spec>` sets them). Without them
 //! the crate builds with no tree and its tests fail, saying how to build one
-//! in. With a 10.11-style tree (10.6 up to 11.8 before the MDEV-33966 fix):
+//! in. With a tree of 10.11's read path (10.6 up to 11.4), before the
+//! MDEV-33966 fix or with our port of it:
 //! 1. the tree's own `buf/buf0lru.cc` and `ut/ut0rnd.cc` are compiled whole,
 //!    with the server's flags for each (from `compile_commands.json`);
 //! 2. the definitions the LRU needs from files that cannot be compiled whole
@@ -12,8 +13,9 @@
 //!    `buf0buf.cc`, the read path's `buf_page_init_for_read()` from
 //!    `buf0rea.cc`) are copied verbatim into
 //!    `copied.inc`, each after a `#line` that names the tree's file;
-//! 3. the glue (`shim/oracle_10_11.cc`) includes them with the stubs and
-//!    offers the events and the snapshot as `extern "C"` functions.
+//! 3. the glue (`shim/oracle_10_11.cc`, with `ORACLE_POST_FIX` for the
+//!    port, whose access path is `touch()`) includes them with the stubs
+//!    and offers the events and the snapshot as `extern "C"` functions.
 //!
 //! The glue turns the wait for a free block into a synchronous LRU batch;
 //! the link wraps `pthread_cond_timedwait()` so that the wait after it
@@ -29,7 +31,9 @@ fn main() {
     println!("cargo::rerun-if-env-changed=INNODB_SRC");
     println!("cargo::rerun-if-env-changed=INNODB_BUILD");
     println!("cargo::rerun-if-changed=shim");
-    println!("cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\"))");
+    println!(
+        "cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\", \"post-fix\"))"
+    );
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
     let build = env::var_os("INNODB_BUILD").filter(|s| !s.is_empty());
@@ -110,6 +114,40 @@ const COPIED_10_11: &[(&str, &str)] = &[
     ),
 ];
 
+/// What a 10.11 tree with our port of the fix (patches/10.11/fixed.patch)
+/// adds: the access path's `touch()`, the threshold in clock ticks and the
+/// access clock.
+const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "bool buf_page_t::touch()",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_pool_t::set_old_threshold_ms(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_pool_t::update_old_threshold()",
+    ),
+    (
+        "storage/innobase/srv/srv0srv.cc",
+        "inline uint16_t buf_pool_t::now()",
+    ),
+    (
+        "storage/innobase/srv/srv0srv.cc",
+        "void buf_pool_t::refresh_clock()",
+    ),
+];
+
+/// 10.11's read path, which 11.8's (the block taken by the caller) is not.
+const READ_PATH_10_11: &str = "static buf_page_t* buf_page_init_for_read(ulint mode";
+
+/// Our port of the fix keeps `LRU_old_threshold` at 0 while there is no
+/// old sublist (`lru_model::ShortLru::FlagEveryAccess`); upstream's has
+/// no such function.
+const PORT_SHORT_LRU: &str = "void update_old_threshold() noexcept;";
+
 /// Types the copied definitions use, defined in a `.cc` file: a struct
 /// definition ends in `;`, which the glue adds after the include.
 const COPIED_TYPES_10_11: &[(&str, &str)] =
@@ -138,35 +176,75 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
         )
     })?;
     let version = tree_source::read_version(src, generation.engine());
+    let read_path = src.join("storage/innobase/buf/buf0rea.cc");
+    let read_path_10_11 = fs::read_to_string(&read_path)
+        .map_err(|e| format!("cannot read {}: {e}", read_path.display()))?
+        .contains(READ_PATH_10_11);
+    let port = text.contains(PORT_SHORT_LRU);
+    // which oracle the tree has, and why not where it has none
+    let (cfg, policy, unsupported) = match generation {
+        _ if !read_path_10_11 => (
+            "unsupported",
+            "Eager",
+            Some("its read path takes the block from its caller (11.8), which the glue does not drive yet"),
+        ),
+        Generation::V10_11 => ("10.11", "Eager", None),
+        Generation::PostFix if port => ("post-fix", "Lazy", None),
+        Generation::PostFix => (
+            "unsupported",
+            "Lazy",
+            Some("only our ports of the fix (update_old_threshold()) have an oracle yet"),
+        ),
+        Generation::V10_5 => (
+            "unsupported",
+            "Eager",
+            Some("10.5's access path is inline in buf0buf.h, which the glue does not drive yet"),
+        ),
+        Generation::MySql => (
+            "unsupported",
+            "Classic",
+            Some("MySQL's LRU_list_mutex and per-block mutexes need its sync subsystem"),
+        ),
+    };
     let mut tree = String::new();
     write!(
         tree,
         "pub(crate) const TREE: Option<TreeInfo> = Some(TreeInfo {{ generation: Generation::{:?}, \
-         version: {:?}, src: {:?}, build: {:?} }});",
+         version: {:?}, src: {:?}, build: {:?}, policy: lru_model::PolicyKind::{policy}, \
+         short_lru: lru_model::ShortLru::{}, unsupported: {:?} }});",
         generation,
         version,
         src.display().to_string(),
-        build.display().to_string()
+        build.display().to_string(),
+        if port { "FlagEveryAccess" } else { "Upstream" },
+        unsupported,
     )
     .unwrap();
-    if generation != Generation::V10_11 {
-        // the tests say which generation has no oracle yet
-        println!("cargo::rustc-cfg=oracle=\"unsupported\"");
+    println!("cargo::rustc-cfg=oracle=\"{cfg}\"");
+    if unsupported.is_some() {
+        // the tests say why the tree has no oracle
         return Ok(tree);
     }
-    println!("cargo::rustc-cfg=oracle=\"10.11\"");
     let read = |path: &Path| println!("cargo::rerun-if-changed={}", path.display());
     write(
         out.join("copied_types.inc"),
         &tree_source::copy_definitions(src, COPIED_TYPES_10_11, read)?,
     );
-    write(
-        out.join("copied.inc"),
-        &tree_source::copy_definitions(src, COPIED_10_11, read)?,
-    );
+    let mut copied = tree_source::copy_definitions(src, COPIED_10_11, read)?;
+    if generation == Generation::PostFix {
+        copied.push_str(&tree_source::copy_definitions(
+            src,
+            COPIED_POST_FIX_10_11,
+            read,
+        )?);
+    }
+    write(out.join("copied.inc"), &copied);
     let flags = tree_source::server_flags(build, "storage/innobase/buf/buf0lru.cc")?;
     let mut cc = compiler(&flags);
     cc.file("shim/oracle_10_11.cc").include("shim").include(out);
+    if generation == Generation::PostFix {
+        cc.define("ORACLE_POST_FIX", "1");
+    }
     for file in COMPILED_10_11 {
         let path = src.join(file);
         read(&path);

@@ -1,5 +1,6 @@
-/* The oracle's glue for a 10.11-style tree (10.6 up to 11.8 before the
-   MDEV-33966 fix): the tree's own buf0lru.cc (compiled whole, apart), the
+/* The oracle's glue for a tree of 10.11's read path (10.6 up to 11.4),
+   before the MDEV-33966 fix or, with ORACLE_POST_FIX, with our port of it
+   (patches/10.11/fixed.patch): the tree's own buf0lru.cc (compiled whole, apart), the
    definitions build.rs copied from buf0flu.cc, buf0buf.cc and buf0rea.cc,
    the server's globals they read, stubs, and the events of a trace over a
    small pool of our own making. Compiled with the server's flags for
@@ -150,6 +151,10 @@ void btr_search_drop_page_hash_index(buf_block_t *, bool)
 /* ---- the clock and the page cleaner, driven by the events ---- */
 static ulint oracle_now_ms;
 ulint ut_time_ms() { return oracle_now_ms; }
+#ifdef ORACLE_POST_FIX
+/* buf_pool_t::now() reads the access clock's seconds from it */
+ulonglong my_interval_timer() { return ulonglong{oracle_now_ms} * 1000000; }
+#endif
 
 struct oracle_counters
 {
@@ -242,7 +247,15 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
   buf_pool.try_LRU_scan= true;
   buf_pool.LRU_scan_depth= ulong(lru_scan_depth);
   buf_LRU_old_ratio_update(old_pct, false);
+#ifdef ORACLE_POST_FIX
+  /* as buf_pool_t::create() ends: the LRU is empty, so LRU_old does not
+  exist (update_old_threshold()) */
+  buf_pool.set_old_threshold_ms(old_threshold_ms);
+  buf_pool.LRU_old_threshold= 0;
+  buf_pool.refresh_clock();
+#else
   buf_LRU_old_threshold_ms= old_threshold_ms;
+#endif
   return 0;
 }
 
@@ -287,7 +300,16 @@ static buf_page_t *oracle_find(uint64_t page)
   return buf_pool.page_hash.get(id, chain);
 }
 
-extern "C" void oracle_set_time(uint64_t now_ms) { oracle_now_ms= ulint(now_ms); }
+/* The time of the next event. After the fix the access clock is refreshed
+   by a timer about once a second; here at every event, from the same
+   clock, so that it reads the event's whole second. */
+extern "C" void oracle_set_time(uint64_t now_ms)
+{
+  oracle_now_ms= ulint(now_ms);
+#ifdef ORACLE_POST_FIX
+  buf_pool.refresh_clock();
+#endif
+}
 
 /* A page read into the pool (buf_page_init_for_read()) and its read
    completed (the state and latch as buf_page_t::read_complete() leaves them). */
@@ -304,19 +326,26 @@ extern "C" int oracle_read(uint64_t page)
   return ORACLE_OK;
 }
 
-/* A B-tree leaf access: buf_page_make_young_if_needed(). */
+/* A B-tree leaf access: buf_page_make_young_if_needed() before the fix,
+   buf_page_t::touch() after it. */
 extern "C" int oracle_access(uint64_t page, bool *not_first)
 {
   buf_page_t *bpage= oracle_find(page);
   if (!bpage)
     return ORACLE_NOT_RESIDENT;
+#ifdef ORACLE_POST_FIX
+  *not_first= bpage->touch();
+#else
   *not_first= buf_page_make_young_if_needed(bpage);
+#endif
   return ORACLE_OK;
 }
 
 /* A page freed in its tablespace and its block released, as
    buf_pool_t::release_freed_page() releases a freed page that was never
-   written (not on the flush list). */
+   written (not on the flush list); after the fix the flush-list batch
+   looks at the block first (buf_do_flush_list_batch(),
+   make_young_if_needed<false, true>()). */
 extern "C" int oracle_free(uint64_t page)
 {
   buf_page_t *bpage= oracle_find(page);
@@ -326,6 +355,9 @@ extern "C" int oracle_free(uint64_t page)
   bpage->set_freed(bpage->state());
   bpage->lock.x_unlock();
   mysql_mutex_lock(&buf_pool.mutex);
+#ifdef ORACLE_POST_FIX
+  bpage->make_young_if_needed<false, true>();
+#endif
   buf_LRU_free_page(bpage, true);
   mysql_mutex_unlock(&buf_pool.mutex);
   return ORACLE_OK;
@@ -362,9 +394,9 @@ struct oracle_block
 {
   uint64_t page;
   uint32_t old;
-  uint32_t freed_page_clock;
-  uint32_t access_time;
-  uint32_t state;
+  uint32_t freed_page_clock; /* before the fix */
+  uint32_t access_time;      /* ms before the fix, clock ticks after it */
+  uint32_t promote;          /* after the fix */
 };
 
 struct oracle_pool
@@ -381,8 +413,13 @@ extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
   for (const buf_page_t *b= UT_LIST_GET_FIRST(buf_pool.LRU); b;
        b= UT_LIST_GET_NEXT(LRU, b), n++)
     if (n < cap)
+#ifdef ORACLE_POST_FIX
+      out[n]= oracle_block{b->id().page_no(), b->is_old(), 0, b->accessed_at(),
+                           b->zip.is_promote()};
+#else
       out[n]= oracle_block{b->id().page_no(), b->old, b->freed_page_clock,
-                           b->is_accessed(), b->state()};
+                           b->is_accessed(), 0};
+#endif
   return n;
 }
 
@@ -391,7 +428,11 @@ extern "C" void oracle_state(oracle_pool *s)
   s->lru_len= UT_LIST_GET_LEN(buf_pool.LRU);
   s->old_len= buf_pool.LRU_old_len;
   s->free_len= UT_LIST_GET_LEN(buf_pool.free);
+#ifdef ORACLE_POST_FIX
+  s->freed_page_clock= 0; /* the fix removed it */
+#else
   s->freed_page_clock= buf_pool.freed_page_clock;
+#endif
   s->first_old_page= buf_pool.LRU_old ? buf_pool.LRU_old->id().page_no()
                                       : UINT64_MAX;
   s->made_young= buf_pool.stat.n_pages_made_young;

@@ -50,6 +50,13 @@ pub struct TreeInfo {
     pub src: &'static str,
     /// `INNODB_BUILD`
     pub build: &'static str,
+    /// the model's policy for the tree: eager before the fix, lazy with it
+    pub policy: lru_model::PolicyKind,
+    /// what the tree's access path compares with while the LRU has no old
+    /// sublist (our ports keep the threshold at 0 then)
+    pub short_lru: lru_model::ShortLru,
+    /// why the tree has no oracle, if it has none
+    pub unsupported: Option<&'static str>,
 }
 
 include!(concat!(env!("OUT_DIR"), "/tree.rs"));
@@ -59,12 +66,14 @@ include!(concat!(env!("OUT_DIR"), "/tree.rs"));
 pub enum Error {
     /// The crate was built without `INNODB_SRC`/`INNODB_BUILD`.
     NoTree,
-    /// The tree's generation has no oracle (yet).
+    /// The tree has no oracle (yet).
     Unsupported {
         /// the tree's generation
         generation: Generation,
         /// the tree's version
         version: &'static str,
+        /// why
+        why: &'static str,
     },
     /// A setting of the model's pool that the oracle cannot take.
     Config(String),
@@ -88,10 +97,10 @@ impl fmt::Display for Error {
             Error::Unsupported {
                 generation,
                 version,
+                why,
             } => write!(
                 f,
-                "no oracle for {version} (generation {}) yet: only 10.11-style trees \
-                 (10.6 up to 11.8 before the MDEV-33966 fix) have one",
+                "no oracle for {version} (generation {}) yet: {why}",
                 generation.name()
             ),
             Error::Config(why) => write!(f, "the oracle cannot take this pool: {why}"),
@@ -106,11 +115,14 @@ impl std::error::Error for Error {}
 pub fn tree() -> Result<&'static TreeInfo, Error> {
     match &TREE {
         None => Err(Error::NoTree),
-        Some(t) if !cfg!(oracle = "10.11") => Err(Error::Unsupported {
-            generation: t.generation,
-            version: t.version,
-        }),
-        Some(t) => Ok(t),
+        Some(t) => match t.unsupported {
+            Some(why) => Err(Error::Unsupported {
+                generation: t.generation,
+                version: t.version,
+                why,
+            }),
+            None => Ok(t),
+        },
     }
 }
 
@@ -118,6 +130,9 @@ pub fn tree() -> Result<&'static TreeInfo, Error> {
 pub fn entry_point(op: &Op) -> &'static str {
     match op {
         Op::Read(_) => "buf_page_init_for_read() (buf/buf0rea.cc), buf_LRU_get_free_block()",
+        Op::Access(_) | Op::Lookup(_) if cfg!(oracle = "post-fix") => {
+            "buf_page_t::touch() (buf/buf0buf.cc)"
+        }
         Op::Access(_) | Op::Lookup(_) => "buf_page_make_young_if_needed() (buf/buf0lru.cc)",
         Op::Free(_) => "buf_LRU_free_page() (buf/buf0lru.cc) of a FREED page",
         Op::Cleaner => "buf_flush_LRU() (buf/buf0flu.cc)",
@@ -152,7 +167,7 @@ impl Oracle {
 
     /// Give one event to the tree's code (the time first, as the model
     /// takes it). `lookup` goes where `access` goes: before the fix both
-    /// are `buf_page_make_young_if_needed()`.
+    /// are `buf_page_make_young_if_needed()`, after it `touch()`.
     pub fn apply(&mut self, event: &Event) -> Result<(), Error> {
         sys::set_time(event.t_ms);
         let outcome = match event.op {
@@ -191,7 +206,7 @@ fn page_no(event: &Event, page: u64) -> Result<u32, Error> {
     })
 }
 
-#[cfg(oracle = "10.11")]
+#[cfg(any(oracle = "10.11", oracle = "post-fix"))]
 mod sys {
     //! The glue's functions (shim/oracle_10_11.cc).
     use super::{Block, Snapshot};
@@ -204,7 +219,7 @@ mod sys {
         old: u32,
         freed_page_clock: u32,
         access_time: u32,
-        state: u32,
+        promote: u32,
     }
 
     #[repr(C)]
@@ -314,11 +329,21 @@ mod sys {
         Snapshot {
             lru: lru
                 .iter()
-                .map(|b| Block {
-                    page: b.page,
-                    old: b.old != 0,
-                    freed_page_clock: b.freed_page_clock,
-                    access_time_ms: b.access_time,
+                .map(|b| {
+                    // milliseconds before the fix, clock ticks after it
+                    let (access_time_ms, access_time_s) = if cfg!(oracle = "post-fix") {
+                        (0, b.access_time as u16)
+                    } else {
+                        (b.access_time, 0)
+                    };
+                    Block {
+                        page: b.page,
+                        old: b.old != 0,
+                        freed_page_clock: b.freed_page_clock,
+                        access_time_ms,
+                        access_time_s,
+                        promote: b.promote != 0,
+                    }
                 })
                 .collect(),
             old_len: pool.old_len,
@@ -333,7 +358,7 @@ mod sys {
     }
 }
 
-#[cfg(not(oracle = "10.11"))]
+#[cfg(not(any(oracle = "10.11", oracle = "post-fix")))]
 mod sys {
     //! No tree with an oracle: [`super::tree`] refuses before any of these runs.
     use super::Snapshot;

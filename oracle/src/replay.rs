@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use lru_model::{BufferPool, Config, Eager, Event, ModelError};
+use lru_model::{BufferPool, Config, Event, ModelError, Policy};
 
 use crate::snapshot::{Difference, Snapshot};
 use crate::{entry_point, Error, Oracle};
@@ -134,21 +134,25 @@ impl fmt::Display for Divergence {
     }
 }
 
-/// Replay `events` through the eager model (10.5 up to 11.8 before the
-/// fix) and the oracle, both set up with `cfg`, comparing after each.
-pub fn compare(cfg: Config, events: impl IntoIterator<Item = Event>) -> Result<Agreement, Stop> {
+/// Replay `events` through the model of policy `P` (the tree's:
+/// [`crate::TreeInfo::policy`]) and the oracle, both set up with `cfg`,
+/// comparing after each.
+pub fn compare<P: Policy>(
+    cfg: Config,
+    events: impl IntoIterator<Item = Event>,
+) -> Result<Agreement, Stop> {
     let mut events = events.into_iter();
-    compare_with(cfg, |_| events.next())
+    compare_with::<P>(cfg, |_| events.next())
 }
 
 /// As [`compare`], with each event chosen by `next` from the model's state
 /// after the one before (random traces pick resident pages so); `None`
 /// ends the replay.
-pub fn compare_with(
+pub fn compare_with<P: Policy>(
     cfg: Config,
-    mut next: impl FnMut(&BufferPool<Eager>) -> Option<Event>,
+    mut next: impl FnMut(&BufferPool<P>) -> Option<Event>,
 ) -> Result<Agreement, Stop> {
-    let mut model = BufferPool::<Eager>::new(cfg).map_err(|error| Stop::Model {
+    let mut model = BufferPool::<P>::new(cfg).map_err(|error| Stop::Model {
         index: 0,
         event: Event {
             t_ms: 0,
@@ -196,6 +200,6 @@ pub fn compare_with(
     Ok(seen)
 }
 
-fn apply_model(model: &mut BufferPool<Eager>, event: &Event) -> Result<(), ModelError> {
+fn apply_model<P: Policy>(model: &mut BufferPool<P>, event: &Event) -> Result<(), ModelError> {
     lru_model::LruModel::apply(model, event)
 }

@@ -15,8 +15,13 @@ pub struct Block {
     /// `freed_page_clock`: the pool clock's low 31 bits when the block was
     /// last put at the head
     pub freed_page_clock: u32,
-    /// `access_time`: the ms of the first access, 0 before it
+    /// `access_time` before the fix: the ms of the first access, 0 before it
     pub access_time_ms: u32,
+    /// `access_time` after the fix: the access clock's tick of the first
+    /// access (or of the latest move), 0 before it
+    pub access_time_s: u16,
+    /// after the fix: the PROMOTE flag, a move asked for
+    pub promote: bool,
 }
 
 /// The pool after an event.
@@ -57,6 +62,8 @@ impl Snapshot {
                     old: s.old,
                     freed_page_clock: s.freed_page_clock,
                     access_time_ms: s.access_time_ms,
+                    access_time_s: s.access_time_s,
+                    promote: s.promote,
                 }
             })
             .collect();
@@ -94,6 +101,8 @@ impl Snapshot {
                 "old flag"
             } else if a.freed_page_clock != b.freed_page_clock {
                 "freed_page_clock stamp"
+            } else if a.promote != b.promote {
+                "PROMOTE flag"
             } else {
                 "access_time"
             };
@@ -171,7 +180,14 @@ impl fmt::Display for Block {
             if self.old { "old" } else { "young" },
             self.freed_page_clock,
             self.access_time_ms
-        )
+        )?;
+        if self.access_time_s != 0 || self.promote {
+            write!(f, " access tick {}", self.access_time_s)?;
+        }
+        if self.promote {
+            write!(f, " PROMOTE")?;
+        }
+        Ok(())
     }
 }
 

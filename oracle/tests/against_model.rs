@@ -4,13 +4,14 @@
 //! every test fails and says how to build one in. Each test prints what it
 //! compared, with the tree's version first.
 
-use lru_model::{Config, OldSurplus};
+use lru_model::{Config, Eager, Event, Lazy, OldSurplus, PolicyKind};
 use oracle::random::{RandomTrace, Shape};
 use oracle::replay::{compare, compare_with, Agreement, Stop};
 
-fn tree_version() -> &'static str {
+/// The tree's version and its model's policy, e.g. `10.11.18 (lazy)`.
+fn tree_version() -> String {
     match oracle::tree() {
-        Ok(t) => t.version,
+        Ok(t) => format!("{} ({})", t.version, t.policy.name()),
         Err(e) => panic!("{e}"),
     }
 }
@@ -49,9 +50,32 @@ fn shape(cfg: &Config) -> Shape {
     }
 }
 
+/// `cfg` as the tree's model takes it: its rule for a short LRU.
+fn for_tree(cfg: Config) -> Config {
+    let tree = oracle::tree().unwrap_or_else(|e| panic!("{e}"));
+    Config {
+        short_lru: tree.short_lru,
+        ..cfg
+    }
+}
+
 fn replay_random(cfg: Config, seed: u64, events: u64) -> Result<Agreement, Stop> {
+    let cfg = for_tree(cfg);
     let mut trace = RandomTrace::new(seed, shape(&cfg), events);
-    compare_with(cfg, |pool| trace.next_for(pool))
+    match oracle::tree().unwrap().policy {
+        PolicyKind::Eager => compare_with::<Eager>(cfg, |pool| trace.next_for(pool)),
+        PolicyKind::Lazy => compare_with::<Lazy>(cfg, |pool| trace.next_for(pool)),
+        PolicyKind::Classic => panic!("no oracle runs the classic policy"),
+    }
+}
+
+fn replay(cfg: Config, events: Vec<Event>) -> Result<Agreement, Stop> {
+    let cfg = for_tree(cfg);
+    match oracle::tree().unwrap().policy {
+        PolicyKind::Eager => compare::<Eager>(cfg, events),
+        PolicyKind::Lazy => compare::<Lazy>(cfg, events),
+        PolicyKind::Classic => panic!("no oracle runs the classic policy"),
+    }
 }
 
 #[test]
@@ -120,7 +144,7 @@ fn the_held_trace_agrees() {
         pool_pages: 4,
         ..Config::default()
     };
-    let a = compare(cfg, events).unwrap_or_else(|stop| panic!("{version}: {path}:\n{stop}"));
+    let a = replay(cfg, events).unwrap_or_else(|stop| panic!("{version}: {path}:\n{stop}"));
     println!("{version}: {path}: {} events agree", a.events);
     assert!(a.events > 0);
 }

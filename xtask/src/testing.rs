@@ -47,11 +47,15 @@ const FFI_PATCH_CHECKS: &[(&str, &str)] = &[
 /// against `lru_model::decide::mysql` and `Layout::MySql9_7`.
 const FFI_MYSQL_TREE: &str = "debian:mysql-9.7=9.7.2-4";
 
-/// The trees whose own LRU code the model is replayed against (the oracle
-/// crate): configured only. 10.11-style trees before the fix have an
-/// oracle so far; 11.8.6 (another read path), 10.5.23 and the fixed ports
-/// do not yet (`oracle::tree()` says so).
-const ORACLE_TREES: &[&str] = &["debian:mariadb=1:10.11.18-0+deb12u1"];
+/// (tree, patch variant) pairs whose own LRU code the model is replayed
+/// against (the oracle crate), configured only: 10.11.18 as it is (the eager
+/// policy) and with our port of the fix (the lazy policy). 11.8.6 (another
+/// read path), 10.5.23 and upstream's fix have no oracle yet
+/// (`oracle::tree()` says why).
+const ORACLE_CHECKS: &[(&str, &str)] = &[
+    ("debian:mariadb=1:10.11.18-0+deb12u1", "base"),
+    ("debian:mariadb=1:10.11.18-0+deb12u1", "fixed"),
+];
 
 /// `cargo` arguments that run this tool's own subcommand `args`.
 fn xtask(args: &[&str]) -> Vec<String> {
@@ -396,10 +400,10 @@ fn stages(mtr_out: &str) -> Result<Vec<TestStage>> {
             xtask(&["ffi", "check", "--tree", tree, "--variant", variant]),
         ));
     }
-    for tree in ORACLE_TREES {
+    for (tree, variant) in ORACLE_CHECKS {
         steps.push(alone(
-            format!("oracle check {tree}"),
-            xtask(&["oracle", "check", "--tree", tree]),
+            format!("oracle check {tree} --variant {variant}"),
+            xtask(&["oracle", "check", "--tree", tree, "--variant", variant]),
         ));
     }
     steps.push(alone(
