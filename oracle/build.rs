@@ -3,7 +3,7 @@
 //! The tree comes from `INNODB_SRC` and `INNODB_BUILD`, as for the `ffi`
 //! crate (`cargo xtask oracle check --tree <spec>` sets them). Without them
 //! the crate builds with no tree and its tests fail, saying how to build one
-//! in. With a tree of 10.11's read path (10.6 up to 11.4), before the
+//! in. With a MariaDB tree of 10.11's or 11.8's read path, before the
 //! MDEV-33966 fix or with our port of it:
 //! 1. the tree's own `buf/buf0lru.cc` and `ut/ut0rnd.cc` are compiled whole,
 //!    with the server's flags for each (from `compile_commands.json`);
@@ -52,10 +52,10 @@ fn main() {
     write(out.join("tree.rs"), &tree);
 }
 
-/// The definitions a 10.11-style oracle copies from the tree, in the order
-/// the glue needs them: `(file, the part of the head that names it)`.
-const COPIED_10_11: &[(&str, &str)] = &[
-    // the page cleaner's LRU batch (static in buf0flu.cc)
+/// The definitions every oracle copies from the tree, first: the page
+/// cleaner's LRU batch (static in buf0flu.cc), the free list and the page
+/// hash: `(file, the part of the head that names it)`.
+const COPIED: &[(&str, &str)] = &[
     (
         "storage/innobase/buf/buf0flu.cc",
         "static ulint buf_free_from_unzip_LRU_list_batch(",
@@ -80,7 +80,6 @@ const COPIED_10_11: &[(&str, &str)] = &[
         "storage/innobase/buf/buf0flu.cc",
         "ATTRIBUTE_COLD void buf_pool_t::LRU_warn()",
     ),
-    // the free list and the page hash
     (
         "storage/innobase/buf/buf0buf.cc",
         "buf_block_t *buf_pool_t::allocate()",
@@ -89,30 +88,80 @@ const COPIED_10_11: &[(&str, &str)] = &[
         "storage/innobase/buf/buf0buf.cc",
         "void buf_pool_t::page_hash_table::create(",
     ),
-    (
-        "storage/innobase/buf/buf0buf.cc",
-        "UNIV_INLINE\nvoid\nbuf_block_init_low(",
-    ),
-    (
-        "storage/innobase/buf/buf0buf.cc",
-        "void buf_block_t::initialise(",
-    ),
-    // the read path's part in the LRU
-    (
-        "storage/innobase/buf/buf0rea.cc",
-        "TRANSACTIONAL_TARGET\nstatic buf_page_t* buf_page_init_for_read(",
-    ),
-    // the creation of a page (fsp_page_create() -> buf_page_create()), with
-    // what its mini-transaction asks: whether it holds the page
+    // what the creation of a page asks its mini-transaction: whether it
+    // holds the page
     (
         "storage/innobase/mtr/mtr0mtr.cc",
         "bool mtr_t::have_x_latch(",
     ),
-    (
-        "storage/innobase/buf/buf0buf.cc",
-        "TRANSACTIONAL_TARGET\nstatic buf_block_t *buf_page_create_low(",
-    ),
 ];
+
+/// Then what the read and the creation of a page take, in the form of the
+/// tree's read path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReadPath {
+    /// 10.6 up to 11.4: `buf_page_init_for_read()` takes its block itself
+    V10_11,
+    /// 11.8: the caller takes the block and hands it over
+    V11_8,
+}
+
+impl ReadPath {
+    fn detect(buf0rea_cc: &str) -> Option<ReadPath> {
+        if buf0rea_cc.contains("static buf_page_t* buf_page_init_for_read(ulint mode") {
+            Some(ReadPath::V10_11)
+        } else if buf0rea_cc.contains("static buf_page_t *buf_page_init_for_read(const page_id_t") {
+            Some(ReadPath::V11_8)
+        } else {
+            None
+        }
+    }
+
+    fn copied(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            ReadPath::V10_11 => &[
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "UNIV_INLINE\nvoid\nbuf_block_init_low(",
+                ),
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "void buf_block_t::initialise(",
+                ),
+                (
+                    "storage/innobase/buf/buf0rea.cc",
+                    "TRANSACTIONAL_TARGET\nstatic buf_page_t* buf_page_init_for_read(",
+                ),
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "TRANSACTIONAL_TARGET\nstatic buf_block_t *buf_page_create_low(",
+                ),
+            ],
+            ReadPath::V11_8 => &[
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "static void buf_block_init_low(",
+                ),
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "void buf_block_t::initialise(",
+                ),
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "void\nbuf_pool_t::page_hash_table::append(",
+                ),
+                (
+                    "storage/innobase/buf/buf0rea.cc",
+                    "static buf_page_t *buf_page_init_for_read(const page_id_t",
+                ),
+                (
+                    "storage/innobase/buf/buf0buf.cc",
+                    "static buf_block_t *buf_page_create_low(",
+                ),
+            ],
+        }
+    }
+}
 
 /// What a 10.11 tree with our port of the fix (patches/10.11/fixed.patch)
 /// adds: the access path's `touch()`, the threshold in clock ticks and the
@@ -140,9 +189,6 @@ const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
     ),
 ];
 
-/// 10.11's read path, which 11.8's (the block taken by the caller) is not.
-const READ_PATH_10_11: &str = "static buf_page_t* buf_page_init_for_read(ulint mode";
-
 /// Our port of the fix keeps `LRU_old_threshold` at 0 while there is no
 /// old sublist (`lru_model::ShortLru::FlagEveryAccess`); upstream's has
 /// no such function.
@@ -150,11 +196,11 @@ const PORT_SHORT_LRU: &str = "void update_old_threshold() noexcept;";
 
 /// Types the copied definitions use, defined in a `.cc` file: a struct
 /// definition ends in `;`, which the glue adds after the include.
-const COPIED_TYPES_10_11: &[(&str, &str)] =
+const COPIED_TYPES: &[(&str, &str)] =
     &[("storage/innobase/buf/buf0flu.cc", "struct flush_counters_t")];
 
 /// The tree's files compiled whole into the oracle.
-const COMPILED_10_11: &[&str] = &[
+const COMPILED: &[&str] = &[
     "storage/innobase/buf/buf0lru.cc",
     "storage/innobase/ut/ut0rnd.cc",
 ];
@@ -177,16 +223,17 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     })?;
     let version = tree_source::read_version(src, generation.engine());
     let read_path = src.join("storage/innobase/buf/buf0rea.cc");
-    let read_path_10_11 = fs::read_to_string(&read_path)
-        .map_err(|e| format!("cannot read {}: {e}", read_path.display()))?
-        .contains(READ_PATH_10_11);
+    let read_path_form = ReadPath::detect(
+        &fs::read_to_string(&read_path)
+            .map_err(|e| format!("cannot read {}: {e}", read_path.display()))?,
+    );
     let port = text.contains(PORT_SHORT_LRU);
     // which oracle the tree has, and why not where it has none
     let (cfg, policy, unsupported) = match generation {
-        _ if !read_path_10_11 => (
+        _ if read_path_form.is_none() => (
             "unsupported",
             "Eager",
-            Some("its read path takes the block from its caller (11.8), which the glue does not drive yet"),
+            Some("its buf_page_init_for_read() has neither 10.11's form nor 11.8's"),
         ),
         Generation::V10_11 => ("10.11", "Eager", None),
         Generation::PostFix if port => ("post-fix", "Lazy", None),
@@ -228,9 +275,15 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     let read = |path: &Path| println!("cargo::rerun-if-changed={}", path.display());
     write(
         out.join("copied_types.inc"),
-        &tree_source::copy_definitions(src, COPIED_TYPES_10_11, read)?,
+        &tree_source::copy_definitions(src, COPIED_TYPES, read)?,
     );
-    let mut copied = tree_source::copy_definitions(src, COPIED_10_11, read)?;
+    let read_path_form = read_path_form.expect("refused above");
+    let mut copied = tree_source::copy_definitions(src, COPIED, read)?;
+    copied.push_str(&tree_source::copy_definitions(
+        src,
+        read_path_form.copied(),
+        read,
+    )?);
     if generation == Generation::PostFix {
         copied.push_str(&tree_source::copy_definitions(
             src,
@@ -245,7 +298,10 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     if generation == Generation::PostFix {
         cc.define("ORACLE_POST_FIX", "1");
     }
-    for file in COMPILED_10_11 {
+    if read_path_form == ReadPath::V11_8 {
+        cc.define("ORACLE_READ_11_8", "1");
+    }
+    for file in COMPILED {
         let path = src.join(file);
         read(&path);
         // each file with its own flags, as the server compiles it

@@ -19,6 +19,7 @@
 #include "fil0fil.h"
 #include "srv0mon.h"
 #include "btr0sea.h"
+#include "page0zip.h"
 #include "log.h"
 #include <cstdio>
 #include <cstdlib>
@@ -113,11 +114,30 @@ void ut_dbg_assertion_failed(const char *expr, const char *file, unsigned line)
 /* ---- paths our events must not reach ---- */
 int psi_mutex_lock(mysql_mutex_t *, const char *, uint)
 { oracle_unreachable("psi_mutex_lock (an instrumented mutex)"); }
+#ifdef ORACLE_READ_11_8
+int psi_mutex_trylock(mysql_mutex_t *, const char *, uint)
+{ oracle_unreachable("psi_mutex_trylock (an instrumented mutex)"); }
+byte *buf_buddy_alloc_low(ulint, bool *) noexcept
+{ oracle_unreachable("buf_buddy_alloc_low (ROW_FORMAT=COMPRESSED)"); }
+/* buf0lru.cc's paths for a tablespace being dropped or a corrupted page */
+buf_block_t *buf_page_get_gen(const page_id_t, ulint, rw_lock_type_t,
+                              buf_block_t *, ulint, mtr_t *, dberr_t *) noexcept
+{ oracle_unreachable("buf_page_get_gen"); }
+void mtr_t::start() { oracle_unreachable("mtr_t::start"); }
+void mtr_t::commit() { oracle_unreachable("mtr_t::commit"); }
+/* fil_system zeroed, never constructed: no tablespace is ever looked up */
+alignas(fil_system_t) unsigned char oracle_fil_system[sizeof(fil_system_t)]
+  __asm__("fil_system") __attribute__((used));
+/* the mtr_t of buf_page_create_low()'s caller is constructed here without
+   a transaction and never started */
+mtr_t::mtr_t(trx_t *trx) : trx(trx) {}
+#else
 inline uint32_t buf_pool_t::watch_remove(buf_page_t *, hash_chain &) noexcept
 { oracle_unreachable("buf_pool_t::watch_remove (a watch sentinel)"); }
 /* buf_page_init_for_read() constructs an mtr_t that only the change
    buffer's read-ahead (BUF_READ_IBUF_PAGES_ONLY) starts */
 mtr_t::mtr_t() {}
+#endif
 mtr_t::~mtr_t() {}
 void mem_heap_block_free(mem_heap_t *, mem_block_t *)
 { oracle_unreachable("mem_heap_block_free (an mtr_t that was used)"); }
@@ -145,7 +165,12 @@ void buf_flush_relocate_on_flush_list(buf_page_t *, buf_page_t *) noexcept
 { oracle_unreachable("buf_flush_relocate_on_flush_list"); }
 void small_vector_base::grow_by_1(void *, size_t) noexcept
 { oracle_unreachable("small_vector_base::grow_by_1 (an mtr_t memo of many latches)"); }
+#ifdef ORACLE_READ_11_8
+void btr_search_drop_page_hash_index(buf_block_t *, const dict_index_t *)
+  noexcept
+#else
 void btr_search_drop_page_hash_index(buf_block_t *, bool)
+#endif
 { oracle_unreachable("btr_search_drop_page_hash_index (the adaptive hash)"); }
 
 /* ---- the clock and the page cleaner, driven by the events ---- */
@@ -317,12 +342,28 @@ extern "C" int oracle_read(uint64_t page)
 {
   if (oracle_find(page))
     return ORACLE_RESIDENT;
+#ifdef ORACLE_READ_11_8
+  /* buf_read_page(): the block first, then buf_read_page_low() */
+  buf_block_t *block= buf_LRU_get_free_block(have_no_mutex);
+  const page_id_t id{oracle_id(page)};
+  buf_pool_t::hash_chain &chain= buf_pool.page_hash.cell_get(id.fold());
+  buf_page_t *bpage= buf_page_init_for_read(id, 0, chain, block);
+  if (block)
+    buf_pool.free_block(block); /* not consumed */
+  if (!bpage || uintptr_t(bpage) & 1)
+    return ORACLE_NO_BLOCK;
+  /* buf_page_t::read_complete(), then the reader's buffer-fix released */
+  bpage->read_unfix(buf_page_t::UNFIXED);
+  bpage->lock.x_unlock(true);
+  bpage->unfix();
+#else
   buf_page_t *bpage= buf_page_init_for_read(BUF_READ_ANY_PAGE,
                                             oracle_id(page), 0, false);
   if (!bpage)
     return ORACLE_NO_BLOCK;
   bpage->read_unfix(buf_page_t::UNFIXED);
   bpage->lock.x_unlock(true);
+#endif
   return ORACLE_OK;
 }
 
@@ -371,8 +412,13 @@ extern "C" int oracle_create(uint64_t page)
 {
   if (oracle_find(page))
     return ORACLE_RESIDENT;
+#ifdef ORACLE_READ_11_8
+  mtr_t mtr{nullptr};
+  buf_block_t *free_block= buf_LRU_get_free_block(have_no_mutex);
+#else
   mtr_t mtr;
   buf_block_t *free_block= buf_LRU_get_free_block(false);
+#endif
   buf_block_t *block= buf_page_create_low(oracle_id(page), 0, &mtr, free_block);
   if (block != free_block)
     buf_pool.free_block(free_block);
