@@ -285,17 +285,128 @@ pub struct ServerReplay {
     pub model_counters: Counters,
 }
 
-/// Replay the server's page stream through `kind`. A request the model
-/// does not hold is the model's miss, and the model reads the page; an LRU
-/// access is the model's access; a read no request was waiting for
-/// (read-ahead) is a read; a created page is created at the LRU head; a
-/// freed page is freed when the model holds it; a
-/// cleaner batch is a batch. The server's misses are its requests for a
-/// page it did not hold (its reads and evictions say what it held). The
-/// server's own evictions and moves are the model's to decide, so they are
-/// only counted. Every record is replayed; only the requests of `counted`
-/// (record numbers, as a measured window's two reads of the header's claimed
-/// count give them) are counted.
+/// What one record of the server's trace gives the model.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// the record
+    pub record: ServerEvent,
+    /// the model's events for it, in order (none, one, or a read and then
+    /// an access)
+    pub events: Vec<Event>,
+    /// a request the server missed (it did not hold the page)
+    pub server_miss: bool,
+    /// a request the model missed (it reads the page)
+    pub model_miss: bool,
+    /// a read no request was waiting for (read-ahead)
+    pub read_ahead: bool,
+}
+
+/// The model's events for the server's records, record by record: a
+/// request the model does not hold is the model's miss, and the model reads
+/// the page; an LRU access is the model's access (a lookup if a lookup
+/// record announced it); a read no request was waiting for (read-ahead) is
+/// a read; a created page is created at the LRU head; a freed page is freed
+/// when the model holds it; a cleaner batch is a batch. The server's own
+/// evictions and moves are the model's to decide: they give no event. The
+/// model's clock starts at 1 s (an access stamped 0 means "never") and
+/// never goes back (concurrent threads can claim records slightly out of
+/// time order).
+pub struct ServerStream<'a> {
+    records: std::slice::Iter<'a, ServerEvent>,
+    last_t: u64,
+    /// what the server holds, from its reads, creations and evictions
+    held: HashSet<u64>,
+    /// pages requested while the server did not hold them: their read is no read-ahead
+    awaited: HashSet<u64>,
+    /// pages whose next access a lookup record announced
+    looked_up: HashSet<u64>,
+}
+
+impl<'a> ServerStream<'a> {
+    /// The stream of `trace`'s records, from the first.
+    pub fn new(trace: &'a ServerTrace) -> ServerStream<'a> {
+        ServerStream {
+            records: trace.events.iter(),
+            last_t: 0,
+            held: HashSet::new(),
+            awaited: HashSet::new(),
+            looked_up: HashSet::new(),
+        }
+    }
+
+    /// The next record and the model's events for it, given which pages
+    /// the model holds now; `None` after the last record.
+    pub fn next_step(&mut self, resident: impl Fn(u64) -> bool) -> Option<Step> {
+        let e = *self.records.next()?;
+        self.last_t = self.last_t.max(u64::from(e.t_ms) + 1000);
+        let at = |op| Event {
+            t_ms: self.last_t,
+            op,
+        };
+        let mut step = Step {
+            record: e,
+            events: Vec::new(),
+            server_miss: false,
+            model_miss: false,
+            read_ahead: false,
+        };
+        let miss = !resident(e.page);
+        match e.op {
+            ServerOp::Get => {
+                step.server_miss = !self.held.contains(&e.page);
+                if step.server_miss {
+                    self.awaited.insert(e.page);
+                }
+                step.model_miss = miss;
+                if miss {
+                    step.events.push(at(Op::Read(e.page)));
+                }
+            }
+            ServerOp::Access => {
+                if miss {
+                    step.events.push(at(Op::Read(e.page)));
+                }
+                step.events.push(at(access_op(&mut self.looked_up, e.page)));
+            }
+            ServerOp::Lookup => {
+                self.looked_up.insert(e.page);
+            }
+            ServerOp::Read => {
+                self.held.insert(e.page);
+                if !self.awaited.remove(&e.page) {
+                    step.read_ahead = true;
+                    if miss {
+                        step.events.push(at(Op::Read(e.page)));
+                    }
+                }
+            }
+            ServerOp::Evict => {
+                self.held.remove(&e.page);
+            }
+            ServerOp::Free => {
+                if !miss {
+                    step.events.push(at(Op::Free(e.page)));
+                }
+            }
+            ServerOp::Cleaner => step.events.push(at(Op::Cleaner)),
+            ServerOp::Young | ServerOp::BoundaryMove | ServerOp::Flag => {}
+            ServerOp::Create => {
+                self.held.insert(e.page);
+                if miss {
+                    step.events.push(at(Op::Create(e.page)));
+                }
+            }
+        }
+        Some(step)
+    }
+}
+
+/// Replay the server's page stream through `kind`, as [`ServerStream`]
+/// gives it to the model. The server's misses are its requests for a page
+/// it did not hold (its reads and evictions say what it held); its
+/// evictions and moves are counted. Every record is replayed; only the
+/// requests of `counted` (record numbers, as a measured window's two reads
+/// of the header's claimed count give them) are counted.
 pub fn replay(
     kind: PolicyKind,
     cfg: Config,
@@ -305,72 +416,25 @@ pub fn replay(
     let mut model = crate::new_model(kind, cfg)?;
     let (mut gets, mut server_misses, mut model_misses) = (0, 0, 0);
     let (mut young, mut evictions, mut read_ahead) = (0, 0, 0);
-    let mut held: HashSet<u64> = HashSet::new();
-    // pages requested while the server did not hold them: their read is no read-ahead
-    let mut awaited: HashSet<u64> = HashSet::new();
-    // pages whose next access a lookup record announced
-    let mut looked_up: HashSet<u64> = HashSet::new();
-    let mut last_t = 0;
-    for e in &trace.events {
-        // the model's clock starts at 1 s (an access stamped 0 means "never");
-        // concurrent threads can claim records slightly out of time order
-        last_t = last_t.max(u64::from(e.t_ms) + 1000);
-        let at = |op| Event { t_ms: last_t, op };
-        let counting = counted_records.contains(&e.seq);
-        // the model reads the page unless it holds it; whether it had to
-        let read_unless_held = |model: &mut Box<dyn LruModel>| -> Result<bool, ModelError> {
-            let miss = !model.is_resident(e.page);
-            if miss {
-                model.apply(&at(Op::Read(e.page)))?;
-            }
-            Ok(miss)
-        };
-        match e.op {
+    let mut stream = ServerStream::new(trace);
+    while let Some(step) = stream.next_step(|page| model.is_resident(page)) {
+        for event in &step.events {
+            model.apply(event)?;
+        }
+        if !counted_records.contains(&step.record.seq) {
+            continue;
+        }
+        match step.record.op {
             ServerOp::Get => {
-                let server_miss = !held.contains(&e.page);
-                if server_miss {
-                    awaited.insert(e.page);
-                }
-                let model_miss = read_unless_held(&mut model)?;
-                if counting {
-                    gets += 1;
-                    server_misses += u64::from(server_miss);
-                    model_misses += u64::from(model_miss);
-                }
+                gets += 1;
+                server_misses += u64::from(step.server_miss);
+                model_misses += u64::from(step.model_miss);
             }
-            ServerOp::Access => {
-                read_unless_held(&mut model)?;
-                model.apply(&at(access_op(&mut looked_up, e.page)))?;
-            }
-            ServerOp::Lookup => {
-                looked_up.insert(e.page);
-            }
-            ServerOp::Read => {
-                held.insert(e.page);
-                if !awaited.remove(&e.page) {
-                    read_ahead += u64::from(counting);
-                    read_unless_held(&mut model)?;
-                }
-            }
-            ServerOp::Evict => {
-                held.remove(&e.page);
-                evictions += u64::from(counting);
-            }
-            ServerOp::Free => {
-                if model.is_resident(e.page) {
-                    model.apply(&at(Op::Free(e.page)))?;
-                }
-            }
-            ServerOp::Cleaner => model.apply(&at(Op::Cleaner))?,
+            ServerOp::Read => read_ahead += u64::from(step.read_ahead),
+            ServerOp::Evict => evictions += 1,
             // the server's moves are the model's to decide: counted only
-            ServerOp::Young | ServerOp::BoundaryMove => young += u64::from(counting),
-            ServerOp::Flag => {}
-            ServerOp::Create => {
-                held.insert(e.page);
-                if !model.is_resident(e.page) {
-                    model.apply(&at(Op::Create(e.page)))?;
-                }
-            }
+            ServerOp::Young | ServerOp::BoundaryMove => young += 1,
+            _ => {}
         }
     }
     let server = Requests {

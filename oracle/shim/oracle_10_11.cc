@@ -315,8 +315,10 @@ extern "C" void oracle_reset()
 enum { ORACLE_OK= 0, ORACLE_NOT_RESIDENT= 1, ORACLE_RESIDENT= 2,
        ORACLE_NO_BLOCK= 3 };
 
+/* A trace's page is (tablespace id << 32) | page number, as page_id_t's own
+   raw() value is. */
 static const page_id_t oracle_id(uint64_t page)
-{ return page_id_t{1, uint32_t(page)}; }
+{ return page_id_t{uint32_t(page >> 32), uint32_t(page)}; }
 
 static buf_page_t *oracle_find(uint64_t page)
 {
@@ -460,10 +462,10 @@ extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
        b= UT_LIST_GET_NEXT(LRU, b), n++)
     if (n < cap)
 #ifdef ORACLE_POST_FIX
-      out[n]= oracle_block{b->id().page_no(), b->is_old(), 0, b->accessed_at(),
+      out[n]= oracle_block{b->id().raw(), b->is_old(), 0, b->accessed_at(),
                            b->zip.is_promote()};
 #else
-      out[n]= oracle_block{b->id().page_no(), b->old, b->freed_page_clock,
+      out[n]= oracle_block{b->id().raw(), b->old, b->freed_page_clock,
                            b->is_accessed(), 0};
 #endif
   return n;
@@ -479,7 +481,7 @@ extern "C" void oracle_state(oracle_pool *s)
 #else
   s->freed_page_clock= buf_pool.freed_page_clock;
 #endif
-  s->first_old_page= buf_pool.LRU_old ? buf_pool.LRU_old->id().page_no()
+  s->first_old_page= buf_pool.LRU_old ? buf_pool.LRU_old->id().raw()
                                       : UINT64_MAX;
   s->made_young= buf_pool.stat.n_pages_made_young;
   s->not_made_young= buf_pool.stat.n_pages_not_made_young;

@@ -171,10 +171,10 @@ impl Oracle {
     pub fn apply(&mut self, event: &Event) -> Result<(), Error> {
         sys::set_time(event.t_ms);
         let outcome = match event.op {
-            Op::Read(p) => sys::read(page_no(event, p)?),
-            Op::Access(p) | Op::Lookup(p) => sys::access(page_no(event, p)?).map(|_| ()),
-            Op::Free(p) => sys::free(page_no(event, p)?),
-            Op::Create(p) => sys::create(page_no(event, p)?),
+            Op::Read(p) => sys::read(p),
+            Op::Access(p) | Op::Lookup(p) => sys::access(p).map(|_| ()),
+            Op::Free(p) => sys::free(p),
+            Op::Create(p) => sys::create(p),
             Op::Cleaner => {
                 sys::cleaner();
                 Ok(())
@@ -196,14 +196,6 @@ impl Drop for Oracle {
     fn drop(&mut self) {
         sys::reset();
     }
-}
-
-/// The page number of the oracle's page id (space 1) for the trace's page.
-fn page_no(event: &Event, page: u64) -> Result<u32, Error> {
-    u32::try_from(page).map_err(|_| Error::Refused {
-        event: *event,
-        why: format!("page {page} does not fit a page number (32 bits)"),
-    })
 }
 
 #[cfg(any(oracle = "10.11", oracle = "post-fix"))]
@@ -290,25 +282,25 @@ mod sys {
         unsafe { oracle_set_time(now_ms) }
     }
 
-    pub(super) fn read(page: u32) -> Result<(), &'static str> {
+    pub(super) fn read(page: u64) -> Result<(), &'static str> {
         // SAFETY: as above
-        outcome(unsafe { oracle_read(page.into()) })
+        outcome(unsafe { oracle_read(page) })
     }
 
-    pub(super) fn access(page: u32) -> Result<bool, &'static str> {
+    pub(super) fn access(page: u64) -> Result<bool, &'static str> {
         let mut not_first = false;
         // SAFETY: as above; not_first outlives the call
-        outcome(unsafe { oracle_access(page.into(), &mut not_first) }).map(|()| not_first)
+        outcome(unsafe { oracle_access(page, &mut not_first) }).map(|()| not_first)
     }
 
-    pub(super) fn free(page: u32) -> Result<(), &'static str> {
+    pub(super) fn free(page: u64) -> Result<(), &'static str> {
         // SAFETY: as above
-        outcome(unsafe { oracle_free(page.into()) })
+        outcome(unsafe { oracle_free(page) })
     }
 
-    pub(super) fn create(page: u32) -> Result<(), &'static str> {
+    pub(super) fn create(page: u64) -> Result<(), &'static str> {
         // SAFETY: as above
-        outcome(unsafe { oracle_create(page.into()) })
+        outcome(unsafe { oracle_create(page) })
     }
 
     pub(super) fn cleaner() {
@@ -371,16 +363,16 @@ mod sys {
     }
     pub(super) fn reset() {}
     pub(super) fn set_time(_: u64) {}
-    pub(super) fn read(_: u32) -> Result<(), &'static str> {
+    pub(super) fn read(_: u64) -> Result<(), &'static str> {
         Err(NONE)
     }
-    pub(super) fn access(_: u32) -> Result<bool, &'static str> {
+    pub(super) fn access(_: u64) -> Result<bool, &'static str> {
         Err(NONE)
     }
-    pub(super) fn free(_: u32) -> Result<(), &'static str> {
+    pub(super) fn free(_: u64) -> Result<(), &'static str> {
         Err(NONE)
     }
-    pub(super) fn create(_: u32) -> Result<(), &'static str> {
+    pub(super) fn create(_: u64) -> Result<(), &'static str> {
         Err(NONE)
     }
     pub(super) fn cleaner() {}

@@ -7,10 +7,14 @@
 use lru_model::rng::SplitMix64;
 use lru_model::{BufferPool, Event, Op, Policy};
 
+/// The tablespace of a random trace's pages (a trace's page is
+/// `(space << 32) | page number`).
+pub const SPACE: u64 = 1 << 32;
+
 /// How a random trace is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shape {
-    /// pages that can be read: page numbers 1 to this
+    /// pages that can be read: page numbers 1 to this, in [`SPACE`]
     pub pages: u64,
     /// in a thousand events: frees
     pub frees_per_mille: u64,
@@ -73,7 +77,7 @@ impl RandomTrace {
         if roll < self.shape.cleaners_per_mille {
             return Op::Cleaner;
         }
-        let page = 1 + self.rng.below(self.shape.pages);
+        let page = SPACE + 1 + self.rng.below(self.shape.pages);
         if !pool.is_resident(page) {
             self.pending_access = Some(page);
             return if self.rng.below(1000) < self.shape.creates_per_mille {

@@ -4,7 +4,10 @@
 //! every test fails and says how to build one in. Each test prints what it
 //! compared, with the tree's version first.
 
-use lru_model::{Config, Eager, Event, Lazy, OldSurplus, PolicyKind};
+use std::collections::VecDeque;
+
+use lru_model::server_trace::ServerStream;
+use lru_model::{BufferPool, Config, Eager, Event, Lazy, OldSurplus, Policy, PolicyKind};
 use oracle::random::{RandomTrace, Shape};
 use oracle::replay::{compare, compare_with, Agreement, Stop};
 
@@ -177,5 +180,69 @@ fn a_changed_boundary_rule_is_caught() {
             );
         }
         Err(other) => panic!("{version}: {other}"),
+    }
+}
+
+/// A traced server's own page stream, as the model replays it
+/// (`lru_model::server_trace::ServerStream`), through the model and the
+/// tree's code: the pool of the trace's header, the run's
+/// `innodb_lru_scan_depth` (`ORACLE_LRU_SCAN_DEPTH`, the server's default
+/// 1536 without it), the other settings at their defaults.
+#[test]
+#[ignore = "needs a traced server's page trace: cargo xtask oracle check --tree SPEC --server-trace FILE runs it"]
+fn a_traced_servers_page_stream_agrees() {
+    let version = tree_version();
+    let path = std::env::var("ORACLE_SERVER_TRACE")
+        .expect("ORACLE_SERVER_TRACE names a traced server's page-trace.bin");
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let trace = lru_model::server_trace::parse(&bytes).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let depth = std::env::var("ORACLE_LRU_SCAN_DEPTH").map_or(1536, |d| {
+        d.parse()
+            .unwrap_or_else(|_| panic!("ORACLE_LRU_SCAN_DEPTH={d}: not a number"))
+    });
+    let cfg = for_tree(Config {
+        pool_pages: u32::try_from(trace.pool_frames).expect("a pool of fewer than 2^32 frames"),
+        lru_scan_depth: depth,
+        ..Config::default()
+    });
+    fn run<P: Policy>(
+        cfg: Config,
+        trace: &lru_model::server_trace::ServerTrace,
+    ) -> Result<Agreement, Stop> {
+        let mut stream = ServerStream::new(trace);
+        let mut queue: VecDeque<Event> = VecDeque::new();
+        compare_with::<P>(cfg, |pool: &BufferPool<P>| loop {
+            if let Some(event) = queue.pop_front() {
+                return Some(event);
+            }
+            let step = stream.next_step(|page| pool.is_resident(page))?;
+            queue.extend(step.events);
+        })
+    }
+    let outcome = match oracle::tree().unwrap().policy {
+        PolicyKind::Eager => run::<Eager>(cfg, &trace),
+        PolicyKind::Lazy => run::<Lazy>(cfg, &trace),
+        PolicyKind::Classic => panic!("no oracle runs the classic policy"),
+    };
+    match outcome {
+        Ok(a) => {
+            println!(
+                "{version}: server trace {path} ({} records, pool {} depth {depth}): {} events \
+                 agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} evictions, \
+                 {} made young)",
+                trace.events.len(),
+                cfg.pool_pages,
+                a.events,
+                a.reads,
+                a.creates,
+                a.accesses,
+                a.frees,
+                a.cleaner_batches,
+                a.evictions,
+                a.made_young
+            );
+            assert!(a.reads > 0 && a.accesses > 0, "{a:?}");
+        }
+        Err(stop) => panic!("{version}: server trace {path}:\n{stop}"),
     }
 }

@@ -35,7 +35,8 @@ pub fn run(cmd: FfiAction) -> Result<()> {
 
 fn check(spec: &str, variant: &str) -> Result<()> {
     let tree = crate::tree_check::configure_tree(spec, variant, "ffi check")?;
-    crate::tree_check::run_tree_tests("ffi", "ffi check", &tree, summary_line)
+    let inputs = crate::tree_check::TestInputs::default();
+    crate::tree_check::run_tree_tests("ffi", "ffi check", &tree, &inputs, summary_line)
 }
 
 /// The part of a test output line worth repeating in the summary: layout

@@ -10,7 +10,7 @@
 //! compared; the first difference names the event, the C++ entry point and
 //! the blocks around it.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 /// Subcommands of `cargo xtask oracle`.
 #[derive(clap::Subcommand, Debug)]
@@ -25,14 +25,46 @@ pub enum OracleAction {
         /// tree's code is compiled.
         #[arg(long, default_value = "base")]
         variant: String,
+        /// A traced server's page trace (`page-trace.bin` of a `traced`
+        /// build of the same tree, docs/model.md) to replay too, with the
+        /// pool of its header.
+        #[arg(long)]
+        server_trace: Option<std::path::PathBuf>,
+        /// The traced run's `innodb_lru_scan_depth` (with --server-trace).
+        #[arg(long, default_value_t = 1536, requires = "server_trace")]
+        lru_scan_depth: u32,
     },
 }
 
 pub fn run(cmd: OracleAction) -> Result<()> {
     match cmd {
-        OracleAction::Check { tree, variant } => {
+        OracleAction::Check {
+            tree,
+            variant,
+            server_trace,
+            lru_scan_depth,
+        } => {
+            let mut inputs = crate::tree_check::TestInputs::default();
+            if let Some(path) = server_trace {
+                // read here, so that a bad path is this command's error
+                let path = std::fs::canonicalize(&path)
+                    .with_context(|| format!("--server-trace {}", path.display()))?;
+                inputs
+                    .env
+                    .push(("ORACLE_SERVER_TRACE", path.display().to_string()));
+                inputs
+                    .env
+                    .push(("ORACLE_LRU_SCAN_DEPTH", lru_scan_depth.to_string()));
+                inputs.include_ignored = true;
+            }
             let tree = crate::tree_check::configure_tree(&tree, &variant, "oracle check")?;
-            crate::tree_check::run_tree_tests("oracle", "oracle check", &tree, summary_line)
+            crate::tree_check::run_tree_tests(
+                "oracle",
+                "oracle check",
+                &tree,
+                &inputs,
+                summary_line,
+            )
         }
     }
 }

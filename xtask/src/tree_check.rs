@@ -71,18 +71,28 @@ pub(crate) fn configure_tree(spec: &str, variant: &str, check: &str) -> Result<C
     })
 }
 
+/// What a check adds to its crate's tests: environment variables, and
+/// whether the tests ignored by default (those that need an input the
+/// check was given) run too.
+#[derive(Default)]
+pub(crate) struct TestInputs {
+    pub env: Vec<(&'static str, String)>,
+    pub include_ignored: bool,
+}
+
 /// Run `package`'s tests built against `tree`, streaming their output and
 /// repeating at the end the lines `summary` keeps.
 pub(crate) fn run_tree_tests(
     package: &str,
     check: &str,
     tree: &CheckedTree,
+    inputs: &TestInputs,
     summary: fn(&str) -> Option<&str>,
 ) -> Result<()> {
     // --nocapture so the tests' counts reach the log; one thread so the
     // lines are not interleaved; no fail-fast so one failure does not hide
     // the other tests' results.
-    let args = [
+    let mut args = vec![
         "test",
         "--release",
         "--package",
@@ -92,18 +102,30 @@ pub(crate) fn run_tree_tests(
         "--nocapture",
         "--test-threads=1",
     ];
+    if inputs.include_ignored {
+        args.push("--include-ignored");
+    }
+    let extra: String = inputs
+        .env
+        .iter()
+        .map(|(k, v)| format!("{k}={v} "))
+        .collect();
     eprintln!(
-        "$ INNODB_SRC={} INNODB_BUILD={} cargo {}",
+        "$ INNODB_SRC={} INNODB_BUILD={} {extra}cargo {}",
         tree.src.display(),
         tree.build.display(),
         args.join(" ")
     );
     let mut kept = Vec::new();
-    let finished = crate::util::Command::new("cargo")
+    let mut command = crate::util::Command::new("cargo")
         .args(args)
         .dir(crate::util::repo_root())
         .env("INNODB_SRC", tree.src.display().to_string())
-        .env("INNODB_BUILD", tree.build.display().to_string())
+        .env("INNODB_BUILD", tree.build.display().to_string());
+    for (k, v) in &inputs.env {
+        command = command.env(*k, v.clone());
+    }
+    let finished = command
         .stream(None, |line| {
             println!("{line}");
             if let Some(fact) = summary(line) {
