@@ -25,7 +25,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 use crate::policy::PolicyKind;
-use crate::pool::{Config, Counters, LruModel, ModelError};
+use crate::pool::{Config, Counters, ModelError};
 use crate::trace::{Event, Op};
 
 /// The file's first eight bytes.
