@@ -73,15 +73,7 @@ fn write_no_tree(out: &Path) {
 
 fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<(), String> {
     let header = src.join("storage/innobase/include/buf0buf.h");
-    let text = fs::read_to_string(&header)
-        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
-    let generation = Generation::detect(&text).ok_or_else(|| {
-        format!(
-            "cannot tell the generation of {}: none of the 10.5, 10.11, post-fix or MySQL markers \
-             found",
-            header.display()
-        )
-    })?;
+    let (generation, text) = tree_source::read_generation(src, |_| {})?;
     let layout = detect_layout(generation, &text);
     let engine = generation.engine();
     // MySQL kept InnoDB's old name for the inline definitions

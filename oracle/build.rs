@@ -206,20 +206,12 @@ const COMPILED: &[&str] = &[
 ];
 
 fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
-    let header = src.join("storage/innobase/include/buf0buf.h");
-    println!("cargo::rerun-if-changed={}", header.display());
     println!(
         "cargo::rerun-if-changed={}",
         build.join("compile_commands.json").display()
     );
-    let text = fs::read_to_string(&header)
-        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
-    let generation = Generation::detect(&text).ok_or_else(|| {
-        format!(
-            "cannot tell the generation of {}: none of the 10.5, 10.11, post-fix or MySQL markers \
-             found",
-            header.display()
-        )
+    let (generation, text) = tree_source::read_generation(src, |header| {
+        println!("cargo::rerun-if-changed={}", header.display())
     })?;
     let version = tree_source::read_version(src, generation.engine());
     let read_path = src.join("storage/innobase/buf/buf0rea.cc");

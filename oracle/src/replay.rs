@@ -34,6 +34,24 @@ pub struct Agreement {
     pub blocks_compared: u64,
 }
 
+impl fmt::Display for Agreement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} events agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} \
+             evictions, {} made young)",
+            self.events,
+            self.reads,
+            self.creates,
+            self.accesses,
+            self.frees,
+            self.cleaner_batches,
+            self.evictions,
+            self.made_young
+        )
+    }
+}
+
 /// Why a replay stopped.
 #[derive(Debug)]
 pub enum Stop {

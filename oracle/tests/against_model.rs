@@ -90,20 +90,8 @@ fn random_traces_agree_event_by_event() {
         match replay_random(cfg, seed, 20_000) {
             Ok(a) => {
                 println!(
-                    "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}: {} events \
-                     agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} evictions, {} made young)",
-                    cfg.pool_pages,
-                    cfg.lru_scan_depth,
-                    cfg.old_pct,
-                    cfg.old_blocks_time_ms,
-                    a.events,
-                    a.reads,
-                    a.creates,
-                    a.accesses,
-                    a.frees,
-                    a.cleaner_batches,
-                    a.evictions,
-                    a.made_young
+                    "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}: {a}",
+                    cfg.pool_pages, cfg.lru_scan_depth, cfg.old_pct, cfg.old_blocks_time_ms,
                 );
                 assert!(
                     a.evictions > 0 && a.frees > 0 && a.cleaner_batches > 0,
@@ -227,19 +215,9 @@ fn a_traced_servers_page_stream_agrees() {
     match outcome {
         Ok(a) => {
             println!(
-                "{version}: server trace {path} ({} records, pool {} depth {depth}): {} events \
-                 agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} evictions, \
-                 {} made young)",
+                "{version}: server trace {path} ({} records, pool {} depth {depth}): {a}",
                 trace.events.len(),
                 cfg.pool_pages,
-                a.events,
-                a.reads,
-                a.creates,
-                a.accesses,
-                a.frees,
-                a.cleaner_batches,
-                a.evictions,
-                a.made_young
             );
             assert!(a.reads > 0 && a.accesses > 0, "{a:?}");
         }

@@ -1,5 +1,27 @@
 //! The generation of a tree's buffer pool, read from its `buf0buf.h`.
 
+use std::path::Path;
+
+/// The tree's `storage/innobase/include/buf0buf.h` and the generation it
+/// shows; `read` is told the file (a build script's `rerun-if-changed`).
+pub fn read_generation(
+    src: &Path,
+    read: impl FnOnce(&Path),
+) -> Result<(Generation, String), String> {
+    let header = src.join("storage/innobase/include/buf0buf.h");
+    read(&header);
+    let text = std::fs::read_to_string(&header)
+        .map_err(|e| format!("cannot read {}: {e}", header.display()))?;
+    let generation = Generation::detect(&text).ok_or_else(|| {
+        format!(
+            "cannot tell the generation of {}: none of the 10.5, 10.11, post-fix or MySQL markers \
+             found",
+            header.display()
+        )
+    })?;
+    Ok((generation, text))
+}
+
 /// The generation of a tree, detected from its `buf0buf.h`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Generation {

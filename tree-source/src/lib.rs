@@ -15,5 +15,5 @@ mod version;
 
 pub use definition::{copy_definitions, find_definition, squash, strip_comments, Definition};
 pub use flags::server_flags;
-pub use generation::Generation;
+pub use generation::{read_generation, Generation};
 pub use version::read_version;
