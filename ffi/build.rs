@@ -38,27 +38,21 @@ use probes::{detect_layout, Kind, LazyRules, Probe, YoungForm};
 use tree_source::Generation;
 
 fn main() {
-    println!("cargo::rerun-if-env-changed=INNODB_SRC");
-    println!("cargo::rerun-if-env-changed=INNODB_BUILD");
     println!("cargo::rerun-if-changed=shim");
     println!("cargo::rerun-if-changed=src/probes.rs");
     println!(
         "cargo::rustc-check-cfg=cfg(innodb, values(\"none\", \"10.5\", \"10.11\", \"post-fix\", \"mysql\"))"
     );
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
-    let build = env::var_os("INNODB_BUILD").filter(|s| !s.is_empty());
-    match (src, build) {
-        (None, None) => write_no_tree(&out),
-        (Some(src), Some(build)) => {
-            if let Err(e) = build_tree(&out, Path::new(&src), Path::new(&build)) {
+    let configured = tree_source::tree_from_env("cargo xtask ffi check --tree <spec>")
+        .unwrap_or_else(|e| panic!("ffi: {e}"));
+    match configured {
+        None => write_no_tree(&out),
+        Some((src, build)) => {
+            if let Err(e) = build_tree(&out, &src, &build) {
                 panic!("ffi: {e}");
             }
         }
-        _ => panic!(
-            "ffi: set both INNODB_SRC (source root) and INNODB_BUILD (configured build dir), \
-             or neither; `cargo xtask ffi check --tree <spec>` sets them"
-        ),
     }
 }
 

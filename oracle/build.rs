@@ -28,26 +28,21 @@ use std::{env, fs};
 use tree_source::Generation;
 
 fn main() {
-    println!("cargo::rerun-if-env-changed=INNODB_SRC");
-    println!("cargo::rerun-if-env-changed=INNODB_BUILD");
     println!("cargo::rerun-if-changed=shim");
     println!(
         "cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\", \"post-fix\"))"
     );
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    let src = env::var_os("INNODB_SRC").filter(|s| !s.is_empty());
-    let build = env::var_os("INNODB_BUILD").filter(|s| !s.is_empty());
-    let tree = match (src, build) {
-        (None, None) => {
+    let configured = tree_source::tree_from_env("cargo xtask oracle check --tree <spec>")
+        .unwrap_or_else(|e| panic!("oracle: {e}"));
+    let tree = match configured {
+        None => {
             println!("cargo::rustc-cfg=oracle=\"none\"");
             "pub(crate) const TREE: Option<TreeInfo> = None;\n".to_string()
         }
-        (Some(src), Some(build)) => build_tree(&out, Path::new(&src), Path::new(&build))
-            .unwrap_or_else(|e| panic!("oracle: {e}")),
-        _ => panic!(
-            "oracle: set both INNODB_SRC (source root) and INNODB_BUILD (configured build dir), \
-             or neither; `cargo xtask oracle check --tree <spec>` sets them"
-        ),
+        Some((src, build)) => {
+            build_tree(&out, &src, &build).unwrap_or_else(|e| panic!("oracle: {e}"))
+        }
     };
     write(out.join("tree.rs"), &tree);
 }

@@ -9,11 +9,13 @@
 //! own text, and a compile error names the tree's file and line.
 
 mod definition;
+mod env;
 mod flags;
 mod generation;
 mod version;
 
 pub use definition::{copy_definitions, find_definition, squash, strip_comments, Definition};
+pub use env::tree_from_env;
 pub use flags::server_flags;
 pub use generation::{read_generation, Generation};
 pub use version::read_version;
