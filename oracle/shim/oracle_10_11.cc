@@ -181,28 +181,18 @@ ulint ut_time_ms() { return oracle_now_ms; }
 ulonglong my_interval_timer() { return ulonglong{oracle_now_ms} * 1000000; }
 #endif
 
-struct oracle_counters
-{
-  uint64_t cleaner_wakeups;     /* asked for while a free block was taken */
-  uint64_t batches_for_waits;   /* synchronous batches for a waiting read */
-};
-static oracle_counters oracle_cnt;
 static ulint oracle_waits_seen;
 
 /* buf_LRU_get_free_block() wakes the page cleaner after counting a wait
    (buf_pool.stat.LRU_waits) when no block is free: the oracle runs the
    cleaner's batch at once, in the waiting thread, which holds buf_pool.mutex
-   as the cleaner would. A wake-up with a block in hand is only counted: the
+   as the cleaner would. A wake-up with a block in hand does nothing: the
    trace's own `cleaner` events are the batches that run then. */
 void buf_pool_t::page_cleaner_wakeup(bool) noexcept
 {
   if (stat.LRU_waits == oracle_waits_seen)
-  {
-    oracle_cnt.cleaner_wakeups++;
     return;
-  }
   oracle_waits_seen= stat.LRU_waits;
-  oracle_cnt.batches_for_waits++;
   buf_flush_LRU(srv_max_io_capacity);
 }
 
@@ -306,7 +296,6 @@ extern "C" void oracle_reset()
   new (&buf_pool) buf_pool_t;
   buf_lru_flush_page_count= 0;
   buf_lru_freed_page_count= 0;
-  oracle_cnt= oracle_counters{};
   oracle_waits_seen= 0;
   oracle_now_ms= 0;
 }
@@ -451,8 +440,7 @@ struct oracle_pool
 {
   uint64_t lru_len, old_len, free_len, freed_page_clock;
   uint64_t first_old_page; /* UINT64_MAX without an old sublist */
-  uint64_t made_young, not_made_young, lru_waits, pages_read, evicted;
-  uint64_t cleaner_wakeups, batches_for_waits;
+  uint64_t made_young, not_made_young, lru_waits, pages_read;
 };
 
 extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
@@ -487,7 +475,4 @@ extern "C" void oracle_state(oracle_pool *s)
   s->not_made_young= buf_pool.stat.n_pages_not_made_young;
   s->lru_waits= buf_pool.stat.LRU_waits;
   s->pages_read= buf_pool.stat.n_pages_read;
-  s->evicted= buf_lru_freed_page_count;
-  s->cleaner_wakeups= oracle_cnt.cleaner_wakeups;
-  s->batches_for_waits= oracle_cnt.batches_for_waits;
 }

@@ -226,9 +226,6 @@ mod sys {
         not_made_young: u64,
         lru_waits: u64,
         pages_read: u64,
-        evicted: u64,
-        cleaner_wakeups: u64,
-        batches_for_waits: u64,
     }
 
     extern "C" {
