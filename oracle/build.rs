@@ -32,6 +32,8 @@ fn main() {
     println!(
         "cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\", \"post-fix\"))"
     );
+    println!("cargo::rustc-check-cfg=cfg(oracle_lookup_touch)");
+    println!("cargo::rustc-check-cfg=cfg(oracle_looked_up)");
     let out = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let configured = tree_source::tree_from_env("cargo xtask oracle check --tree <spec>")
         .unwrap_or_else(|e| panic!("oracle: {e}"));
@@ -159,12 +161,12 @@ impl ReadPath {
 }
 
 /// What a 10.11 tree with our port of the fix (patches/10.11/fixed.patch)
-/// adds: the access path's `touch()`, the threshold in clock ticks and the
-/// access clock.
+/// adds: the access path's `touch()` (`touch(bool lookup)` in our lookup
+/// remedies), the threshold in clock ticks and the access clock.
 const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
     (
         "storage/innobase/buf/buf0buf.cc",
-        "bool buf_page_t::touch()",
+        "bool buf_page_t::touch(",
     ),
     (
         "storage/innobase/buf/buf0buf.cc",
@@ -188,6 +190,14 @@ const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
 /// old sublist (`lru_model::ShortLru::FlagEveryAccess`); upstream's has
 /// no such function.
 const PORT_SHORT_LRU: &str = "void update_old_threshold() noexcept;";
+
+/// Our lookup remedies (patches/10.11/fixed-lookup*.patch): the access path
+/// tells a lookup from other accesses.
+const LOOKUP_TOUCH: &str = "bool touch(bool lookup= false) noexcept;";
+
+/// Our looked-up remedies (patches/10.11/fixed-looked-up.patch,
+/// fixed-lookup-mark.patch): a block carries a lookup's mark.
+const LOOKED_UP: &str = "Atomic_relaxed<bool> looked_up;";
 
 /// Types the copied definitions use, defined in a `.cc` file: a struct
 /// definition ends in `;`, which the glue adds after the include.
@@ -215,7 +225,10 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
             .map_err(|e| format!("cannot read {}: {e}", read_path.display()))?,
     );
     let port = text.contains(PORT_SHORT_LRU);
-    // which oracle the tree has, and why not where it has none
+    let lookup_touch = port && text.contains(LOOKUP_TOUCH);
+    let looked_up = port && text.contains(LOOKED_UP);
+    // which oracle the tree has, and why not where it has none; the model
+    // policy of the tree as it is (a remedy's comes from its variant)
     let (cfg, policy, unsupported) = match generation {
         _ if read_path_form.is_none() => (
             "unsupported",
@@ -223,7 +236,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
             Some("its buf_page_init_for_read() has neither 10.11's form nor 11.8's"),
         ),
         Generation::V10_11 => ("10.11", "Eager", None),
-        Generation::PostFix if port => ("post-fix", "Lazy", None),
+        Generation::PostFix if port => ("post-fix", "LazyPort", None),
         Generation::PostFix => (
             "unsupported",
             "Lazy",
@@ -244,17 +257,22 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     write!(
         tree,
         "pub(crate) const TREE: Option<TreeInfo> = Some(TreeInfo {{ generation: Generation::{:?}, \
-         version: {:?}, src: {:?}, build: {:?}, policy: lru_model::PolicyKind::{policy}, \
-         short_lru: lru_model::ShortLru::{}, unsupported: {:?} }});",
+         version: {:?}, src: {:?}, build: {:?}, model: lru_model::ModelPolicy::{policy}, \
+         lookup_touch: {lookup_touch}, looked_up: {looked_up}, unsupported: {:?} }});",
         generation,
         version,
         src.display().to_string(),
         build.display().to_string(),
-        if port { "FlagEveryAccess" } else { "Upstream" },
         unsupported,
     )
     .unwrap();
     println!("cargo::rustc-cfg=oracle=\"{cfg}\"");
+    if lookup_touch {
+        println!("cargo::rustc-cfg=oracle_lookup_touch");
+    }
+    if looked_up {
+        println!("cargo::rustc-cfg=oracle_looked_up");
+    }
     if unsupported.is_some() {
         // the tests say why the tree has no oracle
         return Ok(tree);
@@ -284,6 +302,12 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     cc.file("shim/oracle_10_11.cc").include("shim").include(out);
     if generation == Generation::PostFix {
         cc.define("ORACLE_POST_FIX", "1");
+    }
+    if lookup_touch {
+        cc.define("ORACLE_TOUCH_LOOKUP", "1");
+    }
+    if looked_up {
+        cc.define("ORACLE_LOOKED_UP", "1");
     }
     if read_path_form == ReadPath::V11_8 {
         cc.define("ORACLE_READ_11_8", "1");

@@ -18,6 +18,7 @@ pub mod decide;
 pub mod layout;
 pub mod policy;
 pub mod pool;
+pub mod preset;
 pub mod rng;
 pub mod series;
 pub mod server_trace;
@@ -31,6 +32,7 @@ pub use pool::{
     kept_stamp, Boundary, BufferPool, Config, Counters, LruModel, ModelError, MoveStamp,
     OldSurplus, PageState, ShortLru, BOUNDARY_MOVES,
 };
+pub use preset::{ModelPolicy, ModelRules};
 pub use trace::{Event, Op};
 
 /// A pool of the given policy behind the object-safe [`LruModel`] interface.

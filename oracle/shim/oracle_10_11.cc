@@ -359,15 +359,21 @@ extern "C" int oracle_read(uint64_t page)
 }
 
 /* A B-tree leaf access: buf_page_make_young_if_needed() before the fix,
-   buf_page_t::touch() after it. */
-extern "C" int oracle_access(uint64_t page, bool *not_first)
+   buf_page_t::touch() after it; a lookup (a search from the root) is
+   touch(true) where the tree tells it apart (ORACLE_TOUCH_LOOKUP), the
+   same access elsewhere. */
+extern "C" int oracle_access(uint64_t page, bool lookup, bool *not_first)
 {
   buf_page_t *bpage= oracle_find(page);
   if (!bpage)
     return ORACLE_NOT_RESIDENT;
-#ifdef ORACLE_POST_FIX
+#ifdef ORACLE_TOUCH_LOOKUP
+  *not_first= bpage->touch(lookup);
+#elif defined ORACLE_POST_FIX
+  (void) lookup;
   *not_first= bpage->touch();
 #else
+  (void) lookup;
   *not_first= buf_page_make_young_if_needed(bpage);
 #endif
   return ORACLE_OK;
@@ -434,7 +440,15 @@ struct oracle_block
   uint32_t freed_page_clock; /* before the fix */
   uint32_t access_time;      /* ms before the fix, clock ticks after it */
   uint32_t promote;          /* after the fix */
+  uint32_t looked_up;        /* our looked-up remedies (ORACLE_LOOKED_UP) */
 };
+
+#ifdef ORACLE_LOOKED_UP
+/* buf_page_t::looked_up is private */
+struct oracle_tag_looked_up { typedef Atomic_relaxed<bool> buf_page_t::*type;
+                              friend type oracle_get(oracle_tag_looked_up); };
+template struct oracle_rob<oracle_tag_looked_up, &buf_page_t::looked_up>;
+#endif
 
 struct oracle_pool
 {
@@ -451,10 +465,16 @@ extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
     if (n < cap)
 #ifdef ORACLE_POST_FIX
       out[n]= oracle_block{b->id().raw(), b->is_old(), 0, b->accessed_at(),
-                           b->zip.is_promote()};
+                           b->zip.is_promote(),
+#ifdef ORACLE_LOOKED_UP
+                           b->*oracle_get(oracle_tag_looked_up())
+#else
+                           0
+#endif
+                          };
 #else
       out[n]= oracle_block{b->id().raw(), b->old, b->freed_page_clock,
-                           b->is_accessed(), 0};
+                           b->is_accessed(), 0, 0};
 #endif
   return n;
 }

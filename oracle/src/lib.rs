@@ -30,7 +30,7 @@ the tree and sets the environment.
 use std::fmt;
 use std::sync::{Mutex, MutexGuard};
 
-use lru_model::{Config, Event, Op};
+use lru_model::{Config, Event, ModelPolicy, Op};
 
 pub mod random;
 pub mod replay;
@@ -50,11 +50,17 @@ pub struct TreeInfo {
     pub src: &'static str,
     /// `INNODB_BUILD`
     pub build: &'static str,
-    /// the model's policy for the tree: eager before the fix, lazy with it
-    pub policy: lru_model::PolicyKind,
-    /// what the tree's access path compares with while the LRU has no old
-    /// sublist (our ports keep the threshold at 0 then)
-    pub short_lru: lru_model::ShortLru,
+    /// the model's policy for the tree as it is: eager before the fix, our
+    /// port's lazy one with it (`lazy-10.11-port`: the threshold is 0 while
+    /// the LRU has no old sublist); a remedy's comes from the variant
+    /// ([`model_policy`])
+    pub model: ModelPolicy,
+    /// `buf_page_t::touch(bool lookup)`: the access path tells a lookup from
+    /// other accesses (our lookup remedies)
+    pub lookup_touch: bool,
+    /// `buf_page_t::looked_up`: a block carries a lookup's mark (our
+    /// looked-up remedies), which the snapshots compare
+    pub looked_up: bool,
     /// why the tree has no oracle, if it has none
     pub unsupported: Option<&'static str>,
 }
@@ -77,6 +83,8 @@ pub enum Error {
     },
     /// A setting of the model's pool that the oracle cannot take.
     Config(String),
+    /// `ORACLE_MODEL_POLICY` names no model policy.
+    Policy(String),
     /// The event cannot be given to the tree's code.
     Refused {
         /// the event
@@ -104,6 +112,7 @@ impl fmt::Display for Error {
                 generation.name()
             ),
             Error::Config(why) => write!(f, "the oracle cannot take this pool: {why}"),
+            Error::Policy(why) => write!(f, "ORACLE_MODEL_POLICY: {why}"),
             Error::Refused { event, why } => write!(f, "event {event:?}: {why}"),
         }
     }
@@ -126,10 +135,29 @@ pub fn tree() -> Result<&'static TreeInfo, Error> {
     }
 }
 
+/// The environment variable that names the model policy a tree's code is
+/// compared with, e.g. `lazy-10.11-port-lookup-mark`.
+pub const MODEL_POLICY_ENV: &str = "ORACLE_MODEL_POLICY";
+
+/// The model policy the tree's code is compared with:
+/// [`MODEL_POLICY_ENV`], which `cargo xtask oracle check` sets from the
+/// variant as a matrix records it, or without it the tree's own
+/// ([`TreeInfo::model`]).
+pub fn model_policy() -> Result<ModelPolicy, Error> {
+    let tree = tree()?;
+    match std::env::var(MODEL_POLICY_ENV) {
+        Ok(name) => name.parse().map_err(Error::Policy),
+        Err(_) => Ok(tree.model),
+    }
+}
+
 /// The C++ entry point an event goes through, for messages.
 pub fn entry_point(op: &Op) -> &'static str {
     match op {
         Op::Read(_) => "buf_page_init_for_read() (buf/buf0rea.cc), buf_LRU_get_free_block()",
+        Op::Lookup(_) if cfg!(oracle = "post-fix") && cfg!(oracle_lookup_touch) => {
+            "buf_page_t::touch(true) (buf/buf0buf.cc)"
+        }
         Op::Access(_) | Op::Lookup(_) if cfg!(oracle = "post-fix") => {
             "buf_page_t::touch() (buf/buf0buf.cc)"
         }
@@ -166,13 +194,15 @@ impl Oracle {
     }
 
     /// Give one event to the tree's code (the time first, as the model
-    /// takes it). `lookup` goes where `access` goes: before the fix both
-    /// are `buf_page_make_young_if_needed()`, after it `touch()`.
+    /// takes it). A lookup goes where an access goes (before the fix both
+    /// are `buf_page_make_young_if_needed()`, after it `touch()`), but as
+    /// `touch(true)` where the tree tells them apart.
     pub fn apply(&mut self, event: &Event) -> Result<(), Error> {
         sys::set_time(event.t_ms);
         let outcome = match event.op {
             Op::Read(p) => sys::read(p),
-            Op::Access(p) | Op::Lookup(p) => sys::access(p).map(|_| ()),
+            Op::Access(p) => sys::access(p, false).map(|_| ()),
+            Op::Lookup(p) => sys::access(p, true).map(|_| ()),
             Op::Free(p) => sys::free(p),
             Op::Create(p) => sys::create(p),
             Op::Cleaner => {
@@ -212,6 +242,7 @@ mod sys {
         freed_page_clock: u32,
         access_time: u32,
         promote: u32,
+        looked_up: u32,
     }
 
     #[repr(C)]
@@ -233,7 +264,7 @@ mod sys {
         fn oracle_reset();
         fn oracle_set_time(now_ms: u64);
         fn oracle_read(page: u64) -> i32;
-        fn oracle_access(page: u64, not_first: *mut bool) -> i32;
+        fn oracle_access(page: u64, lookup: bool, not_first: *mut bool) -> i32;
         fn oracle_free(page: u64) -> i32;
         fn oracle_create(page: u64) -> i32;
         fn oracle_cleaner();
@@ -284,10 +315,10 @@ mod sys {
         outcome(unsafe { oracle_read(page) })
     }
 
-    pub(super) fn access(page: u64) -> Result<bool, &'static str> {
+    pub(super) fn access(page: u64, lookup: bool) -> Result<bool, &'static str> {
         let mut not_first = false;
         // SAFETY: as above; not_first outlives the call
-        outcome(unsafe { oracle_access(page, &mut not_first) }).map(|()| not_first)
+        outcome(unsafe { oracle_access(page, lookup, &mut not_first) }).map(|()| not_first)
     }
 
     pub(super) fn free(page: u64) -> Result<(), &'static str> {
@@ -332,6 +363,7 @@ mod sys {
                         access_time_ms,
                         access_time_s,
                         promote: b.promote != 0,
+                        looked_up: cfg!(oracle_looked_up).then_some(b.looked_up != 0),
                     }
                 })
                 .collect(),
@@ -363,7 +395,7 @@ mod sys {
     pub(super) fn read(_: u64) -> Result<(), &'static str> {
         Err(NONE)
     }
-    pub(super) fn access(_: u64) -> Result<bool, &'static str> {
+    pub(super) fn access(_: u64, _: bool) -> Result<bool, &'static str> {
         Err(NONE)
     }
     pub(super) fn free(_: u64) -> Result<(), &'static str> {

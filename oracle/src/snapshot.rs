@@ -22,6 +22,9 @@ pub struct Block {
     pub access_time_s: u16,
     /// after the fix: the PROMOTE flag, a move asked for
     pub promote: bool,
+    /// our looked-up remedies: `looked_up`, a lookup has reached the block;
+    /// None on a tree without the field
+    pub looked_up: Option<bool>,
 }
 
 /// The pool after an event.
@@ -64,6 +67,9 @@ impl Snapshot {
                     access_time_ms: s.access_time_ms,
                     access_time_s: s.access_time_s,
                     promote: s.promote,
+                    looked_up: crate::tree()
+                        .is_ok_and(|t| t.looked_up)
+                        .then_some(s.looked_up),
                 }
             })
             .collect();
@@ -103,6 +109,8 @@ impl Snapshot {
                 "freed_page_clock stamp"
             } else if a.promote != b.promote {
                 "PROMOTE flag"
+            } else if a.looked_up != b.looked_up {
+                "looked_up mark"
             } else {
                 "access_time"
             };
@@ -187,6 +195,9 @@ impl fmt::Display for Block {
         if self.promote {
             write!(f, " PROMOTE")?;
         }
+        if self.looked_up == Some(true) {
+            write!(f, " looked-up")?;
+        }
         Ok(())
     }
 }
@@ -237,6 +248,13 @@ mod tests {
         assert_eq!(
             (d.what.as_str(), d.left.as_str(), d.position),
             ("LRU length", "3", Some(2))
+        );
+        let mut m = a.clone();
+        m.lru[2].looked_up = Some(true);
+        let d = a.first_difference(&m).unwrap();
+        assert_eq!(
+            (d.what.as_str(), d.right.as_str()),
+            ("looked_up mark of LRU block 2", "page 3 old stamp 0 access 0 looked-up")
         );
         let mut e = a.clone();
         e.made_young = 1;

@@ -58,6 +58,17 @@ pub fn run(cmd: OracleAction) -> Result<()> {
                 inputs.include_ignored = true;
             }
             let tree = crate::tree_check::configure_tree(&tree, &variant, "oracle check")?;
+            // the model policy a matrix records for this build, which the
+            // tree's code is compared with
+            let Some(policy) = tree.model_policy else {
+                anyhow::bail!(
+                    "the LRU model has no policy for {} (a change whose rules it does not \
+                     have), so there is nothing to compare its code with",
+                    tree.label
+                );
+            };
+            // (oracle::MODEL_POLICY_ENV)
+            inputs.env.push(("ORACLE_MODEL_POLICY", policy.to_string()));
             crate::tree_check::run_tree_tests(
                 "oracle",
                 "oracle check",

@@ -17,6 +17,10 @@ pub(crate) struct CheckedTree {
     pub src: std::path::PathBuf,
     /// the configured build directory
     pub build: std::path::PathBuf,
+    /// the LRU model's policy for this build, as a matrix records it for a
+    /// run (`results::sweeps::model_policy`); None where the model has none
+    /// (gate, clock)
+    pub model_policy: Option<crate::dims::ModelPolicy>,
 }
 
 /// Resolve and configure the tree `spec` with `variant`'s patch for
@@ -38,6 +42,11 @@ pub(crate) fn configure_tree(spec: &str, variant: &str, check: &str) -> Result<C
         ),
     };
     let label = format!("{} {}", tree.version, resolved.label);
+    let model_policy = crate::results::sweeps::model_policy(
+        &tree,
+        patch.as_ref().map(|p| p.file.as_path()),
+        false,
+    );
     let configured = crate::build::configure_with(&tree, patch.as_ref())
         .with_context(|| format!("cannot configure {label} for the {check}"))?;
     // the generation is detected again by the checking crate on the same
@@ -68,6 +77,7 @@ pub(crate) fn configure_tree(spec: &str, variant: &str, check: &str) -> Result<C
         spec: spec.to_string(),
         src: configured.src,
         build: configured.build,
+        model_policy,
     })
 }
 

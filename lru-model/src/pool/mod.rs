@@ -110,6 +110,7 @@ impl<P: Policy> BufferPool<P> {
                 access_time_s: fr.access_s,
                 promote: fr.promote,
                 freed: fr.freed,
+                looked_up: fr.looked_up,
             }
         })
     }

@@ -23,6 +23,11 @@ pub struct PageState {
     pub promote: bool,
     /// classic only: freed, still in the LRU
     pub freed: bool,
+    /// innodb-lab's looked-up remedies (`buf_page_t::looked_up`): a lookup
+    /// has reached the block in this stay (under
+    /// [`YoungTouch::LookupMark`], since its last move); set by every
+    /// lookup whatever the rule
+    pub looked_up: bool,
 }
 
 /// One block descriptor: the fields of `buf_page_t` the LRU uses.

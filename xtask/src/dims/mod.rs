@@ -5,7 +5,6 @@
 mod cnf_base;
 mod datadir;
 mod metric;
-mod model_policy;
 mod role;
 mod step;
 mod workload_kind;
@@ -13,8 +12,8 @@ mod workload_kind;
 pub use cnf_base::CnfBase;
 pub use datadir::Datadir;
 pub use lru_model::series::{carries_upstream_fix, CnfFamily, Engine, Series, TreeVersion};
+pub use lru_model::{ModelPolicy, ModelRules};
 pub use metric::{Metric, MetricInfo, METRICS};
-pub use model_policy::{ModelPolicy, ModelRules};
 pub use role::{asks_about, baseline_among, baseline_first, role_of, Role, BASE, FIXED};
 pub use step::{AtStep, ErrorLogTail, Step};
 pub use workload_kind::WorkloadKind;

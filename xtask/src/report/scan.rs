@@ -39,18 +39,13 @@ const SIMPLIFICATIONS: &[&str] = &[
 pub fn model_params(o: &ScanLoopOutcome, rules: ModelRules) -> ScanLoopParams {
     let pool_pages = u32::try_from(o.settings.pool_pages).unwrap_or(u32::MAX);
     ScanLoopParams {
-        cfg: Config {
+        cfg: rules.config(Config {
             pool_pages,
             old_pct: o.settings.old_blocks_pct,
             old_blocks_time_ms: o.settings.old_blocks_time_ms,
             lru_scan_depth: o.settings.lru_scan_depth,
-            short_lru: rules.short_lru,
-            clock_tick_ms: rules.clock_tick_ms,
-            young_touch: rules.young_touch,
-            boundary: rules.boundary,
-            move_stamp: rules.move_stamp,
-            old_surplus: rules.old_surplus,
-        },
+            ..Config::default()
+        }),
         hot_pages: u32::try_from(o.hot_pages).unwrap_or(u32::MAX),
         table_pages: u32::try_from(o.scan_pages).unwrap_or(u32::MAX),
         fill_pages: pool_pages,

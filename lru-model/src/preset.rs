@@ -1,8 +1,12 @@
-//! Which of the LRU model's policies stands for a variant's build, as the
-//! runner records it in a scan-loop outcome and the report replays it.
+//! The model's named presets: which policy and rules stand for a build
+//! (a tree as it is, our port of the fix, a remedy), as a run records it,
+//! a report replays it and the oracle compares a tree's code with it.
 
-use lru_model::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use lru_model::{Boundary, MoveStamp, OldSurplus, PolicyKind, ShortLru, YoungTouch};
+use std::fmt;
+use std::str::FromStr;
+
+use crate::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
+use crate::{Boundary, Config, MoveStamp, OldSurplus, PolicyKind, ShortLru, YoungTouch};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -73,13 +77,60 @@ pub enum ModelPolicy {
 /// move does to its stamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRules {
+    /// when an access moves a block
     pub policy: PolicyKind,
+    /// [`Config::short_lru`]
     pub short_lru: ShortLru,
+    /// [`Config::clock_tick_ms`]
     pub clock_tick_ms: u32,
+    /// [`Config::young_touch`]
     pub young_touch: YoungTouch,
+    /// [`Config::boundary`]
     pub boundary: Boundary,
+    /// [`Config::move_stamp`]
     pub move_stamp: MoveStamp,
+    /// [`Config::old_surplus`]
     pub old_surplus: OldSurplus,
+}
+
+impl ModelRules {
+    /// `settings` (the pool and the server's variables) under these rules.
+    pub fn config(self, settings: Config) -> Config {
+        Config {
+            short_lru: self.short_lru,
+            clock_tick_ms: self.clock_tick_ms,
+            young_touch: self.young_touch,
+            boundary: self.boundary,
+            move_stamp: self.move_stamp,
+            old_surplus: self.old_surplus,
+            ..settings
+        }
+    }
+}
+
+impl ModelPolicy {
+    /// The name records carry, e.g. `lazy-10.11-port`.
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .expect("a unit variant serializes to its name")
+    }
+}
+
+impl fmt::Display for ModelPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+impl FromStr for ModelPolicy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        serde_json::from_value(serde_json::Value::String(s.to_string()))
+            .map_err(|_| format!("`{s}` is no model policy (the names records carry, e.g. `eager`, `lazy-10.11-port`)"))
+    }
 }
 
 impl ModelPolicy {
@@ -206,10 +257,13 @@ mod tests {
             (ModelPolicy::EagerOldSurplus, "eager-old-surplus"),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
+            assert_eq!(p.name(), name);
+            assert_eq!(name.parse::<ModelPolicy>(), Ok(p));
             let back: ModelPolicy = serde_json::from_str(&format!("\"{name}\"")).unwrap();
             assert_eq!(back, p);
         }
         assert!(serde_json::from_str::<ModelPolicy>("\"lru\"").is_err());
+        assert!("lru".parse::<ModelPolicy>().unwrap_err().contains("`lru`"));
         let port = ModelPolicy::LazyPort.model();
         assert_eq!(
             (port.policy, port.short_lru, port.clock_tick_ms),
