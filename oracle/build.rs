@@ -164,10 +164,7 @@ impl ReadPath {
 /// adds: the access path's `touch()` (`touch(bool lookup)` in our lookup
 /// remedies), the threshold in clock ticks and the access clock.
 const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
-    (
-        "storage/innobase/buf/buf0buf.cc",
-        "bool buf_page_t::touch(",
-    ),
+    ("storage/innobase/buf/buf0buf.cc", "bool buf_page_t::touch("),
     (
         "storage/innobase/buf/buf0buf.cc",
         "void buf_pool_t::set_old_threshold_ms(",

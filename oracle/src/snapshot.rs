@@ -254,7 +254,10 @@ mod tests {
         let d = a.first_difference(&m).unwrap();
         assert_eq!(
             (d.what.as_str(), d.right.as_str()),
-            ("looked_up mark of LRU block 2", "page 3 old stamp 0 access 0 looked-up")
+            (
+                "looked_up mark of LRU block 2",
+                "page 3 old stamp 0 access 0 looked-up"
+            )
         );
         let mut e = a.clone();
         e.made_young = 1;

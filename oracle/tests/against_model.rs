@@ -191,7 +191,11 @@ fn each_changed_rule_is_caught() {
                 ..settings
             },
         ));
-        let tick = if settings.clock_tick_ms == 100 { 1000 } else { 100 };
+        let tick = if settings.clock_tick_ms == 100 {
+            1000
+        } else {
+            100
+        };
         changed.push((
             format!("clock tick {tick} ms"),
             Config {
