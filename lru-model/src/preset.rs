@@ -6,7 +6,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::decide::{FINE_CLOCK_TICK_MS, LAZY_CLOCK_TICK_MS};
-use crate::{Boundary, Config, MoveStamp, OldSurplus, PolicyKind, ShortLru, YoungTouch};
+use crate::{
+    Boundary, Config, FreeBlocks, MoveStamp, OldSurplus, PolicyKind, ShortLru, YoungTouch,
+};
 use serde::{Deserialize, Serialize};
 
 /// A model policy, with the rule it applies to an LRU too short for an
@@ -17,9 +19,15 @@ pub enum ModelPolicy {
     /// 10.4 and before: promotion by the old sublist's position only.
     #[serde(rename = "classic")]
     Classic,
-    /// 10.5 on, before the fix: promotion under buf_pool.mutex on access.
+    /// 10.6 on, before the fix: promotion under buf_pool.mutex on access;
+    /// the page cleaner frees blocks for reads.
     #[serde(rename = "eager")]
     Eager,
+    /// 10.5: `Eager`, and a read that finds no free block frees blocks
+    /// itself (`buf_flush_LRU(innodb_lru_flush_size)`,
+    /// [`FreeBlocks::ReaderFlush`]).
+    #[serde(rename = "eager-10.5")]
+    Eager10_5,
     /// upstream's fix: a lock-free flag on access, moves in sweeps.
     #[serde(rename = "lazy")]
     Lazy,
@@ -91,6 +99,8 @@ pub struct ModelRules {
     pub move_stamp: MoveStamp,
     /// [`Config::old_surplus`]
     pub old_surplus: OldSurplus,
+    /// [`Config::free_blocks`]
+    pub free_blocks: FreeBlocks,
 }
 
 impl ModelRules {
@@ -103,6 +113,7 @@ impl ModelRules {
             boundary: self.boundary,
             move_stamp: self.move_stamp,
             old_surplus: self.old_surplus,
+            free_blocks: self.free_blocks,
             ..settings
         }
     }
@@ -154,7 +165,7 @@ impl ModelPolicy {
                 LAZY_CLOCK_TICK_MS,
                 AgeChecked,
             ),
-            ModelPolicy::Eager | ModelPolicy::EagerOldSurplus => (
+            ModelPolicy::Eager | ModelPolicy::Eager10_5 | ModelPolicy::EagerOldSurplus => (
                 PolicyKind::Eager,
                 ShortLru::Upstream,
                 LAZY_CLOCK_TICK_MS,
@@ -214,6 +225,10 @@ impl ModelPolicy {
             ModelPolicy::ClassicOldSurplus | ModelPolicy::EagerOldSurplus => OldSurplus::Hold,
             _ => OldSurplus::Upstream,
         };
+        let free_blocks = match self {
+            ModelPolicy::Eager10_5 => FreeBlocks::READER_FLUSH,
+            _ => FreeBlocks::Cleaner,
+        };
         ModelRules {
             policy,
             short_lru,
@@ -222,6 +237,7 @@ impl ModelPolicy {
             boundary,
             move_stamp,
             old_surplus,
+            free_blocks,
         }
     }
 }
@@ -235,6 +251,7 @@ mod tests {
         for (p, name) in [
             (ModelPolicy::Classic, "classic"),
             (ModelPolicy::Eager, "eager"),
+            (ModelPolicy::Eager10_5, "eager-10.5"),
             (ModelPolicy::Lazy, "lazy"),
             (ModelPolicy::LazyPort, "lazy-10.11-port"),
             (ModelPolicy::LazyPortFineClock, "lazy-10.11-port-fine-clock"),
@@ -270,6 +287,21 @@ mod tests {
             (PolicyKind::Lazy, ShortLru::FlagEveryAccess, 1000)
         );
         assert_eq!(ModelPolicy::LazyPortFineClock.model().clock_tick_ms, 100);
+        assert_eq!(ModelPolicy::Eager.model().free_blocks, FreeBlocks::Cleaner);
+        let v10_5 = ModelPolicy::Eager10_5.model();
+        assert_eq!(
+            (v10_5.policy, v10_5.free_blocks),
+            (PolicyKind::Eager, FreeBlocks::READER_FLUSH)
+        );
+        // the rules reach the pool's settings, which keep their own values
+        let cfg = v10_5.config(Config {
+            pool_pages: 7,
+            ..Config::default()
+        });
+        assert_eq!(
+            (cfg.pool_pages, cfg.free_blocks),
+            (7, FreeBlocks::READER_FLUSH)
+        );
         assert_eq!(
             ModelPolicy::LazyPortFineClock.model().young_touch,
             YoungTouch::AgeChecked

@@ -1,8 +1,8 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
 use lru_model::{
-    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, Lazy, ModelError, MoveStamp,
-    OldSurplus, Policy, ShortLru, YoungTouch, BOUNDARY_MOVES,
+    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, FreeBlocks, Lazy, ModelError,
+    MoveStamp, OldSurplus, Policy, ShortLru, YoungTouch, BOUNDARY_MOVES, LRU_FLUSH_SIZE,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -942,4 +942,69 @@ fn lookup_mark_is_spent_by_a_move_where_looked_up_keeps_it_for_the_whole_stay() 
         p.lookup(pg).unwrap();
         assert!(p.page_state(pg).unwrap().promote, "{rule:?}: page {pg}");
     }
+}
+
+// --- where free blocks come from: 10.5's readers, 10.6 on the cleaner -------
+
+fn with_free_blocks<P: Policy>(free_blocks: FreeBlocks) -> BufferPool<P> {
+    BufferPool::<P>::new(Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        free_blocks,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn a_10_5_page_cleaner_frees_nothing_and_a_read_evicts_one_block() {
+    let mut cleaner = with_free_blocks::<Eager>(FreeBlocks::Cleaner);
+    let mut reader = with_free_blocks::<Eager>(FreeBlocks::READER_FLUSH);
+    for p in [&mut cleaner, &mut reader] {
+        load(p, 0, 1000, 0);
+        p.cleaner_batch();
+    }
+    // 10.6 on: the batch fills the free list to innodb_lru_scan_depth
+    assert_eq!(
+        (cleaner.free_len(), cleaner.counters().evictions),
+        (100, 100)
+    );
+    // 10.5: its page cleaner runs no LRU batch
+    assert_eq!((reader.free_len(), reader.counters().evictions), (0, 0));
+    // a read then scans from the tail and evicts the one block it needs
+    reader.read(1000).unwrap();
+    let c = reader.counters();
+    assert_eq!((c.evictions, c.lru_waits, reader.free_len()), (1, 0, 0));
+    assert!(!reader.is_resident(0) && reader.is_resident(1));
+    reader.check_invariants().unwrap();
+}
+
+#[test]
+fn a_10_5_reader_that_finds_nothing_to_evict_flushes_lru_flush_size_blocks() {
+    // the rule's mechanics, on the lazy policy where a scan can fail: the
+    // 150 blocks at the tail are flagged, so the reader's 100-block scan
+    // only moves them and the wait's batch must free the blocks
+    let mut cleaner = with_free_blocks::<Lazy>(FreeBlocks::Cleaner);
+    let mut reader = with_free_blocks::<Lazy>(FreeBlocks::READER_FLUSH);
+    for p in [&mut cleaner, &mut reader] {
+        load(p, 0, 1000, 0);
+        p.set_time(3000).unwrap();
+        for page in 0..150 {
+            p.access(page).unwrap();
+        }
+        p.read(1000).unwrap();
+        p.check_invariants().unwrap();
+    }
+    // 10.6 on: one wait, the cleaner's batch frees up to the scan depth
+    let c = cleaner.counters();
+    assert_eq!((c.lru_waits, c.evictions, c.made_young), (1, 100, 150));
+    // 10.5: one wait, the reader's batch frees innodb_lru_flush_size blocks
+    let r = reader.counters();
+    assert_eq!(
+        (r.lru_waits, r.evictions, r.made_young),
+        (1, u64::from(LRU_FLUSH_SIZE), 150)
+    );
+    assert_eq!(reader.free_len(), LRU_FLUSH_SIZE - 1);
+    assert!((150..182).all(|pg| !reader.is_resident(pg)));
+    assert!(reader.is_resident(182) && (0..150).all(|pg| reader.is_resident(pg)));
 }

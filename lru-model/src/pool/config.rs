@@ -59,6 +59,52 @@ pub struct Config {
     /// how far the old sublist may outgrow its target before
     /// `buf_LRU_old_adjust_len()` moves the boundary toward the tail
     pub old_surplus: OldSurplus,
+    /// who frees blocks when a read finds the free list empty
+    pub free_blocks: FreeBlocks,
+}
+
+/// `innodb_lru_flush_size`'s default (10.5: buf/buf0lru.cc:43,
+/// handler/ha_innodb.cc): the most blocks a 10.5 reader's own LRU flush
+/// frees.
+pub const LRU_FLUSH_SIZE: u32 = 32;
+
+/// Who frees blocks when a read finds the free list empty, and what a
+/// page-cleaner event does (every policy).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FreeBlocks {
+    /// 10.6 on (as in 10.11.18 buf/buf0lru.cc `buf_LRU_get_free_block()`):
+    /// the reader wakes the page cleaner and waits; the cleaner's LRU batch
+    /// (`buf_flush_LRU()`, also run by a cleaner event) frees blocks from
+    /// the tail until the free list holds `innodb_lru_scan_depth`.
+    #[default]
+    Cleaner,
+    /// 10.5 (10.5: buf/buf0lru.cc:402-516, buf/buf0flu.cc:1287-1396 and
+    /// 1737-1766): the reader runs `buf_flush_LRU(innodb_lru_flush_size)`
+    /// itself, freeing at most `lru_flush_size` blocks from the tail while
+    /// the free list is shorter than `innodb_lru_scan_depth` and the LRU
+    /// longer than `BUF_LRU_MIN_LEN`; a reader that still finds none then
+    /// scans the whole LRU list. 10.5's page cleaner runs no LRU batch, so
+    /// a cleaner event does nothing.
+    ReaderFlush {
+        /// `innodb_lru_flush_size`
+        lru_flush_size: u32,
+    },
+}
+
+impl FreeBlocks {
+    /// 10.5's rule with `innodb_lru_flush_size` at its default.
+    pub const READER_FLUSH: FreeBlocks = FreeBlocks::ReaderFlush {
+        lru_flush_size: LRU_FLUSH_SIZE,
+    };
+
+    /// The name in messages: `cleaner`, `reader-flush-32`.
+    pub fn name(self) -> String {
+        match self {
+            FreeBlocks::Cleaner => "cleaner".into(),
+            FreeBlocks::ReaderFlush { lru_flush_size } => format!("reader-flush-{lru_flush_size}"),
+        }
+    }
 }
 
 /// What `buf_LRU_old_adjust_len()` does when the old sublist is longer than
@@ -242,6 +288,7 @@ impl Default for Config {
             boundary: Boundary::Upstream,
             move_stamp: MoveStamp::Restamp,
             old_surplus: OldSurplus::Upstream,
+            free_blocks: FreeBlocks::Cleaner,
         }
     }
 }

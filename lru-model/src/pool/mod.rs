@@ -10,8 +10,8 @@ mod config;
 mod state;
 
 pub use config::{
-    kept_stamp, Boundary, Config, Counters, ModelError, MoveStamp, OldSurplus, ShortLru,
-    BOUNDARY_MOVES, OLD_MIN_LEN,
+    kept_stamp, Boundary, Config, Counters, FreeBlocks, ModelError, MoveStamp, OldSurplus,
+    ShortLru, BOUNDARY_MOVES, LRU_FLUSH_SIZE, OLD_MIN_LEN,
 };
 pub use state::{PageState, PoolState};
 
@@ -247,6 +247,9 @@ impl<P: Policy> BufferPool<P> {
 
     /// `buf_LRU_get_free_block()` (buf/buf0lru.cc:346-436; P: the same function).
     fn get_free_block(&mut self) -> Result<u32, ModelError> {
+        if let FreeBlocks::ReaderFlush { lru_flush_size } = self.s.cfg.free_blocks {
+            return self.get_free_block_10_5(lru_flush_size);
+        }
         if let Some(f) = self.s.free.pop() {
             return Ok(f);
         }
@@ -266,6 +269,42 @@ impl<P: Policy> BufferPool<P> {
         self.s.free.pop().ok_or(ModelError::PoolExhausted {
             lru_len: self.s.lru_len,
         })
+    }
+
+    /// 10.5's `buf_LRU_get_free_block()` (10.5: buf/buf0lru.cc:402-516):
+    /// the first try scans 100 blocks from the tail (if a scan may help),
+    /// then the reader's own `buf_flush_LRU(innodb_lru_flush_size)` frees
+    /// blocks and counts a wait; every later try scans the whole list
+    /// first.
+    fn get_free_block_10_5(&mut self, lru_flush_size: u32) -> Result<u32, ModelError> {
+        let mut n_iterations = 0u32;
+        loop {
+            if let Some(f) = self.s.free.pop() {
+                return Ok(f);
+            }
+            if n_iterations > 0 || self.s.try_lru_scan {
+                let limit = if n_iterations > 0 {
+                    u32::MAX
+                } else {
+                    USER_SCAN_LIMIT
+                };
+                if self.free_from_common_lru_list(limit) {
+                    continue;
+                }
+                self.s.try_lru_scan = false;
+            }
+            if n_iterations > 0 && self.s.lru_len == 0 {
+                // the server would loop for ever; the model says why
+                return Err(ModelError::PoolExhausted {
+                    lru_len: self.s.lru_len,
+                });
+            }
+            // buf_flush_LRU() (10.5: buf/buf0flu.cc:1737-1766)
+            self.lru_batch(LRU_MIN_LEN, lru_flush_size as usize);
+            self.s.try_lru_scan = true;
+            n_iterations += 1;
+            self.s.counters.lru_waits += 1;
+        }
     }
 
     /// `buf_LRU_free_from_common_LRU_list()` (buf/buf0lru.cc:225-261; P: with
@@ -298,16 +337,33 @@ impl<P: Policy> BufferPool<P> {
     /// `buf_flush_LRU_list_batch()` (buf/buf0flu.cc:1238-1404; P: with
     /// `make_young_if_needed<true>()` before any state check and a mutex
     /// release every 512 scanned blocks after a move).
+    ///
+    /// Under [`FreeBlocks::ReaderFlush`] (10.5) the page cleaner runs no LRU
+    /// batch: nothing happens.
     pub fn cleaner_batch(&mut self) {
+        if self.s.cfg.free_blocks != FreeBlocks::Cleaner {
+            return;
+        }
         self.s.counters.cleaner_batches += 1;
-        let free_limit = self.s.cfg.lru_scan_depth as usize;
         let min_len = (self.s.cfg.pool_pages as usize / 20)
             .wrapping_sub(1)
             .min(LRU_MIN_LEN);
+        self.lru_batch(min_len, usize::MAX);
+    }
+
+    /// `buf_flush_LRU_list_batch()` over clean blocks: from the tail, while
+    /// the LRU is longer than `min_len`, the free list shorter than
+    /// `innodb_lru_scan_depth` and fewer than `max` blocks were evicted.
+    fn lru_batch(&mut self, min_len: usize, max: usize) {
+        let free_limit = self.s.cfg.lru_scan_depth as usize;
         let mut scanned: u64 = 0;
         let mut evicted = 0;
         let mut b = self.s.lru_tail;
-        while b != NIL && self.s.lru_len as usize > min_len && self.s.free.len() < free_limit {
+        while b != NIL
+            && self.s.lru_len as usize > min_len
+            && self.s.free.len() < free_limit
+            && evicted < max
+        {
             self.s.lru_hp = self.s.frames[b as usize].prev;
             if P::sweep_visit::<true, false>(&mut self.s, b) {
                 if scanned != 0 && scanned & 511 == 0 {

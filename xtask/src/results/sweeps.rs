@@ -10,7 +10,7 @@
 //! sweep runs and the counter is 0 whatever the accesses did: that 0 is
 //! not gate's 0, and a report says "no sweep ran" instead.
 
-use crate::dims::{ModelPolicy, LAYOUT_SHIFT_PATCH, LEAK_REMEDY_PATCH};
+use crate::dims::{ModelPolicy, Series, LAYOUT_SHIFT_PATCH, LEAK_REMEDY_PATCH};
 use crate::record::{Measured, RunResult, Tree};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -29,7 +29,10 @@ pub fn model_policy(
         return Some(ModelPolicy::Lazy);
     }
     let patch_file = patch_file.filter(|f| f.file_name().is_none_or(|n| n != LAYOUT_SHIFT_PATCH));
-    let own = if tree.series.has_eager_promotion() {
+    let own = if tree.series == Series::V10_5 {
+        // 10.5's readers free blocks themselves
+        ModelPolicy::Eager10_5
+    } else if tree.series.has_eager_promotion() {
         ModelPolicy::Eager
     } else {
         ModelPolicy::Classic
@@ -180,6 +183,25 @@ mod tests {
             model_policy(&tree("mysql-9.7"), None, false),
             Some(ModelPolicy::Classic)
         );
+    }
+
+    #[test]
+    fn each_series_as_it_is_has_its_own_free_block_rule() {
+        for (series, policy) in [
+            ("10.4", ModelPolicy::Classic),
+            ("10.5", ModelPolicy::Eager10_5),
+            ("10.11", ModelPolicy::Eager),
+            ("11.8", ModelPolicy::Eager),
+        ] {
+            assert_eq!(
+                model_policy(&tree(series), None, false),
+                Some(policy),
+                "{series}"
+            );
+        }
+        // the leak remedy has no 10.5 form
+        let patch = Path::new("patches/10.5/old-surplus.patch");
+        assert_eq!(model_policy(&tree("10.5"), Some(patch), false), None);
     }
 
     fn measured(
