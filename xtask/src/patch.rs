@@ -271,7 +271,7 @@ pub fn changed_files(patch: &Patch) -> Result<Vec<PathBuf>> {
 }
 
 /// The diff of `patch`, or an error naming its file.
-fn parse(patch: &Patch) -> Result<git2::Diff<'static>> {
+pub(crate) fn parse(patch: &Patch) -> Result<git2::Diff<'static>> {
     git2::Diff::from_buffer(&patch.bytes)
         .with_context(|| format!("{} is not a valid patch", patch.file.display()))
 }

@@ -245,6 +245,22 @@ impl SourceChange {
         }
     }
 
+    /// The patch, for a patch.
+    pub(crate) fn patch(&self) -> Option<&Patch> {
+        match self {
+            SourceChange::Patch(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The commits picked, for a cherry-pick.
+    pub(crate) fn cherry_pick(&self) -> Option<&CherryPick> {
+        match self {
+            SourceChange::CherryPick(c) => Some(c),
+            _ => None,
+        }
+    }
+
     pub(crate) fn apply(&self, repo: &git2::Repository) -> Result<()> {
         match self {
             SourceChange::None => Ok(()),

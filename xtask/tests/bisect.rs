@@ -4,14 +4,15 @@
 //!
 //!   c0  clock.patch: freed_page_clock never advances (good: no page is
 //!       made young)
-//!   c1  a note beside the code (changes nothing the server does)
+//!   c1  a commit that changes no file (a message only)
 //!   c2  reverts c0 (the first bad commit: pages are made young again)
-//!   c3  another note
+//!   c3  another commit that changes no file
 //!
-//! Every commit has a fixed author and time, so the ids, and with them the
-//! build keys, are the same on every machine and every run: a warm cache
-//! holds the four builds (`--keep-builds`), a cold one makes them through
-//! ccache, which has every object of base and clock.
+//! Every commit has a fixed author and time, so the ids are the same on
+//! every machine and every run. Builds are keyed by their source: c0 and
+//! c1 have clock's source, c2 and c3 base's, so the bisection makes at
+//! most two builds (none where the cache holds base and clock, as after
+//! the other suites) and the midpoints reuse the endpoints'.
 
 // the tool runs as a user runs it, as a binary with its exit status
 #![allow(clippy::disallowed_methods)]
@@ -38,21 +39,6 @@ fn commit(repo: &git2::Repository, parent: git2::Oid, tree: git2::Oid, message: 
         &[&parent],
     )
     .unwrap()
-}
-
-/// `base`'s tree with the file at `path` holding `text`.
-fn with_file(repo: &git2::Repository, base: git2::Oid, path: &str, text: &str) -> git2::Oid {
-    let tree = repo.find_commit(base).unwrap().tree().unwrap();
-    let mut index = git2::Index::new().unwrap();
-    index.read_tree(&tree).unwrap();
-    let blob = repo.blob(text.as_bytes()).unwrap();
-    // an entry shaped as VERSION's: a plain file of the tree
-    let mut entry = index.get_path(Path::new("VERSION"), 0).unwrap();
-    entry.id = blob;
-    entry.path = path.as_bytes().to_vec();
-    entry.file_size = text.len() as u32;
-    index.add(&entry).unwrap();
-    index.write_tree_to(repo).unwrap()
 }
 
 /// The planted history in a repository under `dir` (objects shared with
@@ -84,9 +70,9 @@ fn planted_history(dir: &Path) -> (PathBuf, [git2::Oid; 4]) {
         clock_tree,
         "clock: freed_page_clock never advances",
     );
-    let note = |on: git2::Oid, text: &str| with_file(&repo, on, "BISECT-NOTE", text);
-    let c1 = commit(&repo, c0, note(c0, "a note\n"), "a note beside the code");
-    // c1's note stays; the InnoDB file goes back to base's
+    let same_files = |on: git2::Oid| repo.find_commit(on).unwrap().tree_id();
+    let c1 = commit(&repo, c0, same_files(c0), "a commit that changes no file");
+    // the InnoDB file goes back to base's
     let reverted = {
         let mut index = git2::Index::new().unwrap();
         index
@@ -106,7 +92,12 @@ fn planted_history(dir: &Path) -> (PathBuf, [git2::Oid; 4]) {
         reverted,
         "Revert \"clock: freed_page_clock never advances\"",
     );
-    let c3 = commit(&repo, c2, note(c2, "another note\n"), "another note");
+    let c3 = commit(
+        &repo,
+        c2,
+        same_files(c2),
+        "another commit that changes no file",
+    );
     (dest, [c0, c1, c2, c3])
 }
 
@@ -186,6 +177,14 @@ fn bisect_finds_the_planted_commit_and_refuses_endpoints_that_agree() {
     // 3 places the first bad commit can be: at most 2 midpoints
     let midpoints: Vec<_> = record.steps.iter().filter(|s| !s.endpoint).collect();
     assert!(midpoints.len() <= 2, "{:?}", record.steps);
+    // two sources among four commits: at most two builds made, and every
+    // midpoint's build is an endpoint's (or an earlier suite's) source
+    let made = said.matches("==> make ").count();
+    assert!(made <= 2, "{made} builds made:\n{said}");
+    assert!(
+        said.contains("the same source as"),
+        "no build reused across commits:\n{said}"
+    );
     for s in &record.steps {
         let commit = record.candidates[s.candidate].commit.clone().unwrap();
         let bad = commit == c2.to_string() || commit == c3.to_string();
@@ -233,7 +232,7 @@ fn bisect_finds_the_planted_commit_and_refuses_endpoints_that_agree() {
     let last = said.lines().rfind(|l| l.starts_with("first bad")).unwrap();
     assert_eq!(last, format!("first bad tree: {}", at(c3)));
     assert!(
-        !said.contains("build made"),
+        !said.contains("==> make "),
         "a build was made again:\n{said}"
     );
 

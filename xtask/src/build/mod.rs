@@ -34,9 +34,47 @@ const CMAKE_TOOLING: &[&str] = &[
     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
 ];
 
+/// What a build is made of, where its source is known: the source's git
+/// tree, what is compiled and with what. The commit and the change that
+/// led to that source are not in it.
+#[derive(Serialize)]
+struct ContentKey<'a> {
+    source_tree: &'a str,
+    cmake_options: &'a [String],
+    compiler: &'a str,
+    repairs: &'a [String],
+}
+
 impl BuildKey {
+    /// The build's name in the cache: of its content where the source is
+    /// known, else of the whole key (tree, change, options).
     pub fn hash(&self) -> String {
-        sha256_hex(&serde_json::to_vec(self).expect("a key serializes"))[..16].to_string()
+        let bytes = match &self.content() {
+            Some(content) => serde_json::to_vec(content),
+            None => serde_json::to_vec(self),
+        };
+        sha256_hex(&bytes.expect("a key serializes"))[..16].to_string()
+    }
+
+    fn content(&self) -> Option<ContentKey<'_>> {
+        Some(ContentKey {
+            source_tree: self.source_tree.as_deref()?,
+            cmake_options: &self.cmake_options,
+            compiler: &self.compiler,
+            repairs: &self.repairs,
+        })
+    }
+
+    /// Whether a build made for `self` serves `other`: the same content, or
+    /// the same key where the source of either is not known.
+    pub fn same_build(&self, other: &BuildKey) -> bool {
+        match (self.content(), other.content()) {
+            (Some(a), Some(b)) => {
+                (a.source_tree, a.cmake_options, a.compiler, a.repairs)
+                    == (b.source_tree, b.cmake_options, b.compiler, b.repairs)
+            }
+            _ => self == other,
+        }
     }
 }
 
@@ -197,18 +235,49 @@ pub fn key_for(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Res
     Ok(BuildKey {
         tree_id: tree.id.clone(),
         patch_sha256: change.key(),
+        source_tree: source_tree(tree, change)?,
         cmake_options: compile_options(tree.series.engine, build_type),
         compiler: compiler_version()?,
         repairs: repair::names_for(build_type),
     })
 }
 
-/// The key of a build of `tree` with `change`, and whether the cache holds
-/// it already (what `build` would reuse).
+/// The git tree id of `tree`'s source after `change`, computed in memory
+/// (nothing is written to the tree's repository, which may be the user's):
+/// the commit's own tree, or that tree with the patch applied. None for a
+/// cherry-pick, whose commits are fetched only when the build is made, and
+/// for a patch that does not apply here (the build's own checkout then
+/// names the hunk).
+fn source_tree(tree: &Tree, change: &SourceChange) -> Result<Option<String>> {
+    let repo = git2::Repository::open(&tree.src)
+        .with_context(|| format!("cannot open the repository {}", tree.src.display()))?;
+    let commit = git2::Oid::from_str(&tree.id)
+        .and_then(|id| repo.find_commit(id))
+        .with_context(|| format!("{}: no commit {}", tree.src.display(), tree.id))?;
+    let base = commit.tree()?;
+    match change {
+        SourceChange::None => Ok(Some(base.id().to_string())),
+        SourceChange::CherryPick(_) => Ok(None),
+        SourceChange::Patch(p) => {
+            let diff = crate::patch::parse(p)?;
+            // new objects go to memory, before the repository's own store
+            let _in_memory = repo.odb()?.add_new_mempack_backend(1000)?;
+            let Ok(mut index) = repo.apply_to_tree(&base, &diff, None) else {
+                return Ok(None);
+            };
+            Ok(Some(index.write_tree_to(&repo)?.to_string()))
+        }
+    }
+}
+
+/// The name of a build of `tree` with `change` (the cached build's, where
+/// the cache holds one: what `build` would reuse) and whether it is cached.
 pub fn cached(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Result<(String, bool)> {
     let key = key_for(tree, change, build_type)?;
-    let found = in_cache(&key).is_some();
-    Ok((key.hash(), found))
+    Ok(match in_cache(&key) {
+        Some(b) => (b.key_hash, true),
+        None => (key.hash(), false),
+    })
 }
 
 /// The cache directory of a build with `key`.
@@ -216,10 +285,23 @@ fn build_dir_of(key: &BuildKey) -> PathBuf {
     cache_root().join("builds").join(key.hash())
 }
 
-/// The complete build with `key` in the cache, if there is one.
+/// The complete build with `key` in the cache, if there is one: under its
+/// content's name, or one made before builds were keyed by their source
+/// under the name of the same tree and change.
 fn in_cache(key: &BuildKey) -> Option<Build> {
-    finished::<Build>(&build_dir_of(key).join("build.json"), |b| {
-        b.key == *key && b.mariadbd.exists()
+    let found = |dir: &Path, key: &BuildKey| {
+        finished::<Build>(&dir.join("build.json"), |b| {
+            b.key.same_build(key) && b.mariadbd.exists()
+        })
+    };
+    found(&build_dir_of(key), key).or_else(|| {
+        let before = BuildKey {
+            source_tree: None,
+            ..key.clone()
+        };
+        key.source_tree
+            .as_ref()
+            .and_then(|_| found(&build_dir_of(&before), &before))
     })
 }
 
@@ -244,11 +326,25 @@ pub fn build(
     )?;
     if let Some(mut done) = in_cache(&key) {
         eprintln!(
-            "    reusing build {key_hash} of {} {variant} ({build_type})",
-            tree.version
+            "    reusing build {key_hash} of {} {variant} ({build_type}){}",
+            tree.version,
+            if done.key == key {
+                String::new()
+            } else {
+                format!(
+                    ": the same source as {} {} made it",
+                    done.tree_spec, done.variant
+                )
+            }
         );
+        // the record says what was asked for; the binary is the same
         done.reused = true;
         done.variant = variant.to_string();
+        done.key = key;
+        done.tree_spec = tree.spec.clone();
+        done.tree_version = tree.version.clone();
+        done.patch = change.patch().cloned();
+        done.cherry_pick = change.cherry_pick().cloned();
         return Ok(done);
     }
     let src = dir.join("src");
@@ -291,14 +387,8 @@ pub fn build(
         tree_spec: tree.spec.clone(),
         tree_version: tree.version.clone(),
         variant: variant.to_string(),
-        patch: match change {
-            SourceChange::Patch(p) => Some(p.clone()),
-            _ => None,
-        },
-        cherry_pick: match change {
-            SourceChange::CherryPick(c) => Some(c.clone()),
-            _ => None,
-        },
+        patch: change.patch().cloned(),
+        cherry_pick: change.cherry_pick().cloned(),
         src,
         build: build_dir,
         engine,
@@ -520,6 +610,7 @@ mod tests {
         let base = BuildKey {
             tree_id: "a".into(),
             patch_sha256: None,
+            source_tree: None,
             cmake_options: vec!["-DX=1".into()],
             compiler: "g++ 12".into(),
             repairs: Vec::new(),
@@ -535,9 +626,110 @@ mod tests {
         let mut k = base.clone();
         k.cmake_options.push("-DY=1".into());
         assert_ne!(k.hash(), h);
-        let mut k = base;
+        let mut k = base.clone();
         k.repairs.push("r".into());
         assert_ne!(k.hash(), h);
+
+        // keyed by content: the source decides, not the commit or change
+        let content = BuildKey {
+            source_tree: Some("t".into()),
+            ..base.clone()
+        };
+        let other_commit = BuildKey {
+            tree_id: "b".into(),
+            patch_sha256: Some("p".into()),
+            ..content.clone()
+        };
+        assert_eq!(content.hash(), other_commit.hash());
+        assert!(content.same_build(&other_commit));
+        let other_source = BuildKey {
+            source_tree: Some("u".into()),
+            ..content.clone()
+        };
+        assert_ne!(content.hash(), other_source.hash());
+        assert!(!content.same_build(&other_source));
+        let other_compiler = BuildKey {
+            compiler: "g++ 13".into(),
+            ..content.clone()
+        };
+        assert!(!content.same_build(&other_compiler));
+        // without a known source both sides must match whole
+        assert!(!base.same_build(&BuildKey {
+            tree_id: "b".into(),
+            ..base.clone()
+        }));
+        assert!(!base.same_build(&content));
+    }
+
+    #[test]
+    fn builds_of_the_same_source_share_a_key() {
+        // a repository with a base commit, a commit that changes one file
+        // as a patch would, and a commit that only adds a note
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("server");
+        fs::create_dir_all(src.join("storage")).unwrap();
+        fs::write(src.join("storage/lru.cc"), "int clock = 1;\n").unwrap();
+        let base_id = crate::tree::import_as_commit(&src, "base").unwrap();
+        let repo = git2::Repository::open(&src).unwrap();
+        let commit_with = |path: &str, text: &str, message: &str| {
+            fs::write(src.join(path), text).unwrap();
+            let mut index = repo.index().unwrap();
+            index.add_path(Path::new(path)).unwrap();
+            index.write().unwrap();
+            let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+            let sig = git2::Signature::now("t", "t@t").unwrap();
+            let parent = repo.head().unwrap().peel_to_commit().unwrap();
+            repo.commit(Some("HEAD"), &sig, &sig, message, &tree, &[&parent])
+                .unwrap()
+        };
+        let planted = commit_with("storage/lru.cc", "int clock = 0;\n", "clock never ticks");
+        let noted = commit_with("NOTE", "a note\n", "a note");
+        let tree_at = |id: git2::Oid| Tree {
+            spec: format!("path:{}#{id}", src.display()),
+            id: id.to_string(),
+            src: src.clone(),
+            version: "10.11.18".into(),
+            series: crate::dims::Series::V10_11,
+            has_upstream_fix: false,
+            package: None,
+        };
+        let text = "diff --git a/storage/lru.cc b/storage/lru.cc\n--- a/storage/lru.cc\n+++ b/storage/lru.cc\n@@ -1 +1 @@\n-int clock = 1;\n+int clock = 0;\n";
+        let patch = SourceChange::Patch(Patch {
+            file: "patches/10.11/clock.patch".into(),
+            sha256: sha256_hex(text.as_bytes()),
+            bytes: text.as_bytes().to_vec(),
+        });
+        let source =
+            |id, change: &SourceChange| source_tree(&tree_at(id), change).unwrap().unwrap();
+        // the base with the patch is the planted commit's source
+        assert_eq!(
+            source(base_id, &patch),
+            source(planted, &SourceChange::None)
+        );
+        assert_ne!(
+            source(base_id, &SourceChange::None),
+            source(planted, &SourceChange::None)
+        );
+        // a note is part of the source too
+        assert_ne!(
+            source(noted, &SourceChange::None),
+            source(planted, &SourceChange::None)
+        );
+        // a patch that does not apply has no known source
+        assert_eq!(source_tree(&tree_at(planted), &patch).unwrap(), None);
+        // a source no commit has is computed in memory: the repository's
+        // own store does not get it
+        let text = "diff --git a/storage/lru.cc b/storage/lru.cc\n--- a/storage/lru.cc\n+++ b/storage/lru.cc\n@@ -1 +1 @@\n-int clock = 0;\n+int clock = 2;\n";
+        let new = SourceChange::Patch(Patch {
+            file: "patches/10.11/two.patch".into(),
+            sha256: sha256_hex(text.as_bytes()),
+            bytes: text.as_bytes().to_vec(),
+        });
+        let unseen = git2::Oid::from_str(&source(planted, &new)).unwrap();
+        assert!(git2::Repository::open(&src)
+            .unwrap()
+            .find_tree(unseen)
+            .is_err());
     }
 
     #[test]
@@ -567,6 +759,7 @@ mod tests {
         let key = |t| BuildKey {
             tree_id: "a".into(),
             patch_sha256: None,
+            source_tree: None,
             cmake_options: compile_options(Engine::MariaDb, t),
             compiler: "g++ 12".into(),
             repairs: repair::names_for(t),

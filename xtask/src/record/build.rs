@@ -67,6 +67,13 @@ impl std::str::FromStr for BuildType {
 pub struct BuildKey {
     pub tree_id: String,
     pub patch_sha256: Option<String>,
+    /// the git tree id of the source after the change (`build::key_for`):
+    /// builds of the same source under other commits or other changes share
+    /// one build. Absent for a change whose result is not known before it
+    /// is made (a cherry-pick, a patch that does not apply) and in records
+    /// made before builds were keyed by their source.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_tree: Option<String>,
     pub cmake_options: Vec<String>,
     pub compiler: String,
     /// the source repairs a build of this type may apply (`build::repair`);

@@ -385,7 +385,7 @@ pub fn engine_of(src: &Path) -> Result<Engine> {
 /// Makes `dir` a git repository with one commit holding all its files.
 /// The signature and time are fixed, so the same source always gets the
 /// same id on every machine.
-fn import_as_commit(dir: &Path, message: &str) -> Result<git2::Oid> {
+pub(crate) fn import_as_commit(dir: &Path, message: &str) -> Result<git2::Oid> {
     let repo = git2::Repository::init(dir)?;
     let mut index = repo.index()?;
     // FORCE: the upstream tarball ships files that its own .gitignore names

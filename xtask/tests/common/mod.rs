@@ -132,6 +132,7 @@ pub fn with_build(mut r: RunResult, patch: Option<&str>) -> RunResult {
         key: BuildKey {
             tree_id: "6aafdb3a4c234d00002d04681d92ef4a742df440".into(),
             patch_sha256: patch.as_ref().map(|p| p.sha256.clone()),
+            source_tree: None,
             cmake_options: vec!["-DCMAKE_BUILD_TYPE=RelWithDebInfo".into()],
             compiler: "gcc 12.2.0".into(),
             repairs: Vec::new(),
