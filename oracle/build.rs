@@ -188,8 +188,9 @@ const COPIED_POST_FIX_10_11: &[(&str, &str)] = &[
 /// no such function.
 const PORT_SHORT_LRU: &str = "void update_old_threshold() noexcept;";
 
-/// Our lookup remedies (patches/10.11/fixed-lookup*.patch): the access path
-/// tells a lookup from other accesses.
+/// Our remedies whose access path tells a lookup from other accesses
+/// (`touch(bool lookup)`: fixed-lookup, -lookup-boundary, -young-boundary,
+/// -looked-up, -lookup-mark and the traced build of -lookup-boundary).
 const LOOKUP_TOUCH: &str = "bool touch(bool lookup= false) noexcept;";
 
 /// Our looked-up remedies (patches/10.11/fixed-looked-up.patch,
@@ -241,7 +242,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
         ),
         Generation::V10_5 => (
             "unsupported",
-            "Eager",
+            "Eager10_5",
             Some("10.5's access path is inline in buf0buf.h, which the glue does not drive yet"),
         ),
         Generation::MySql => (

@@ -11,8 +11,9 @@ use crate::{
 };
 use serde::{Deserialize, Serialize};
 
-/// A model policy, with the rule it applies to an LRU too short for an
-/// old sublist. Stored by its kebab-case name (`lazy-10.11-port`), the
+/// A model policy: a policy with every rule the model has for it (a short
+/// LRU, the clock, the young touch, the boundary, the move's stamp, the old
+/// sublist's surplus, where free blocks come from). Stored by its kebab-case name (`lazy-10.11-port`), the
 /// text result files have always carried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ModelPolicy {
@@ -81,8 +82,9 @@ pub enum ModelPolicy {
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
 /// access clock's tick in ms, which blocks wait for the age check, what
-/// the old sublist's boundary does with a flagged block and what a sweep's
-/// move does to its stamp.
+/// the old sublist's boundary does with a flagged block, what a sweep's
+/// move does to its stamp, how far the old sublist may outgrow its target
+/// and who frees blocks for a read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelRules {
     /// when an access moves a block
@@ -155,7 +157,7 @@ impl ModelPolicy {
         }
     }
 
-    /// The model's policy, short-LRU rule, clock tick and young-touch rule.
+    /// Every rule the model runs for this preset.
     pub fn model(self) -> ModelRules {
         use YoungTouch::{AgeChecked, LookedUp, Lookup, LookupMark, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {

@@ -957,6 +957,18 @@ fn with_free_blocks<P: Policy>(free_blocks: FreeBlocks) -> BufferPool<P> {
 }
 
 #[test]
+fn free_block_rules_are_named_as_the_command_line_takes_them() {
+    for rule in [FreeBlocks::Cleaner, FreeBlocks::READER_FLUSH] {
+        assert_eq!(rule.name().parse::<FreeBlocks>(), Ok(rule));
+    }
+    assert_eq!(FreeBlocks::READER_FLUSH.name(), "reader-flush-32");
+    for bad in ["reader-flush-0", "reader-flush-", "flush"] {
+        let err = bad.parse::<FreeBlocks>().unwrap_err();
+        assert!(err.contains(&format!("`{bad}`")), "{err}");
+    }
+}
+
+#[test]
 fn a_10_5_page_cleaner_frees_nothing_and_a_read_evicts_one_block() {
     let mut cleaner = with_free_blocks::<Eager>(FreeBlocks::Cleaner);
     let mut reader = with_free_blocks::<Eager>(FreeBlocks::READER_FLUSH);

@@ -147,6 +147,12 @@ pub fn model_policy() -> Result<ModelPolicy, Error> {
     let tree = tree()?;
     match std::env::var(MODEL_POLICY_ENV) {
         Ok(name) => name.parse().map_err(Error::Policy),
+        // a remedy's rules are its variant's, which only xtask knows
+        Err(_) if tree.lookup_touch || tree.looked_up => Err(Error::Policy(format!(
+            "not set, and {} carries one of our remedies, whose model policy its variant \
+             names: run `cargo xtask oracle check --variant <remedy>`, or set it",
+            tree.version
+        ))),
         Err(_) => Ok(tree.model),
     }
 }

@@ -150,30 +150,37 @@ fn the_held_trace_agrees() {
 }
 
 /// The check can fail: the model with any one rule of its policy changed
-/// must differ from the tree's code. Every policy: the old sublist's
-/// boundary (the leak remedy's rule, which lets the old sublist outgrow
-/// its target). A lazy policy also: the rule for a short LRU, the access
-/// clock's tick, the young-touch rule (every other one), the boundary rule
-/// for flagged blocks and what a move does to the stamp.
+/// must differ from the tree's code on a trace where the tree's own rules
+/// agree with it. Every policy: the old sublist's boundary (the leak
+/// remedy's rule, which lets the old sublist outgrow its target). A lazy
+/// policy also: the rule for a short LRU, the access clock's tick, the
+/// young-touch rule (every other one), the boundary rule for flagged blocks
+/// and what a move does to the stamp.
 #[test]
 fn each_changed_rule_is_caught() {
     let version = tree_version();
+    let seed = 0x5eed_0000;
     let settings = for_tree(Config {
         pool_pages: 1000,
         lru_scan_depth: 100,
         ..Config::default()
     });
-    let mut changed: Vec<(String, Config)> = OldSurplus::ALL
+    // below an old sublist's 512 blocks for most of the trace
+    let short = Config {
+        pool_pages: 600,
+        lru_scan_depth: 300,
+        ..settings
+    };
+    // (the rule changed, the pool with the tree's rules, the changed pool)
+    let mut cases: Vec<(String, Config, Config)> = OldSurplus::ALL
         .into_iter()
         .filter(|&r| r != settings.old_surplus)
         .map(|r| {
-            (
-                format!("old surplus {}", r.name()),
-                Config {
-                    old_surplus: r,
-                    ..settings
-                },
-            )
+            let changed = Config {
+                old_surplus: r,
+                ..settings
+            };
+            (format!("old surplus {}", r.name()), settings, changed)
         })
         .collect();
     if rules().policy == PolicyKind::Lazy {
@@ -181,23 +188,19 @@ fn each_changed_rule_is_caught() {
             ShortLru::Upstream => ShortLru::FlagEveryAccess,
             ShortLru::FlagEveryAccess => ShortLru::Upstream,
         };
-        changed.push((
+        cases.push((
             format!("short LRU {short_lru:?}"),
-            Config {
-                short_lru,
-                // below an old sublist's 512 blocks for most of the trace
-                pool_pages: 600,
-                lru_scan_depth: 300,
-                ..settings
-            },
+            short,
+            Config { short_lru, ..short },
         ));
         let tick = if settings.clock_tick_ms == 100 {
             1000
         } else {
             100
         };
-        changed.push((
+        cases.push((
             format!("clock tick {tick} ms"),
+            settings,
             Config {
                 clock_tick_ms: tick,
                 ..settings
@@ -207,8 +210,9 @@ fn each_changed_rule_is_caught() {
             .into_iter()
             .filter(|&y| y != settings.young_touch)
         {
-            changed.push((
+            cases.push((
                 format!("young touch {}", young_touch.name()),
+                settings,
                 Config {
                     young_touch,
                     ..settings
@@ -219,8 +223,9 @@ fn each_changed_rule_is_caught() {
             .into_iter()
             .filter(|&b| b != settings.boundary)
         {
-            changed.push((
+            cases.push((
                 format!("boundary {}", boundary.name()),
+                settings,
                 Config {
                     boundary,
                     ..settings
@@ -231,8 +236,9 @@ fn each_changed_rule_is_caught() {
             .into_iter()
             .filter(|&m| m != settings.move_stamp)
         {
-            changed.push((
+            cases.push((
                 format!("move stamp {}", move_stamp.name()),
+                settings,
                 Config {
                     move_stamp,
                     ..settings
@@ -240,8 +246,11 @@ fn each_changed_rule_is_caught() {
             ));
         }
     }
-    for (what, cfg) in changed {
-        match replay_random(cfg, 0x5eed_0000, 20_000) {
+    for (what, own, changed) in cases {
+        if let Err(stop) = replay_random(own, seed, 20_000) {
+            panic!("{version}: the tree's own rules differ where {what} is checked:\n{stop}");
+        }
+        match replay_random(changed, seed, 20_000) {
             Ok(a) => panic!(
                 "{version}: {} events agree with a model whose rule differs ({what})",
                 a.events

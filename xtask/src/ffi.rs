@@ -34,7 +34,7 @@ pub fn run(cmd: FfiAction) -> Result<()> {
 }
 
 fn check(spec: &str, variant: &str) -> Result<()> {
-    let tree = crate::tree_check::configure_tree(spec, variant, "ffi check")?;
+    let tree = crate::tree_check::configure_tree(spec, variant, "ffi check", false)?;
     let inputs = crate::tree_check::TestInputs::default();
     crate::tree_check::run_tree_tests("ffi", "ffi check", &tree, &inputs, summary_line)
 }

@@ -17,8 +17,8 @@ use lru_model::sim::{
 };
 use lru_model::trace::{self, ReplayOutput};
 use lru_model::{
-    new_model, Boundary, Classic, Config, Eager, Lazy, MoveStamp, OldSurplus, Policy, PolicyKind,
-    YoungTouch,
+    new_model, Boundary, Classic, Config, Eager, FreeBlocks, Lazy, MoveStamp, OldSurplus, Policy,
+    PolicyKind, YoungTouch,
 };
 
 /// Subcommands of `cargo xtask model`.
@@ -90,6 +90,17 @@ pub struct PoolArgs {
     /// eighth of the list: the leak remedy of patches/mysql-9.7/old-surplus.md).
     #[arg(long, value_parser = parse_old_surplus)]
     pub old_surplus: Option<OldSurplus>,
+    /// every policy: who frees blocks for a read that finds none free:
+    /// `cleaner` (10.6 on: the page cleaner's LRU batch, which a cleaner
+    /// event runs too) or `reader-flush-N` (10.5: the reader frees at most
+    /// N blocks itself, N = innodb_lru_flush_size, 32 by default; a cleaner
+    /// event frees nothing).
+    #[arg(long, value_parser = parse_free_blocks)]
+    pub free_blocks: Option<FreeBlocks>,
+}
+
+fn parse_free_blocks(s: &str) -> Result<FreeBlocks, String> {
+    s.parse()
 }
 
 fn parse_old_surplus(s: &str) -> Result<OldSurplus, String> {
@@ -133,6 +144,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.old_surplus {
             cfg.old_surplus = v;
+        }
+        if let Some(v) = self.free_blocks {
+            cfg.free_blocks = v;
         }
         cfg
     }

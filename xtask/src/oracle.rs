@@ -22,7 +22,9 @@ pub enum OracleAction {
         #[arg(long)]
         tree: String,
         /// A patch variant of patches/patches.toml, applied before the
-        /// tree's code is compiled.
+        /// tree's code is compiled: one the LRU model has a policy for
+        /// (base, fixed, our remedies, old-surplus), which the code is
+        /// compared with.
         #[arg(long, default_value = "base")]
         variant: String,
         /// A traced server's page trace (`page-trace.bin` of a `traced`
@@ -57,16 +59,12 @@ pub fn run(cmd: OracleAction) -> Result<()> {
                     .push(("ORACLE_LRU_SCAN_DEPTH", lru_scan_depth.to_string()));
                 inputs.include_ignored = true;
             }
-            let tree = crate::tree_check::configure_tree(&tree, &variant, "oracle check")?;
+            let tree = crate::tree_check::configure_tree(&tree, &variant, "oracle check", true)?;
             // the model policy a matrix records for this build, which the
             // tree's code is compared with
-            let Some(policy) = tree.model_policy else {
-                anyhow::bail!(
-                    "the LRU model has no policy for {} (a change whose rules it does not \
-                     have), so there is nothing to compare its code with",
-                    tree.label
-                );
-            };
+            let policy = tree
+                .model_policy
+                .context("configure_tree refuses a variant without a model policy")?;
             // (oracle::MODEL_POLICY_ENV)
             inputs.env.push(("ORACLE_MODEL_POLICY", policy.to_string()));
             crate::tree_check::run_tree_tests(

@@ -24,8 +24,15 @@ pub(crate) struct CheckedTree {
 }
 
 /// Resolve and configure the tree `spec` with `variant`'s patch for
-/// `check` (the command's name, for messages), and say what it is.
-pub(crate) fn configure_tree(spec: &str, variant: &str, check: &str) -> Result<CheckedTree> {
+/// `check` (the command's name, for messages), and say what it is. With
+/// `needs_model_policy`, a variant the model has no policy for is refused
+/// before anything is configured.
+pub(crate) fn configure_tree(
+    spec: &str,
+    variant: &str,
+    check: &str,
+    needs_model_policy: bool,
+) -> Result<CheckedTree> {
     let tree =
         crate::tree::resolve(spec).with_context(|| format!("cannot resolve tree `{spec}`"))?;
     tree.source_for(&format!("the {check} needs a source tree"))?;
@@ -47,6 +54,12 @@ pub(crate) fn configure_tree(spec: &str, variant: &str, check: &str) -> Result<C
         patch.as_ref().map(|p| p.file.as_path()),
         false,
     );
+    if needs_model_policy && model_policy.is_none() {
+        bail!(
+            "the LRU model has no policy for {label} (a change whose rules it does not have: \
+             gate, clock, a traced build), so the {check} has nothing to compare its code with"
+        );
+    }
     let configured = crate::build::configure_with(&tree, patch.as_ref())
         .with_context(|| format!("cannot configure {label} for the {check}"))?;
     // the generation is detected again by the checking crate on the same

@@ -98,11 +98,29 @@ impl FreeBlocks {
         lru_flush_size: LRU_FLUSH_SIZE,
     };
 
-    /// The name in messages: `cleaner`, `reader-flush-32`.
+    /// The name on the command line and in messages: `cleaner`,
+    /// `reader-flush-32`.
     pub fn name(self) -> String {
         match self {
             FreeBlocks::Cleaner => "cleaner".into(),
             FreeBlocks::ReaderFlush { lru_flush_size } => format!("reader-flush-{lru_flush_size}"),
+        }
+    }
+}
+
+impl std::str::FromStr for FreeBlocks {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let size = s.strip_prefix("reader-flush-").map(str::parse::<u32>);
+        match (s, size) {
+            ("cleaner", _) => Ok(FreeBlocks::Cleaner),
+            (_, Some(Ok(lru_flush_size))) if lru_flush_size > 0 => {
+                Ok(FreeBlocks::ReaderFlush { lru_flush_size })
+            }
+            _ => Err(format!(
+                "`{s}` is no free-block rule: `cleaner` (10.6 on) or `reader-flush-N` \
+                 (10.5, N = innodb_lru_flush_size, at least 1)"
+            )),
         }
     }
 }

@@ -2,7 +2,9 @@
 //! bootstrapping needs, through ccache shared by all variants of a tree.
 //!
 //! A build lives in `<cache>/builds/<key>/{src,build}`, where the key hashes
-//! (tree commit, patch hash, cmake options, compiler version). Every build
+//! (the source's git tree after the change, cmake options, compiler
+//! version, the build type's source repairs): commits and changes with the
+//! same source share a build (`BuildKey::same_build`). Every build
 //! has the same relative layout, and ccache runs with `base_dir` at
 //! `<cache>/builds` and `hash_dir` off, so the compiler sees the same
 //! relative paths in every variant and files the patch does not touch are
@@ -275,7 +277,7 @@ fn source_tree(tree: &Tree, change: &SourceChange) -> Result<Option<String>> {
 pub fn cached(tree: &Tree, change: &SourceChange, build_type: BuildType) -> Result<(String, bool)> {
     let key = key_for(tree, change, build_type)?;
     Ok(match in_cache(&key) {
-        Some(b) => (b.key_hash, true),
+        Some(Cached::Named(b) | Cached::MadeBefore(b)) => (b.key_hash, true),
         None => (key.hash(), false),
     })
 }
@@ -285,24 +287,57 @@ fn build_dir_of(key: &BuildKey) -> PathBuf {
     cache_root().join("builds").join(key.hash())
 }
 
-/// The complete build with `key` in the cache, if there is one: under its
-/// content's name, or one made before builds were keyed by their source
-/// under the name of the same tree and change.
-fn in_cache(key: &BuildKey) -> Option<Build> {
+/// Where the cache holds a complete build for a key.
+enum Cached {
+    /// under the key's own name (its content's, where the source is known)
+    Named(Build),
+    /// made before builds were keyed by their source, under the name of the
+    /// same tree and change without it
+    MadeBefore(Build),
+}
+
+/// The complete build with `key` in the cache, if there is one.
+fn in_cache(key: &BuildKey) -> Option<Cached> {
     let found = |dir: &Path, key: &BuildKey| {
         finished::<Build>(&dir.join("build.json"), |b| {
             b.key.same_build(key) && b.mariadbd.exists()
         })
     };
-    found(&build_dir_of(key), key).or_else(|| {
-        let before = BuildKey {
-            source_tree: None,
-            ..key.clone()
-        };
-        key.source_tree
-            .as_ref()
-            .and_then(|_| found(&build_dir_of(&before), &before))
-    })
+    if let Some(b) = found(&build_dir_of(key), key) {
+        return Some(Cached::Named(b));
+    }
+    key.source_tree.as_ref()?;
+    found(
+        &build_dir_of(&key_before_sources(key)),
+        &key_before_sources(key),
+    )
+    .map(Cached::MadeBefore)
+}
+
+/// `key` as builds were keyed before their source was part of the key.
+fn key_before_sources(key: &BuildKey) -> BuildKey {
+    BuildKey {
+        source_tree: None,
+        ..key.clone()
+    }
+}
+
+/// Names a build made before builds were keyed by their source by its
+/// source too, so that other commits and changes of the same source find
+/// it: its record gains the source, and the content's name links to its
+/// directory (unless something already has that name).
+fn adopt(key: &BuildKey, old: &Build) -> Result<()> {
+    let old_dir = build_dir_of(&key_before_sources(key));
+    let mut record = old.clone();
+    record.key.source_tree = key.source_tree.clone();
+    write_json(&old_dir.join("build.json"), &record)?;
+    let link = build_dir_of(key);
+    match std::os::unix::fs::symlink(&old.key_hash, &link) {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+            Err(e).with_context(|| format!("cannot link {} to {}", link.display(), old.key_hash))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Builds `variant` of `tree` with a source change, or returns the existing
@@ -324,17 +359,27 @@ pub fn build(
         &dir.with_extension("lock"),
         &format!("build {key_hash} of {} {variant}", tree.version),
     )?;
-    if let Some(mut done) = in_cache(&key) {
+    if let Some(cached) = in_cache(&key) {
+        let mut done = match cached {
+            Cached::Named(b) => b,
+            Cached::MadeBefore(b) => {
+                adopt(&key, &b)?;
+                b
+            }
+        };
+        let other_tree_or_change =
+            (&done.key.tree_id, &done.key.patch_sha256) != (&key.tree_id, &key.patch_sha256);
         eprintln!(
-            "    reusing build {key_hash} of {} {variant} ({build_type}){}",
+            "    reusing build {} of {} {variant} ({build_type}){}",
+            done.key_hash,
             tree.version,
-            if done.key == key {
-                String::new()
-            } else {
+            if other_tree_or_change {
                 format!(
                     ": the same source as {} {} made it",
                     done.tree_spec, done.variant
                 )
+            } else {
+                String::new()
             }
         );
         // the record says what was asked for; the binary is the same

@@ -60,8 +60,9 @@ impl std::str::FromStr for BuildType {
     }
 }
 
-/// What identifies a build. Equal keys mean an identical binary can be
-/// reused. The build type is the first of `cmake_options`, so a
+/// What identifies a build. Keys of the same build (`BuildKey::same_build`:
+/// the same source, options, compiler and repairs, or where the source is
+/// not known equal keys) mean an identical binary can be reused. The build type is the first of `cmake_options`, so a
 /// RelWithDebInfo key is the same as before build types were selectable.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BuildKey {
