@@ -172,17 +172,18 @@ fn each_changed_rule_is_caught() {
         ..settings
     };
     // (the rule changed, the pool with the tree's rules, the changed pool)
-    let mut cases: Vec<(String, Config, Config)> = OldSurplus::ALL
-        .into_iter()
-        .filter(|&r| r != settings.old_surplus)
-        .map(|r| {
-            let changed = Config {
-                old_surplus: r,
-                ..settings
-            };
-            (format!("old surplus {}", r.name()), settings, changed)
-        })
-        .collect();
+    let mut cases: Vec<(String, Config, Config)> = others(
+        &OldSurplus::ALL,
+        settings.old_surplus,
+        OldSurplus::name,
+        "old surplus",
+        |old_surplus| Config {
+            old_surplus,
+            ..settings
+        },
+    )
+    .map(|(what, changed)| (what, settings, changed))
+    .collect();
     if rules().policy == PolicyKind::Lazy {
         let short_lru = match settings.short_lru {
             ShortLru::Upstream => ShortLru::FlagEveryAccess,
@@ -198,53 +199,45 @@ fn each_changed_rule_is_caught() {
         } else {
             100
         };
-        cases.push((
+        let lazy_rules = [(
             format!("clock tick {tick} ms"),
-            settings,
             Config {
                 clock_tick_ms: tick,
                 ..settings
             },
+        )]
+        .into_iter()
+        .chain(others(
+            &YoungTouch::ALL,
+            settings.young_touch,
+            YoungTouch::name,
+            "young touch",
+            |young_touch| Config {
+                young_touch,
+                ..settings
+            },
+        ))
+        .chain(others(
+            &Boundary::ALL,
+            settings.boundary,
+            Boundary::name,
+            "boundary",
+            |boundary| Config {
+                boundary,
+                ..settings
+            },
+        ))
+        .chain(others(
+            &MoveStamp::ALL,
+            settings.move_stamp,
+            MoveStamp::name,
+            "move stamp",
+            |move_stamp| Config {
+                move_stamp,
+                ..settings
+            },
         ));
-        for young_touch in YoungTouch::ALL
-            .into_iter()
-            .filter(|&y| y != settings.young_touch)
-        {
-            cases.push((
-                format!("young touch {}", young_touch.name()),
-                settings,
-                Config {
-                    young_touch,
-                    ..settings
-                },
-            ));
-        }
-        for boundary in Boundary::ALL
-            .into_iter()
-            .filter(|&b| b != settings.boundary)
-        {
-            cases.push((
-                format!("boundary {}", boundary.name()),
-                settings,
-                Config {
-                    boundary,
-                    ..settings
-                },
-            ));
-        }
-        for move_stamp in MoveStamp::ALL
-            .into_iter()
-            .filter(|&m| m != settings.move_stamp)
-        {
-            cases.push((
-                format!("move stamp {}", move_stamp.name()),
-                settings,
-                Config {
-                    move_stamp,
-                    ..settings
-                },
-            ));
-        }
+        cases.extend(lazy_rules.map(|(what, changed)| (what, settings, changed)));
     }
     for (what, own, changed) in cases {
         if let Err(stop) = replay_random(own, seed, 20_000) {
@@ -262,6 +255,21 @@ fn each_changed_rule_is_caught() {
             Err(other) => panic!("{version}: {what}: {other}"),
         }
     }
+}
+
+/// Every value of a rule but the tree's own (`current`), each with the pool
+/// `with` makes of it and a label such as `boundary move-flagged`.
+fn others<'a, T: Copy + PartialEq + 'a>(
+    all: &'a [T],
+    current: T,
+    name: fn(T) -> &'static str,
+    rule: &'a str,
+    with: impl Fn(T) -> Config + 'a,
+) -> impl Iterator<Item = (String, Config)> + 'a {
+    all.iter()
+        .copied()
+        .filter(move |&v| v != current)
+        .map(move |v| (format!("{rule} {}", name(v)), with(v)))
 }
 
 /// A traced server's own page stream, as the model replays it

@@ -307,11 +307,8 @@ fn in_cache(key: &BuildKey) -> Option<Cached> {
         return Some(Cached::Named(b));
     }
     key.source_tree.as_ref()?;
-    found(
-        &build_dir_of(&key_before_sources(key)),
-        &key_before_sources(key),
-    )
-    .map(Cached::MadeBefore)
+    let before = key_before_sources(key);
+    found(&build_dir_of(&before), &before).map(Cached::MadeBefore)
 }
 
 /// `key` as builds were keyed before their source was part of the key.
