@@ -21,8 +21,10 @@ const BLACK: usize = 6;
 /// holds every committed report to variants apart. A variant takes the
 /// colour of the longest name here that it is or starts with before a
 /// `-`: `base-again`, `fixed-d128` are kinds of base and of the fix, in
-/// their colour and another shade.
-const COLOURS: [(&str, usize); 14] = [
+/// their colour and another shade. A settings cell run alone on a stock
+/// server (MySQL's `d128`, `d512`, `t0` beside `base`) is a variant of
+/// its own, with a colour of its own.
+const COLOURS: [(&str, usize); 17] = [
     ("base", BLUE),
     ("fixed", VERMILLION),
     ("fixed-lookup-mark", GREEN),
@@ -37,6 +39,9 @@ const COLOURS: [(&str, usize); 14] = [
     ("fixed-young-boundary", PURPLE),
     ("traced", PURPLE),
     ("traced-fixed-lookup-boundary", BLACK),
+    ("d128", GREEN),
+    ("d512", PURPLE),
+    ("t0", ORANGE),
 ];
 
 /// The shade of a kind of a variant, by what follows the variant's name:
@@ -167,6 +172,8 @@ mod tests {
         );
         // the longest name wins: fixed-fine-young is not a kind of fixed
         assert_eq!(variant_look("fixed-fine-young"), (BLACK, Shade::Full));
+        // a settings cell alone is a variant; after a variant, a kind of it
+        assert_eq!(variant_look("d512"), (PURPLE, Shade::Full));
         // a prefix without the dash is another name
         assert_ne!(variant_look("baseline").0, BLUE);
         // outside the table, the same look every time
