@@ -20,6 +20,12 @@
 //! The glue turns the wait for a free block into a synchronous LRU batch;
 //! the link wraps `pthread_cond_timedwait()` so that the wait after it
 //! returns at once.
+//!
+//! A 10.5 tree has a glue of its own (`shim/oracle_10_5.cc`): its blocks
+//! carry the old `rw_lock_t`, its reader runs the LRU batch itself
+//! (`buf_flush_LRU()` is not static there) and its page cleaner runs none,
+//! and its reads, creations and accesses take 10.5's forms
+//! (`COPIED_10_5`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -30,7 +36,7 @@ use tree_source::Generation;
 fn main() {
     println!("cargo::rerun-if-changed=shim");
     println!(
-        "cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.11\", \"post-fix\"))"
+        "cargo::rustc-check-cfg=cfg(oracle, values(\"none\", \"unsupported\", \"10.5\", \"10.11\", \"post-fix\"))"
     );
     println!("cargo::rustc-check-cfg=cfg(oracle_lookup_touch)");
     println!("cargo::rustc-check-cfg=cfg(oracle_looked_up)");
@@ -160,6 +166,50 @@ impl ReadPath {
     }
 }
 
+/// What a 10.5 tree's oracle copies: the reader's LRU batch (10.5's page
+/// cleaner runs none), the block's initialisation, the page hash, the read
+/// path's `buf_page_init_for_read()`, `buf_page_create()` and the start of
+/// its mini-transaction.
+const COPIED_10_5: &[(&str, &str)] = &[
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static ulint buf_free_from_unzip_LRU_list_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static void buf_flush_LRU_list_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "static ulint buf_do_LRU_batch(",
+    ),
+    (
+        "storage/innobase/buf/buf0flu.cc",
+        "ulint buf_flush_LRU(ulint max_n)",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "UNIV_INLINE\nvoid\nbuf_block_init_low(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_block_t::initialise(",
+    ),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "void buf_pool_t::page_hash_table::create(",
+    ),
+    (
+        "storage/innobase/buf/buf0rea.cc",
+        "static buf_page_t* buf_page_init_for_read(ulint mode",
+    ),
+    ("storage/innobase/mtr/mtr0mtr.cc", "void mtr_t::start()"),
+    (
+        "storage/innobase/buf/buf0buf.cc",
+        "buf_block_t*\nbuf_page_create(fil_space_t *space",
+    ),
+];
+
 /// What a 10.11 tree with our port of the fix (patches/10.11/fixed.patch)
 /// adds: the access path's `touch()` (`touch(bool lookup)` in our lookup
 /// remedies), the threshold in clock ticks and the access clock.
@@ -240,11 +290,7 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
             "Lazy",
             Some("only our ports of the fix (update_old_threshold()) have an oracle yet"),
         ),
-        Generation::V10_5 => (
-            "unsupported",
-            "Eager10_5",
-            Some("10.5's access path is inline in buf0buf.h, which the glue does not drive yet"),
-        ),
+        Generation::V10_5 => ("10.5", "Eager10_5", None),
         Generation::MySql => (
             "unsupported",
             "Classic",
@@ -281,12 +327,17 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
         &tree_source::copy_definitions(src, COPIED_TYPES, read)?,
     );
     let read_path_form = read_path_form.expect("refused above");
-    let mut copied = tree_source::copy_definitions(src, COPIED, read)?;
-    copied.push_str(&tree_source::copy_definitions(
-        src,
-        read_path_form.copied(),
-        read,
-    )?);
+    let mut copied = if generation == Generation::V10_5 {
+        tree_source::copy_definitions(src, COPIED_10_5, read)?
+    } else {
+        let mut c = tree_source::copy_definitions(src, COPIED, read)?;
+        c.push_str(&tree_source::copy_definitions(
+            src,
+            read_path_form.copied(),
+            read,
+        )?);
+        c
+    };
     if generation == Generation::PostFix {
         copied.push_str(&tree_source::copy_definitions(
             src,
@@ -297,7 +348,12 @@ fn build_tree(out: &Path, src: &Path, build: &Path) -> Result<String, String> {
     write(out.join("copied.inc"), &copied);
     let flags = tree_source::server_flags(build, "storage/innobase/buf/buf0lru.cc")?;
     let mut cc = compiler(&flags);
-    cc.file("shim/oracle_10_11.cc").include("shim").include(out);
+    let glue = if generation == Generation::V10_5 {
+        "shim/oracle_10_5.cc"
+    } else {
+        "shim/oracle_10_11.cc"
+    };
+    cc.file(glue).include("shim").include(out);
     if generation == Generation::PostFix {
         cc.define("ORACLE_POST_FIX", "1");
     }

@@ -167,9 +167,16 @@ pub fn entry_point(op: &Op) -> &'static str {
         Op::Access(_) | Op::Lookup(_) if cfg!(oracle = "post-fix") => {
             "buf_page_t::touch() (buf/buf0buf.cc)"
         }
+        Op::Access(_) | Op::Lookup(_) if cfg!(oracle = "10.5") => {
+            "buf_page_t::set_accessed(), buf_page_make_young_if_needed() (include/buf0buf.h)"
+        }
         Op::Access(_) | Op::Lookup(_) => "buf_page_make_young_if_needed() (buf/buf0lru.cc)",
         Op::Free(_) => "buf_LRU_free_page() (buf/buf0lru.cc) of a FREED page",
+        Op::Cleaner if cfg!(oracle = "10.5") => "nothing: 10.5's page cleaner runs no LRU batch",
         Op::Cleaner => "buf_flush_LRU() (buf/buf0flu.cc)",
+        Op::Create(_) if cfg!(oracle = "10.5") => {
+            "buf_page_create() (buf/buf0buf.cc), buf_LRU_get_free_block()"
+        }
         Op::Create(_) => "buf_page_create_low() (buf/buf0buf.cc), buf_LRU_get_free_block()",
     }
 }
@@ -234,9 +241,9 @@ impl Drop for Oracle {
     }
 }
 
-#[cfg(any(oracle = "10.11", oracle = "post-fix"))]
+#[cfg(any(oracle = "10.5", oracle = "10.11", oracle = "post-fix"))]
 mod sys {
-    //! The glue's functions (shim/oracle_10_11.cc).
+    //! The glue's functions (shim/oracle_10_11.cc, shim/oracle_10_5.cc).
     use super::{Block, Snapshot};
     use lru_model::Config;
 
@@ -276,6 +283,8 @@ mod sys {
         fn oracle_cleaner();
         fn oracle_lru(out: *mut RawBlock, cap: usize) -> usize;
         fn oracle_state(s: *mut RawPool);
+        #[cfg(oracle = "10.5")]
+        fn oracle_set_lru_flush_size(n: u64);
     }
 
     fn outcome(code: i32) -> Result<(), &'static str> {
@@ -289,6 +298,19 @@ mod sys {
     }
 
     pub(super) fn init(cfg: &Config) -> Result<(), String> {
+        // 10.5's reader frees blocks itself, innodb_lru_flush_size at a
+        // time: the size the model's rule names, the server's default where
+        // the model's rule is another (the tree's code is 10.5's whatever
+        // rule the model is given)
+        #[cfg(oracle = "10.5")]
+        {
+            let lru_flush_size = match cfg.free_blocks {
+                lru_model::FreeBlocks::ReaderFlush { lru_flush_size } => lru_flush_size,
+                lru_model::FreeBlocks::Cleaner => lru_model::LRU_FLUSH_SIZE,
+            };
+            // SAFETY: the caller holds POOL
+            unsafe { oracle_set_lru_flush_size(lru_flush_size.into()) }
+        }
         // SAFETY: the caller holds POOL; the glue allocates its own pool
         let code = unsafe {
             oracle_reset();
@@ -385,7 +407,7 @@ mod sys {
     }
 }
 
-#[cfg(not(any(oracle = "10.11", oracle = "post-fix")))]
+#[cfg(not(any(oracle = "10.5", oracle = "10.11", oracle = "post-fix")))]
 mod sys {
     //! No tree with an oracle: [`super::tree`] refuses before any of these runs.
     use super::Snapshot;

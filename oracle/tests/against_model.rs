@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 
 use lru_model::server_trace::ServerStream;
 use lru_model::{
-    Boundary, BufferPool, Config, Eager, Event, Lazy, ModelRules, MoveStamp, OldSurplus, Policy,
-    PolicyKind, ShortLru, YoungTouch,
+    Boundary, BufferPool, Config, Eager, Event, FreeBlocks, Lazy, ModelRules, MoveStamp,
+    OldSurplus, Policy, PolicyKind, ShortLru, YoungTouch,
 };
 use oracle::random::{RandomTrace, Shape};
 use oracle::replay::{compare, compare_with, Agreement, Stop};
@@ -151,7 +151,8 @@ fn the_held_trace_agrees() {
 
 /// The check can fail: the model with any one rule of its policy changed
 /// must differ from the tree's code on a trace where the tree's own rules
-/// agree with it. Every policy: the old sublist's boundary (the leak
+/// agree with it. Every policy: who frees blocks (the page cleaner or, in
+/// 10.5, the reader), the old sublist's boundary (the leak
 /// remedy's rule, which lets the old sublist outgrow its target). A lazy
 /// policy also: the rule for a short LRU, the access clock's tick, the
 /// young-touch rule (every other one), the boundary rule for flagged blocks
@@ -184,6 +185,19 @@ fn each_changed_rule_is_caught() {
     )
     .map(|(what, changed)| (what, settings, changed))
     .collect();
+    // who frees blocks: the page cleaner (10.6 on) or the reader (10.5)
+    let free_blocks = match settings.free_blocks {
+        FreeBlocks::Cleaner => FreeBlocks::READER_FLUSH,
+        FreeBlocks::ReaderFlush { .. } => FreeBlocks::Cleaner,
+    };
+    cases.push((
+        format!("free blocks {}", free_blocks.name()),
+        settings,
+        Config {
+            free_blocks,
+            ..settings
+        },
+    ));
     if rules().policy == PolicyKind::Lazy {
         let short_lru = match settings.short_lru {
             ShortLru::Upstream => ShortLru::FlagEveryAccess,

@@ -48,13 +48,15 @@ const FFI_PATCH_CHECKS: &[(&str, &str)] = &[
 const FFI_MYSQL_TREE: &str = "debian:mysql-9.7=9.7.2-4";
 
 /// (tree, patch variant) pairs whose own LRU code the model is replayed
-/// against (the oracle crate), configured only: 10.11.18 as it is (the eager
-/// policy), with our port of the fix (the lazy policy) and with the remedy
-/// the README recommends (its own policy, `lazy-10.11-port-lookup-mark`).
-/// 11.8.6 and its ports pass the same check (11.8's read path), by hand, to
-/// keep the test command's time; 10.5.23 and upstream's fix have no oracle
-/// yet (`oracle::tree()` says why).
+/// against (the oracle crate), configured only: 10.5.23 as it is (its own
+/// glue and the `eager-10.5` policy: the reader frees blocks), 10.11.18 as
+/// it is (the eager policy), with our port of the fix (the lazy policy) and
+/// with the remedy the README recommends (its own policy,
+/// `lazy-10.11-port-lookup-mark`). 11.8.6 and its ports pass the same check
+/// (11.8's read path), by hand, to keep the test command's time; upstream's
+/// fix has no oracle yet (`oracle::tree()` says why).
 const ORACLE_CHECKS: &[(&str, &str)] = &[
+    ("debian:mariadb-10.5=1:10.5.23-0+deb11u1", "base"),
     ("debian:mariadb=1:10.11.18-0+deb12u1", "base"),
     ("debian:mariadb=1:10.11.18-0+deb12u1", "fixed"),
     ("debian:mariadb=1:10.11.18-0+deb12u1", "fixed-lookup-mark"),
