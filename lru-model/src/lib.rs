@@ -29,8 +29,8 @@ pub mod trace;
 pub use decide::YoungTouch;
 pub use policy::{Classic, Eager, Lazy, Policy, PolicyKind};
 pub use pool::{
-    kept_stamp, Boundary, BufferPool, Config, Counters, FreeBlocks, LruModel, ModelError,
-    MoveStamp, OldSurplus, PageState, ShortLru, BOUNDARY_MOVES, LRU_FLUSH_SIZE,
+    kept_stamp, Boundary, BufferPool, CleanerWakeup, Config, Counters, FreeBlocks, LruModel,
+    ModelError, MoveStamp, OldSurplus, PageState, ShortLru, BOUNDARY_MOVES, LRU_FLUSH_SIZE,
 };
 pub use preset::{ModelPolicy, ModelRules};
 pub use trace::{Event, Op};

@@ -1,8 +1,9 @@
 //! Hand-worked traces, one or more per rule of each policy.
 
 use lru_model::{
-    kept_stamp, Boundary, BufferPool, Classic, Config, Eager, FreeBlocks, Lazy, ModelError,
-    MoveStamp, OldSurplus, Policy, ShortLru, YoungTouch, BOUNDARY_MOVES, LRU_FLUSH_SIZE,
+    kept_stamp, Boundary, BufferPool, Classic, CleanerWakeup, Config, Eager, FreeBlocks, Lazy,
+    ModelError, MoveStamp, OldSurplus, Policy, ShortLru, YoungTouch, BOUNDARY_MOVES,
+    LRU_FLUSH_SIZE,
 };
 
 const OLD_MIN_LEN: u64 = 512;
@@ -1019,4 +1020,62 @@ fn a_10_5_reader_that_finds_nothing_to_evict_flushes_lru_flush_size_blocks() {
     assert_eq!(reader.free_len(), LRU_FLUSH_SIZE - 1);
     assert!((150..182).all(|pg| !reader.is_resident(pg)));
     assert!(reader.is_resident(182) && (0..150).all(|pg| reader.is_resident(pg)));
+}
+
+// --- when the page cleaner runs: on its schedule, or woken early ----------
+
+#[test]
+fn an_early_woken_cleaner_refills_the_free_list_once_a_read_leaves_it_half_empty() {
+    let cfg = |cleaner_wakeup| Config {
+        pool_pages: 1000,
+        lru_scan_depth: 100,
+        cleaner_wakeup,
+        ..Config::default()
+    };
+    let mut early = BufferPool::<Eager>::new(cfg(CleanerWakeup::Early)).unwrap();
+    let mut scheduled = BufferPool::<Eager>::new(cfg(CleanerWakeup::Scheduled)).unwrap();
+    // 950 reads leave 50 blocks free: not below innodb_lru_scan_depth / 2
+    for p in [&mut early, &mut scheduled] {
+        load(p, 0, 950, 0);
+        assert_eq!((p.free_len(), p.counters().evictions), (50, 0));
+    }
+    // the 951st leaves 49: the early cleaner's batch frees the 51 blocks at
+    // the tail (the first pages read) before the read's block joins the LRU
+    for p in [&mut early, &mut scheduled] {
+        load(p, 950, 951, 0);
+    }
+    assert_eq!(
+        (
+            scheduled.free_len(),
+            scheduled.counters().evictions,
+            scheduled.lru_len()
+        ),
+        (49, 0, 951)
+    );
+    assert_eq!(
+        (
+            early.free_len(),
+            early.counters().evictions,
+            early.lru_len()
+        ),
+        (100, 51, 900)
+    );
+    assert!((0..51).all(|pg| !early.is_resident(pg)) && early.is_resident(51));
+    // 10.5's page cleaner runs no LRU batch, woken or not
+    let mut v10_5 = BufferPool::<Eager>::new(Config {
+        free_blocks: FreeBlocks::READER_FLUSH,
+        ..cfg(CleanerWakeup::Early)
+    })
+    .unwrap();
+    load(&mut v10_5, 0, 951, 0);
+    assert_eq!((v10_5.free_len(), v10_5.counters().evictions), (49, 0));
+}
+
+#[test]
+fn cleaner_wakeups_are_named_as_the_command_line_takes_them() {
+    for w in CleanerWakeup::ALL {
+        assert_eq!(w.name().parse::<CleanerWakeup>(), Ok(w));
+    }
+    let err = "soon".parse::<CleanerWakeup>().unwrap_err();
+    assert!(err.contains("`soon`"), "{err}");
 }

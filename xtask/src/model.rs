@@ -17,8 +17,8 @@ use lru_model::sim::{
 };
 use lru_model::trace::{self, ReplayOutput};
 use lru_model::{
-    new_model, Boundary, Classic, Config, Eager, FreeBlocks, Lazy, MoveStamp, OldSurplus, Policy,
-    PolicyKind, YoungTouch,
+    new_model, Boundary, Classic, CleanerWakeup, Config, Eager, FreeBlocks, Lazy, MoveStamp,
+    OldSurplus, Policy, PolicyKind, YoungTouch,
 };
 
 /// Subcommands of `cargo xtask model`.
@@ -97,6 +97,16 @@ pub struct PoolArgs {
     /// event frees nothing).
     #[arg(long, value_parser = parse_free_blocks)]
     pub free_blocks: Option<FreeBlocks>,
+    /// under the cleaner's rule, when its LRU batch runs besides cleaner
+    /// events and waits: `scheduled` (only then) or `early` (also whenever
+    /// a read leaves fewer than innodb_lru_scan_depth/2 blocks free, as
+    /// 10.6 on wakes it; the batch runs at once).
+    #[arg(long, value_parser = parse_cleaner_wakeup)]
+    pub cleaner_wakeup: Option<CleanerWakeup>,
+}
+
+fn parse_cleaner_wakeup(s: &str) -> Result<CleanerWakeup, String> {
+    s.parse()
 }
 
 fn parse_free_blocks(s: &str) -> Result<FreeBlocks, String> {
@@ -147,6 +157,9 @@ impl PoolArgs {
         }
         if let Some(v) = self.free_blocks {
             cfg.free_blocks = v;
+        }
+        if let Some(v) = self.cleaner_wakeup {
+            cfg.cleaner_wakeup = v;
         }
         cfg
     }

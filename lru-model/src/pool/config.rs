@@ -61,6 +61,60 @@ pub struct Config {
     pub old_surplus: OldSurplus,
     /// who frees blocks when a read finds the free list empty
     pub free_blocks: FreeBlocks,
+    /// when the page cleaner's LRU batch runs besides cleaner events and
+    /// waits for a free block
+    pub cleaner_wakeup: CleanerWakeup,
+}
+
+/// When the page cleaner runs its LRU batch (10.6 on, under
+/// [`FreeBlocks::Cleaner`]), besides the trace's `cleaner` events and a
+/// read's wait for a free block. Not a rule of a tree (every tree from 10.6
+/// wakes its cleaner early) but how faithfully a trace's schedule follows
+/// the server's: the oracle runs the tree's batch at the same moments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CleanerWakeup {
+    /// Only on `cleaner` events (simulations: once a second) and waits.
+    #[default]
+    Scheduled,
+    /// Also whenever a read or a creation takes a free block and leaves
+    /// fewer than `innodb_lru_scan_depth / 2` with an LRU longer than
+    /// `BUF_LRU_MIN_LEN`: `buf_LRU_get_free_block()` wakes the page cleaner
+    /// then (10.11.18 buf/buf0lru.cc:366-377), whose batch
+    /// (`buf_pool_t::need_LRU_eviction()`) refills the free list to
+    /// `innodb_lru_scan_depth`; the model runs that batch at once. The free
+    /// list, and with it the LRU's length, then swings by about half the
+    /// scan depth instead of all of it between scheduled batches.
+    Early,
+}
+
+impl CleanerWakeup {
+    /// Every rule, for checks that try each.
+    pub const ALL: [CleanerWakeup; 2] = [CleanerWakeup::Scheduled, CleanerWakeup::Early];
+
+    /// The name on the command line: `scheduled`, `early`.
+    pub fn name(self) -> &'static str {
+        match self {
+            CleanerWakeup::Scheduled => "scheduled",
+            CleanerWakeup::Early => "early",
+        }
+    }
+}
+
+impl std::str::FromStr for CleanerWakeup {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        CleanerWakeup::ALL
+            .into_iter()
+            .find(|w| w.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "`{s}` is no page-cleaner wake-up: `scheduled` (cleaner events and waits) \
+                     or `early` (also when a read leaves fewer than innodb_lru_scan_depth/2 \
+                     free blocks)"
+                )
+            })
+    }
 }
 
 /// `innodb_lru_flush_size`'s default (10.5: buf/buf0lru.cc:43,
@@ -307,6 +361,7 @@ impl Default for Config {
             move_stamp: MoveStamp::Restamp,
             old_surplus: OldSurplus::Upstream,
             free_blocks: FreeBlocks::Cleaner,
+            cleaner_wakeup: CleanerWakeup::Scheduled,
         }
     }
 }

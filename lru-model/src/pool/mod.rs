@@ -10,8 +10,8 @@ mod config;
 mod state;
 
 pub use config::{
-    kept_stamp, Boundary, Config, Counters, FreeBlocks, ModelError, MoveStamp, OldSurplus,
-    ShortLru, BOUNDARY_MOVES, LRU_FLUSH_SIZE, OLD_MIN_LEN,
+    kept_stamp, Boundary, CleanerWakeup, Config, Counters, FreeBlocks, ModelError, MoveStamp,
+    OldSurplus, ShortLru, BOUNDARY_MOVES, LRU_FLUSH_SIZE, OLD_MIN_LEN,
 };
 pub use state::{PageState, PoolState};
 
@@ -251,12 +251,12 @@ impl<P: Policy> BufferPool<P> {
             return self.get_free_block_10_5(lru_flush_size);
         }
         if let Some(f) = self.s.free.pop() {
-            return Ok(f);
+            return Ok(self.got_block(f));
         }
         if self.s.try_lru_scan {
             if self.free_from_common_lru_list(USER_SCAN_LIMIT) {
                 if let Some(f) = self.s.free.pop() {
-                    return Ok(f);
+                    return Ok(self.got_block(f));
                 }
             }
             // tell other threads that there is no point in scanning the LRU list
@@ -266,9 +266,24 @@ impl<P: Policy> BufferPool<P> {
         // whose buf_flush_LRU() batch frees blocks.
         self.s.counters.lru_waits += 1;
         self.cleaner_batch();
-        self.s.free.pop().ok_or(ModelError::PoolExhausted {
+        let f = self.s.free.pop().ok_or(ModelError::PoolExhausted {
             lru_len: self.s.lru_len,
-        })
+        })?;
+        Ok(self.got_block(f))
+    }
+
+    /// `got_block:` of `buf_LRU_get_free_block()` (buf/buf0lru.cc:364-377):
+    /// with fewer than `innodb_lru_scan_depth / 2` blocks left free and an
+    /// LRU longer than `BUF_LRU_MIN_LEN` the page cleaner is woken; under
+    /// [`CleanerWakeup::Early`] its batch runs at once.
+    fn got_block(&mut self, f: u32) -> u32 {
+        if self.s.cfg.cleaner_wakeup == CleanerWakeup::Early
+            && self.s.free.len() < (self.s.cfg.lru_scan_depth / 2) as usize
+            && self.s.lru_len as usize > LRU_MIN_LEN
+        {
+            self.cleaner_batch();
+        }
+        f
     }
 
     /// 10.5's `buf_LRU_get_free_block()` (10.5: buf/buf0lru.cc:402-516):
