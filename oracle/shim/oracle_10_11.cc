@@ -145,8 +145,10 @@ void mem_heap_free_block_free(mem_heap_t *)
 { oracle_unreachable("mem_heap_free_block_free (an mtr_t that was used)"); }
 void my_free(void *p) { free(p); }
 /* buf_page_create_low() asks the change buffer to drop what it holds for a
-   page it creates: the oracle's change buffer is empty, as it is on any
-   server since 10.5 unless innodb_change_buffering is set */
+   page it creates, which can read the change buffer's bitmap page even when
+   the buffer is empty (ibuf0ibuf.cc): an access of another page, which a
+   trace carries as an event of its own if at all; the oracle has no change
+   buffer and skips it. */
 dberr_t ibuf_merge_or_delete_for_page(buf_block_t *, const page_id_t, ulint)
 { return DB_SUCCESS; }
 template<> void srw_mutex_impl<true>::wait_and_lock() noexcept

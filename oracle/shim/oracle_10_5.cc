@@ -55,8 +55,9 @@ struct oracle_rob { friend typename Tag::type oracle_get(Tag) { return M; } };
    buf0dblwr.cc, log0log.cc). */
 buf_pool_t buf_pool;
 ulint buf_lru_flush_page_count;
-/* log_sys and buf_dblwr zeroed, never constructed: the LRU batch only
-   asks them to write what they hold, which is nothing */
+/* log_sys and buf_dblwr zeroed, never constructed; the two calls the LRU
+   batch makes of them (write the redo buffer, write the doublewrite
+   buffer) do nothing here: no page is ever modified */
 alignas(log_t) unsigned char oracle_log_sys[sizeof(log_t)]
   __asm__("log_sys") __attribute__((used));
 alignas(buf_dblwr_t) unsigned char oracle_buf_dblwr[sizeof(buf_dblwr_t)]
@@ -99,7 +100,8 @@ decltype(srv_page_size_shift) srv_page_size_shift= UNIV_PAGE_SIZE_SHIFT_DEF;
 extern const size_t alloc_max_retries= 60;
 PSI *PSI_server;
 decltype(srv_LRU_scan_depth) srv_LRU_scan_depth;
-/* innodb_flush_neighbors: the batch never writes, so never reads it */
+/* innodb_flush_neighbors: the batch reads it, but uses it only for a
+   dirty page, which ours never are */
 decltype(srv_flush_neighbors) srv_flush_neighbors;
 decltype(srv_buf_pool_size) srv_buf_pool_size;
 decltype(srv_buf_pool_old_size) srv_buf_pool_old_size;
@@ -200,8 +202,10 @@ void mtr_t::commit() { oracle_unreachable("mtr_t::commit"); }
 ibool ibuf_page_low(const page_id_t, ulint, mtr_t *)
 { oracle_unreachable("ibuf_page_low (a change buffer read-ahead)"); }
 /* buf_page_create() asks the change buffer to drop what it holds for a
-   page it creates: the oracle's change buffer is empty, as it is on any
-   server since 10.5 unless innodb_change_buffering is set */
+   page it creates. 10.5 reads the change buffer's bitmap page for that
+   even when the buffer is empty (ibuf0ibuf.cc): an access of another page,
+   which a trace carries as an event of its own if at all; the oracle has no
+   change buffer and skips it. */
 void ibuf_merge_or_delete_for_page(buf_block_t *, const page_id_t, ulint) {}
 
 /* ---- the clock, driven by the events ---- */

@@ -193,7 +193,9 @@ pub struct Oracle {
 impl Oracle {
     /// A pool of `cfg.pool_pages` blocks, all free, with `cfg`'s
     /// `innodb_old_blocks_pct`, `innodb_old_blocks_time` and
-    /// `innodb_lru_scan_depth`.
+    /// `innodb_lru_scan_depth`; on 10.5 also `innodb_lru_flush_size`
+    /// (`cfg.free_blocks`' size, the server's default 32 where the model's
+    /// rule is the page cleaner's).
     pub fn new(cfg: &Config) -> Result<Oracle, Error> {
         tree()?;
         if cfg.pool_pages == 0 {

@@ -66,11 +66,12 @@ pub struct Config {
     pub cleaner_wakeup: CleanerWakeup,
 }
 
-/// When the page cleaner runs its LRU batch (10.6 on, under
+/// When the page cleaner runs its LRU batch (under
 /// [`FreeBlocks::Cleaner`]), besides the trace's `cleaner` events and a
-/// read's wait for a free block. Not a rule of a tree (every tree from 10.6
-/// wakes its cleaner early) but how faithfully a trace's schedule follows
-/// the server's: the oracle runs the tree's batch at the same moments.
+/// read's wait for a free block. Not a rule of a tree (10.11.18 and 11.8.6
+/// both wake their cleaner early) but how faithfully a trace's schedule
+/// follows the server's. The oracle runs the tree's batch only at cleaner
+/// events and waits: it checks `Scheduled` only.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CleanerWakeup {
@@ -80,7 +81,7 @@ pub enum CleanerWakeup {
     /// Also whenever a read or a creation takes a free block and leaves
     /// fewer than `innodb_lru_scan_depth / 2` with an LRU longer than
     /// `BUF_LRU_MIN_LEN`: `buf_LRU_get_free_block()` wakes the page cleaner
-    /// then (10.11.18 buf/buf0lru.cc:366-377), whose batch
+    /// then (10.11.18 buf/buf0lru.cc:362-380), whose batch
     /// (`buf_pool_t::need_LRU_eviction()`) refills the free list to
     /// `innodb_lru_scan_depth`; the model runs that batch at once. The free
     /// list, and with it the LRU's length, then swings by about half the

@@ -272,7 +272,7 @@ impl<P: Policy> BufferPool<P> {
         Ok(self.got_block(f))
     }
 
-    /// `got_block:` of `buf_LRU_get_free_block()` (buf/buf0lru.cc:364-377):
+    /// `got_block:` of `buf_LRU_get_free_block()` (10.11.18 buf/buf0lru.cc:362-380):
     /// with fewer than `innodb_lru_scan_depth / 2` blocks left free and an
     /// LRU longer than `BUF_LRU_MIN_LEN` the page cleaner is woken; under
     /// [`CleanerWakeup::Early`] its batch runs at once.
