@@ -37,19 +37,7 @@
 #include <new>
 #include "my_cpu.h"
 
-/* Access to a private member without touching the class: the template
-   arguments of an explicit instantiation are not access-checked
-   ([temp.spec]/6), so the instantiation hands out the member pointer
-   through a friend function. */
-template<typename Tag, typename Tag::type M>
-struct oracle_rob { friend typename Tag::type oracle_get(Tag) { return M; } };
-
-/* A path the oracle's events must never reach: stop loudly. */
-[[noreturn]] static void oracle_unreachable(const char *what)
-{
-  fprintf(stderr, "oracle: unreachable path taken: %s\n", what);
-  abort();
-}
+#include "oracle_common.h"
 
 /* Definitions the server makes elsewhere (buf0buf.cc, buf0flu.cc,
    buf0dblwr.cc, log0log.cc). */
@@ -85,58 +73,20 @@ static void buf_relocate(buf_page_t *, buf_page_t *)
 #include "copied.inc"
 
 /* ---- the server's globals this code reads ---- */
-/* recv_sys zeroed, never constructed: recv_recovery_is_on() reads false */
-alignas(recv_sys_t) unsigned char oracle_recv_sys[sizeof(recv_sys_t)]
-  __asm__("recv_sys") __attribute__((used));
-decltype(monitor_set_tbl) monitor_set_tbl;
-decltype(innodb_counter_value) innodb_counter_value;
-decltype(srv_monitor_timer) srv_monitor_timer;
-decltype(srv_print_innodb_monitor) srv_print_innodb_monitor;
-decltype(mem_key_std) mem_key_std;
-decltype(mem_key_other) mem_key_other;
-decltype(my_cpu_relax_multiplier) my_cpu_relax_multiplier= 200;
-decltype(srv_page_size) srv_page_size= UNIV_PAGE_SIZE_DEF;
-decltype(srv_page_size_shift) srv_page_size_shift= UNIV_PAGE_SIZE_SHIFT_DEF;
-extern const size_t alloc_max_retries= 60;
-PSI *PSI_server;
 decltype(srv_LRU_scan_depth) srv_LRU_scan_depth;
 /* innodb_flush_neighbors: the batch reads it, but uses it only for a
    dirty page, which ours never are */
 decltype(srv_flush_neighbors) srv_flush_neighbors;
 decltype(srv_buf_pool_size) srv_buf_pool_size;
 decltype(srv_buf_pool_old_size) srv_buf_pool_old_size;
-decltype(srv_undo_space_id_start) srv_undo_space_id_start;
-decltype(srv_undo_tablespaces_open) srv_undo_tablespaces_open;
 decltype(fil_n_pending_tablespace_flushes) fil_n_pending_tablespace_flushes;
 decltype(os_n_file_reads) os_n_file_reads;
 decltype(os_n_file_writes) os_n_file_writes;
 decltype(os_n_fsyncs) os_n_fsyncs;
 
-/* ---- logging: printed, as the server would ---- */
-void sql_print_warning(const char *format, ...)
-{
-  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
-  fputc('\n', stderr);
-}
-void sql_print_error(const char *format, ...)
-{
-  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
-  fputc('\n', stderr);
-}
-void ut_print_buf(FILE *, const void *, ulint) {}
-PSI_memory_key ut_new_get_key_by_file(uint32_t) { return PSI_NOT_INSTRUMENTED; }
-my_hrtime_t my_hrtime() { return {0}; }
+/* the two message kinds 10.5's buf0lru.cc prints beside the common ones */
 ib::warn::~warn() { fprintf(stderr, "%s\n", m_oss.str().c_str()); }
-ib::error::~error() { fprintf(stderr, "%s\n", m_oss.str().c_str()); }
 ib::fatal::~fatal() { fprintf(stderr, "%s\n", m_oss.str().c_str()); abort(); }
-ib::fatal_or_error::~fatal_or_error()
-{ fprintf(stderr, "%s\n", m_oss.str().c_str()); if (m_fatal) abort(); }
-void ut_dbg_assertion_failed(const char *expr, const char *file, unsigned line)
-{
-  fprintf(stderr, "oracle: assertion %s failed at %s:%u\n", expr ? expr : "",
-          file, line);
-  abort();
-}
 
 /* ---- the block latch: one thread, never contended ----
    sync0rw.cc's latches register in a global list and wait on os events;
@@ -207,10 +157,6 @@ ibool ibuf_page_low(const page_id_t, ulint, mtr_t *)
    which a trace carries as an event of its own if at all; the oracle has no
    change buffer and skips it. */
 void ibuf_merge_or_delete_for_page(buf_block_t *, const page_id_t, ulint) {}
-
-/* ---- the clock, driven by the events ---- */
-static ulint oracle_now_ms;
-ulint ut_time_ms() { return oracle_now_ms; }
 
 /* The link wraps pthread_cond_timedwait() for every glue; 10.5's reader
    never waits on one (it runs the LRU batch itself). */
@@ -308,11 +254,7 @@ extern "C" void oracle_reset()
 }
 
 /* ---- the events ---- */
-enum { ORACLE_OK= 0, ORACLE_NOT_RESIDENT= 1, ORACLE_RESIDENT= 2,
-       ORACLE_NO_BLOCK= 3 };
 
-static const page_id_t oracle_id(uint64_t page)
-{ return page_id_t{uint32_t(page >> 32), uint32_t(page)}; }
 
 static buf_page_t *oracle_find(uint64_t page)
 {
@@ -420,23 +362,6 @@ extern "C" int oracle_create(uint64_t page)
 extern "C" void oracle_cleaner() {}
 
 /* ---- the state after an event ---- */
-struct oracle_block
-{
-  uint64_t page;
-  uint32_t old;
-  uint32_t freed_page_clock;
-  uint32_t access_time;
-  uint32_t promote;
-  uint32_t looked_up;
-};
-
-struct oracle_pool
-{
-  uint64_t lru_len, old_len, free_len, freed_page_clock;
-  uint64_t first_old_page; /* UINT64_MAX without an old sublist */
-  uint64_t made_young, not_made_young, lru_waits, pages_read;
-};
-
 extern "C" size_t oracle_lru(oracle_block *out, size_t cap)
 {
   size_t n= 0;

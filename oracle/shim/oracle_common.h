@@ -1,0 +1,93 @@
+/* What every generation's glue (oracle_10_11.cc, oracle_10_5.cc) defines
+   alike, included by each after the server's headers: the way to a
+   private member, the stop for a path that must not run, the server's
+   globals that the copied code reads and that no generation sets, the
+   logging, the clock, and the events' and the snapshot's shapes, which
+   the Rust side (src/lib.rs) declares once for every glue. */
+
+/* Access to a private member without touching the class: the template
+   arguments of an explicit instantiation are not access-checked
+   ([temp.spec]/6), so the instantiation hands out the member pointer
+   through a friend function. */
+template<typename Tag, typename Tag::type M>
+struct oracle_rob { friend typename Tag::type oracle_get(Tag) { return M; } };
+
+/* A path the oracle's events must never reach: stop loudly. */
+[[noreturn]] static void oracle_unreachable(const char *what)
+{
+  fprintf(stderr, "oracle: unreachable path taken: %s\n", what);
+  abort();
+}
+
+/* ---- the server's globals this code reads ---- */
+/* recv_sys zeroed, never constructed (its constructor allocates through
+   the performance schema): recv_recovery_is_on() reads false */
+alignas(recv_sys_t) unsigned char oracle_recv_sys[sizeof(recv_sys_t)]
+  __asm__("recv_sys") __attribute__((used));
+decltype(monitor_set_tbl) monitor_set_tbl;
+decltype(innodb_counter_value) innodb_counter_value;
+decltype(srv_monitor_timer) srv_monitor_timer;
+decltype(srv_print_innodb_monitor) srv_print_innodb_monitor;
+decltype(mem_key_std) mem_key_std;
+decltype(mem_key_other) mem_key_other;
+decltype(my_cpu_relax_multiplier) my_cpu_relax_multiplier= 200;
+decltype(srv_page_size) srv_page_size= UNIV_PAGE_SIZE_DEF;
+decltype(srv_page_size_shift) srv_page_size_shift= UNIV_PAGE_SIZE_SHIFT_DEF;
+extern const size_t alloc_max_retries= 60;
+PSI *PSI_server;
+decltype(srv_undo_space_id_start) srv_undo_space_id_start;
+decltype(srv_undo_tablespaces_open) srv_undo_tablespaces_open;
+
+/* ---- logging: printed, as the server would ---- */
+void sql_print_warning(const char *format, ...)
+{
+  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
+  fputc('\n', stderr);
+}
+void sql_print_error(const char *format, ...)
+{
+  va_list a; va_start(a, format); vfprintf(stderr, format, a); va_end(a);
+  fputc('\n', stderr);
+}
+void ut_print_buf(FILE *, const void *, ulint) {}
+PSI_memory_key ut_new_get_key_by_file(uint32_t) { return PSI_NOT_INSTRUMENTED; }
+my_hrtime_t my_hrtime() { return {0}; }
+ib::error::~error() { fprintf(stderr, "%s\n", m_oss.str().c_str()); }
+ib::fatal_or_error::~fatal_or_error()
+{ fprintf(stderr, "%s\n", m_oss.str().c_str()); if (m_fatal) abort(); }
+void ut_dbg_assertion_failed(const char *expr, const char *file, unsigned line)
+{
+  fprintf(stderr, "oracle: assertion %s failed at %s:%u\n", expr ? expr : "",
+          file, line);
+  abort();
+}
+
+/* ---- the clock, driven by the events ---- */
+static ulint oracle_now_ms;
+ulint ut_time_ms() { return oracle_now_ms; }
+
+/* ---- the events and the state after them ---- */
+enum { ORACLE_OK= 0, ORACLE_NOT_RESIDENT= 1, ORACLE_RESIDENT= 2,
+       ORACLE_NO_BLOCK= 3 };
+
+/* A trace's page is (tablespace id << 32) | page number, as page_id_t's own
+   raw() value is. */
+static const page_id_t oracle_id(uint64_t page)
+{ return page_id_t{uint32_t(page >> 32), uint32_t(page)}; }
+
+struct oracle_block
+{
+  uint64_t page;
+  uint32_t old;
+  uint32_t freed_page_clock; /* before the fix */
+  uint32_t access_time;      /* ms before the fix, clock ticks after it */
+  uint32_t promote;          /* after the fix */
+  uint32_t looked_up;        /* our looked-up remedies (ORACLE_LOOKED_UP) */
+};
+
+struct oracle_pool
+{
+  uint64_t lru_len, old_len, free_len, freed_page_clock;
+  uint64_t first_old_page; /* UINT64_MAX without an old sublist */
+  uint64_t made_young, not_made_young, lru_waits, pages_read;
+};
