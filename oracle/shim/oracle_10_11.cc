@@ -165,8 +165,6 @@ struct oracle_tag_to_withdraw { typedef size_t buf_pool_t::*type;
 template struct oracle_rob<oracle_tag_to_withdraw,
                         &buf_pool_t::n_blocks_to_withdraw>;
 
-static buf_block_t *oracle_blocks;
-static byte *oracle_frames;
 
 extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
                            uint32_t old_pct, uint32_t old_threshold_ms)
@@ -175,17 +173,8 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
     return -1;
   if (!n_blocks)
     return -3;
-  buf_pool.mutex.m_psi= nullptr;
-  pthread_mutex_init(&buf_pool.mutex.m_mutex, nullptr);
-  buf_pool.flush_list_mutex.m_psi= nullptr;
-  pthread_mutex_init(&buf_pool.flush_list_mutex.m_mutex, nullptr);
-  oracle_blocks= static_cast<buf_block_t*>
-    (aligned_alloc(CPU_LEVEL1_DCACHE_LINESIZE, n_blocks * sizeof(buf_block_t)));
-  oracle_frames= static_cast<byte*>
-    (aligned_alloc(srv_page_size, n_blocks * srv_page_size));
-  if (!oracle_blocks || !oracle_frames)
-    return -2;
-  memset(static_cast<void*>(oracle_blocks), 0, n_blocks * sizeof(buf_block_t));
+  if (int e= oracle_pool_alloc(n_blocks))
+    return e;
   buf_pool.*oracle_get(oracle_tag_n_blocks())= n_blocks;
   buf_pool.*oracle_get(oracle_tag_to_withdraw())= 0;
   UT_LIST_INIT(buf_pool.free, &buf_page_t::list);
@@ -203,10 +192,6 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
   for (size_t i= 0; i < UT_ARR_SIZE(buf_pool.zip_free); ++i)
     UT_LIST_INIT(buf_pool.zip_free[i], &buf_buddy_free_t::list);
   buf_pool.page_hash.create(2 * n_blocks);
-  pthread_cond_init(&buf_pool.done_flush_LRU, nullptr);
-  pthread_cond_init(&buf_pool.done_flush_list, nullptr);
-  pthread_cond_init(&buf_pool.do_flush_list, nullptr);
-  pthread_cond_init(&buf_pool.done_free, nullptr);
   buf_pool.try_LRU_scan= true;
   buf_pool.LRU_scan_depth= ulong(lru_scan_depth);
   buf_LRU_old_ratio_update(old_pct, false);
@@ -229,19 +214,7 @@ extern "C" void oracle_reset()
 {
   if (!oracle_blocks)
     return;
-  aligned_free(buf_pool.page_hash.array);
-  pthread_mutex_destroy(&buf_pool.mutex.m_mutex);
-  pthread_mutex_destroy(&buf_pool.flush_list_mutex.m_mutex);
-  pthread_cond_destroy(&buf_pool.done_flush_LRU);
-  pthread_cond_destroy(&buf_pool.done_flush_list);
-  pthread_cond_destroy(&buf_pool.do_flush_list);
-  pthread_cond_destroy(&buf_pool.done_free);
-  free(oracle_blocks);
-  free(oracle_frames);
-  oracle_blocks= nullptr;
-  oracle_frames= nullptr;
-  memset(static_cast<void*>(&buf_pool), 0, sizeof buf_pool);
-  new (&buf_pool) buf_pool_t;
+  oracle_pool_release();
   buf_lru_flush_page_count= 0;
   buf_lru_freed_page_count= 0;
   oracle_waits_seen= 0;

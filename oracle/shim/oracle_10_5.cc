@@ -170,8 +170,6 @@ extern "C" int __wrap_pthread_cond_timedwait(pthread_cond_t *c,
 }
 
 /* ---- the pool: buf_pool_t::create() in small, our own memory ---- */
-static buf_block_t *oracle_blocks;
-static byte *oracle_frames;
 
 /* innodb_lru_flush_size, which buf0lru.cc defines: the model's rule
    (lru_model::FreeBlocks::ReaderFlush) says what it is */
@@ -187,17 +185,8 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
     return -1;
   if (!n_blocks)
     return -3;
-  buf_pool.mutex.m_psi= nullptr;
-  pthread_mutex_init(&buf_pool.mutex.m_mutex, nullptr);
-  buf_pool.flush_list_mutex.m_psi= nullptr;
-  pthread_mutex_init(&buf_pool.flush_list_mutex.m_mutex, nullptr);
-  oracle_blocks= static_cast<buf_block_t*>
-    (aligned_alloc(CPU_LEVEL1_DCACHE_LINESIZE, n_blocks * sizeof(buf_block_t)));
-  oracle_frames= static_cast<byte*>
-    (aligned_alloc(srv_page_size, n_blocks * srv_page_size));
-  if (!oracle_blocks || !oracle_frames)
-    return -2;
-  memset(static_cast<void*>(oracle_blocks), 0, n_blocks * sizeof(buf_block_t));
+  if (int e= oracle_pool_alloc(n_blocks))
+    return e;
   buf_pool.curr_size= n_blocks;
   buf_pool.old_size= n_blocks;
   srv_buf_pool_size= srv_buf_pool_old_size= n_blocks * srv_page_size;
@@ -220,10 +209,6 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
   for (size_t i= 0; i < UT_ARR_SIZE(buf_pool.zip_free); ++i)
     UT_LIST_INIT(buf_pool.zip_free[i], &buf_buddy_free_t::list);
   buf_pool.page_hash.create(2 * n_blocks);
-  pthread_cond_init(&buf_pool.done_flush_LRU, nullptr);
-  pthread_cond_init(&buf_pool.done_flush_list, nullptr);
-  pthread_cond_init(&buf_pool.do_flush_list, nullptr);
-  pthread_cond_init(&buf_pool.done_free, nullptr);
   buf_pool.try_LRU_scan= true;
   srv_LRU_scan_depth= ulong(lru_scan_depth);
   buf_LRU_old_ratio_update(old_pct, false);
@@ -236,19 +221,7 @@ extern "C" void oracle_reset()
 {
   if (!oracle_blocks)
     return;
-  aligned_free(buf_pool.page_hash.array);
-  pthread_mutex_destroy(&buf_pool.mutex.m_mutex);
-  pthread_mutex_destroy(&buf_pool.flush_list_mutex.m_mutex);
-  pthread_cond_destroy(&buf_pool.done_flush_LRU);
-  pthread_cond_destroy(&buf_pool.done_flush_list);
-  pthread_cond_destroy(&buf_pool.do_flush_list);
-  pthread_cond_destroy(&buf_pool.done_free);
-  free(oracle_blocks);
-  free(oracle_frames);
-  oracle_blocks= nullptr;
-  oracle_frames= nullptr;
-  memset(static_cast<void*>(&buf_pool), 0, sizeof buf_pool);
-  new (&buf_pool) buf_pool_t;
+  oracle_pool_release();
   buf_lru_flush_page_count= 0;
   oracle_now_ms= 0;
 }

@@ -2,7 +2,8 @@
    alike, included by each after the server's headers: the way to a
    private member, the stop for a path that must not run, the server's
    globals that the copied code reads and that no generation sets, the
-   logging, the clock, and the events' and the snapshot's shapes, which
+   logging, the clock, the pool's memory, and the events' and the
+   snapshot's shapes, which
    the Rust side (src/lib.rs) declares once for every glue. */
 
 /* Access to a private member without touching the class: the template
@@ -65,6 +66,52 @@ void ut_dbg_assertion_failed(const char *expr, const char *file, unsigned line)
 /* ---- the clock, driven by the events ---- */
 static ulint oracle_now_ms;
 ulint ut_time_ms() { return oracle_now_ms; }
+
+/* ---- the pool: buf_pool_t::create() in small, our own memory ---- */
+static buf_block_t *oracle_blocks;
+static byte *oracle_frames;
+
+/* buf_pool's latches and condition variables without the performance
+   schema, and n_blocks zeroed descriptors with their frames: 0, or -2 when
+   the memory cannot be had. */
+static int oracle_pool_alloc(uint64_t n_blocks)
+{
+  buf_pool.mutex.m_psi= nullptr;
+  pthread_mutex_init(&buf_pool.mutex.m_mutex, nullptr);
+  buf_pool.flush_list_mutex.m_psi= nullptr;
+  pthread_mutex_init(&buf_pool.flush_list_mutex.m_mutex, nullptr);
+  pthread_cond_init(&buf_pool.done_flush_LRU, nullptr);
+  pthread_cond_init(&buf_pool.done_flush_list, nullptr);
+  pthread_cond_init(&buf_pool.do_flush_list, nullptr);
+  pthread_cond_init(&buf_pool.done_free, nullptr);
+  oracle_blocks= static_cast<buf_block_t*>
+    (aligned_alloc(CPU_LEVEL1_DCACHE_LINESIZE, n_blocks * sizeof(buf_block_t)));
+  oracle_frames= static_cast<byte*>
+    (aligned_alloc(srv_page_size, n_blocks * srv_page_size));
+  if (!oracle_blocks || !oracle_frames)
+    return -2;
+  memset(static_cast<void*>(oracle_blocks), 0, n_blocks * sizeof(buf_block_t));
+  return 0;
+}
+
+/* What oracle_pool_alloc() and the page hash's create() took, given back;
+   buf_pool zeroed and constructed again as a global is. */
+static void oracle_pool_release()
+{
+  aligned_free(buf_pool.page_hash.array);
+  pthread_mutex_destroy(&buf_pool.mutex.m_mutex);
+  pthread_mutex_destroy(&buf_pool.flush_list_mutex.m_mutex);
+  pthread_cond_destroy(&buf_pool.done_flush_LRU);
+  pthread_cond_destroy(&buf_pool.done_flush_list);
+  pthread_cond_destroy(&buf_pool.do_flush_list);
+  pthread_cond_destroy(&buf_pool.done_free);
+  free(oracle_blocks);
+  free(oracle_frames);
+  oracle_blocks= nullptr;
+  oracle_frames= nullptr;
+  memset(static_cast<void*>(&buf_pool), 0, sizeof buf_pool);
+  new (&buf_pool) buf_pool_t;
+}
 
 /* ---- the events and the state after them ---- */
 enum { ORACLE_OK= 0, ORACLE_NOT_RESIDENT= 1, ORACLE_RESIDENT= 2,
