@@ -165,14 +165,9 @@ struct oracle_tag_to_withdraw { typedef size_t buf_pool_t::*type;
 template struct oracle_rob<oracle_tag_to_withdraw,
                         &buf_pool_t::n_blocks_to_withdraw>;
 
-
 extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
                            uint32_t old_pct, uint32_t old_threshold_ms)
 {
-  if (oracle_blocks)
-    return -1;
-  if (!n_blocks)
-    return -3;
   if (int e= oracle_pool_alloc(n_blocks))
     return e;
   buf_pool.*oracle_get(oracle_tag_n_blocks())= n_blocks;

@@ -181,10 +181,6 @@ extern "C" void oracle_set_lru_flush_size(uint64_t n)
 extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
                            uint32_t old_pct, uint32_t old_threshold_ms)
 {
-  if (oracle_blocks)
-    return -1;
-  if (!n_blocks)
-    return -3;
   if (int e= oracle_pool_alloc(n_blocks))
     return e;
   buf_pool.curr_size= n_blocks;

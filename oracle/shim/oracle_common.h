@@ -72,10 +72,15 @@ static buf_block_t *oracle_blocks;
 static byte *oracle_frames;
 
 /* buf_pool's latches and condition variables without the performance
-   schema, and n_blocks zeroed descriptors with their frames: 0, or -2 when
-   the memory cannot be had. */
+   schema, and n_blocks zeroed descriptors with their frames: 0; -1 when a
+   pool exists already, -3 for no blocks, -2 when the memory cannot be
+   had (oracle_init()'s codes). */
 static int oracle_pool_alloc(uint64_t n_blocks)
 {
+  if (oracle_blocks)
+    return -1;
+  if (!n_blocks)
+    return -3;
   buf_pool.mutex.m_psi= nullptr;
   pthread_mutex_init(&buf_pool.mutex.m_mutex, nullptr);
   buf_pool.flush_list_mutex.m_psi= nullptr;
