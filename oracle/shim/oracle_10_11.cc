@@ -181,12 +181,7 @@ extern "C" int oracle_init(uint64_t n_blocks, uint64_t lru_scan_depth,
     UT_LIST_ADD_LAST(buf_pool.free, &block->page);
   }
   /* buf_pool.withdrawn (private) stays as the zeroed global has it: empty */
-  UT_LIST_INIT(buf_pool.LRU, &buf_page_t::LRU);
-  UT_LIST_INIT(buf_pool.flush_list, &buf_page_t::list);
-  UT_LIST_INIT(buf_pool.unzip_LRU, &buf_block_t::unzip_LRU);
-  for (size_t i= 0; i < UT_ARR_SIZE(buf_pool.zip_free); ++i)
-    UT_LIST_INIT(buf_pool.zip_free[i], &buf_buddy_free_t::list);
-  buf_pool.page_hash.create(2 * n_blocks);
+  oracle_pool_lists(n_blocks);
   buf_pool.try_LRU_scan= true;
   buf_pool.LRU_scan_depth= ulong(lru_scan_depth);
   buf_LRU_old_ratio_update(old_pct, false);

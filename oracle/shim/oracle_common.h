@@ -99,6 +99,19 @@ static int oracle_pool_alloc(uint64_t n_blocks)
   return 0;
 }
 
+/* The empty LRU, flush and compressed-page lists, and the page hash for a
+   pool of n_blocks, as buf_pool_t::create() makes them (the free list is
+   the glue's: its blocks are each generation's). */
+static void oracle_pool_lists(uint64_t n_blocks)
+{
+  UT_LIST_INIT(buf_pool.LRU, &buf_page_t::LRU);
+  UT_LIST_INIT(buf_pool.flush_list, &buf_page_t::list);
+  UT_LIST_INIT(buf_pool.unzip_LRU, &buf_block_t::unzip_LRU);
+  for (size_t i= 0; i < UT_ARR_SIZE(buf_pool.zip_free); ++i)
+    UT_LIST_INIT(buf_pool.zip_free[i], &buf_buddy_free_t::list);
+  buf_pool.page_hash.create(2 * n_blocks);
+}
+
 /* What oracle_pool_alloc() and the page hash's create() took, given back;
    buf_pool zeroed and constructed again as a global is. */
 static void oracle_pool_release()
