@@ -218,8 +218,6 @@ extern "C" void oracle_reset()
 }
 
 /* ---- the events ---- */
-
-
 static buf_page_t *oracle_find(uint64_t page)
 {
   const page_id_t id{oracle_id(page)};
