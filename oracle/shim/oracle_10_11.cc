@@ -131,14 +131,26 @@ ulonglong my_interval_timer() { return ulonglong{oracle_now_ms} * 1000000; }
 
 static ulint oracle_waits_seen;
 
+/* Whether a wake-up with a block in hand runs the batch too
+   (lru_model::CleanerWakeup::Early): set by the Rust side from the model's
+   pool before each run. */
+static bool oracle_wake_early;
+extern "C" void oracle_set_cleaner_wakeup(bool early)
+{
+  oracle_wake_early= early;
+}
+
 /* buf_LRU_get_free_block() wakes the page cleaner after counting a wait
-   (buf_pool.stat.LRU_waits) when no block is free: the oracle runs the
-   cleaner's batch at once, in the waiting thread, which holds buf_pool.mutex
-   as the cleaner would. A wake-up with a block in hand does nothing: the
-   trace's own `cleaner` events are the batches that run then. */
+   (buf_pool.stat.LRU_waits) when no block is free, and, with a block in
+   hand, when fewer than innodb_lru_scan_depth / 2 are left free (its
+   got_block: path, under the tree's own condition). The oracle runs the
+   cleaner's batch at once, in the waking thread, which holds
+   buf_pool.mutex as the cleaner would: after a wait always; with a block in
+   hand only when the model's pool is given the early wake-up, for the
+   trace's own `cleaner` events are otherwise the batches that run then. */
 void buf_pool_t::page_cleaner_wakeup(bool) noexcept
 {
-  if (stat.LRU_waits == oracle_waits_seen)
+  if (stat.LRU_waits == oracle_waits_seen && !oracle_wake_early)
     return;
   oracle_waits_seen= stat.LRU_waits;
   buf_flush_LRU(srv_max_io_capacity);
@@ -208,6 +220,7 @@ extern "C" void oracle_reset()
   buf_lru_flush_page_count= 0;
   buf_lru_freed_page_count= 0;
   oracle_waits_seen= 0;
+  oracle_wake_early= false;
   oracle_now_ms= 0;
 }
 

@@ -171,6 +171,9 @@ extern "C" int __wrap_pthread_cond_timedwait(pthread_cond_t *c,
 
 /* ---- the pool: buf_pool_t::create() in small, our own memory ---- */
 
+/* 10.5's page cleaner runs no LRU batch, woken or not: nothing to set. */
+extern "C" void oracle_set_cleaner_wakeup(bool) {}
+
 /* innodb_lru_flush_size, which buf0lru.cc defines: the model's rule
    (lru_model::FreeBlocks::ReaderFlush) says what it is */
 extern "C" void oracle_set_lru_flush_size(uint64_t n)

@@ -287,6 +287,7 @@ mod sys {
         fn oracle_state(s: *mut RawPool);
         #[cfg(oracle = "10.5")]
         fn oracle_set_lru_flush_size(n: u64);
+        fn oracle_set_cleaner_wakeup(early: bool);
     }
 
     fn outcome(code: i32) -> Result<(), &'static str> {
@@ -313,9 +314,12 @@ mod sys {
             // SAFETY: the caller holds POOL
             unsafe { oracle_set_lru_flush_size(lru_flush_size.into()) }
         }
+        // when the tree's batch runs besides waits: as the model's pool says
+        let early = cfg.cleaner_wakeup == lru_model::CleanerWakeup::Early;
         // SAFETY: the caller holds POOL; the glue allocates its own pool
         let code = unsafe {
             oracle_reset();
+            oracle_set_cleaner_wakeup(early);
             oracle_init(
                 cfg.pool_pages.into(),
                 cfg.lru_scan_depth.into(),

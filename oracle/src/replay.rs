@@ -24,8 +24,12 @@ pub struct Agreement {
     pub accesses: u64,
     /// frees
     pub frees: u64,
-    /// page-cleaner batches
+    /// page-cleaner events of the trace
     pub cleaner_batches: u64,
+    /// the page-cleaner batches the model ran: the trace's, those after a
+    /// wait for a free block, and those of an early wake-up
+    /// (`lru_model::CleanerWakeup::Early`)
+    pub batches_run: u64,
     /// the model's evictions (by a read's own scan or by a batch)
     pub evictions: u64,
     /// the model's pages made young
@@ -39,13 +43,14 @@ impl fmt::Display for Agreement {
         write!(
             f,
             "{} events agree ({} reads, {} creates, {} accesses, {} frees, {} batches; {} \
-             evictions, {} made young)",
+             batches run, {} evictions, {} made young)",
             self.events,
             self.reads,
             self.creates,
             self.accesses,
             self.frees,
             self.cleaner_batches,
+            self.batches_run,
             self.evictions,
             self.made_young
         )
@@ -214,6 +219,7 @@ pub fn compare_with<P: Policy>(
         before = mine;
     }
     seen.evictions = model.counters().evictions;
+    seen.batches_run = model.counters().cleaner_batches;
     seen.made_young = model.counters().made_young;
     Ok(seen)
 }

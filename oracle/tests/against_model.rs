@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 
 use lru_model::server_trace::ServerStream;
 use lru_model::{
-    Boundary, BufferPool, Config, Eager, Event, FreeBlocks, Lazy, ModelRules, MoveStamp,
-    OldSurplus, Policy, PolicyKind, ShortLru, YoungTouch,
+    Boundary, BufferPool, CleanerWakeup, Config, Eager, Event, FreeBlocks, Lazy, ModelRules,
+    MoveStamp, OldSurplus, Policy, PolicyKind, ShortLru, YoungTouch,
 };
 use oracle::random::{RandomTrace, Shape};
 use oracle::replay::{compare, compare_with, Agreement, Stop};
@@ -24,7 +24,9 @@ fn tree_version() -> String {
 }
 
 /// The pools the random traces run on: an old sublist from 512 blocks on,
-/// the page cleaner's free-list target, the old share and the threshold.
+/// the page cleaner's free-list target, the old share and the threshold,
+/// and when the page cleaner runs (the trace's schedule, or also woken
+/// early as `buf_LRU_get_free_block()` wakes it).
 fn pools() -> Vec<Config> {
     let pool = |pool_pages, lru_scan_depth, old_pct, old_blocks_time_ms| Config {
         pool_pages,
@@ -44,6 +46,16 @@ fn pools() -> Vec<Config> {
         // short of an old sublist, then just over it
         pool(400, 100, 37, 1000),
         pool(600, 300, 37, 1000),
+        // the page cleaner also woken whenever a read leaves fewer than
+        // half the scan depth free, its batch run at once
+        Config {
+            cleaner_wakeup: CleanerWakeup::Early,
+            ..pool(1000, 100, 37, 1000)
+        },
+        Config {
+            cleaner_wakeup: CleanerWakeup::Early,
+            ..pool(800, 128, 37, 0)
+        },
     ]
 }
 
@@ -99,13 +111,28 @@ fn random_traces_agree_event_by_event() {
         match replay_random(for_tree(cfg), seed, 20_000) {
             Ok(a) => {
                 println!(
-                    "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}: {a}",
-                    cfg.pool_pages, cfg.lru_scan_depth, cfg.old_pct, cfg.old_blocks_time_ms,
+                    "{version}: pool {} depth {} old {}% time {} ms, cleaner {}, seed {seed:#x}: {a}",
+                    cfg.pool_pages,
+                    cfg.lru_scan_depth,
+                    cfg.old_pct,
+                    cfg.old_blocks_time_ms,
+                    cfg.cleaner_wakeup.name(),
                 );
                 assert!(
                     a.evictions > 0 && a.frees > 0 && a.cleaner_batches > 0,
                     "{a:?}"
                 );
+                // an early wake-up runs batches beyond the trace's (on
+                // the scheduled pools the two counts are equal: no read
+                // waits; under 10.5's rule the reader frees blocks itself)
+                if cfg.cleaner_wakeup == CleanerWakeup::Early
+                    && rules().free_blocks == FreeBlocks::Cleaner
+                {
+                    assert!(
+                        a.batches_run > a.cleaner_batches,
+                        "no early batch ran: {a:?}"
+                    );
+                }
                 // made young counts old blocks only: none below 512 blocks
                 if cfg.pool_pages >= lru_model::pool::OLD_MIN_LEN {
                     assert!(a.made_young > 0, "the trace promotes: {a:?}");
@@ -114,8 +141,12 @@ fn random_traces_agree_event_by_event() {
                 total.blocks_compared += a.blocks_compared;
             }
             Err(stop) => panic!(
-                "{version}: pool {} depth {} old {}% time {} ms, seed {seed:#x}:\n{stop}",
-                cfg.pool_pages, cfg.lru_scan_depth, cfg.old_pct, cfg.old_blocks_time_ms
+                "{version}: pool {} depth {} old {}% time {} ms, cleaner {}, seed {seed:#x}:\n{stop}",
+                cfg.pool_pages,
+                cfg.lru_scan_depth,
+                cfg.old_pct,
+                cfg.old_blocks_time_ms,
+                cfg.cleaner_wakeup.name(),
             ),
         }
     }

@@ -70,8 +70,10 @@ pub struct Config {
 /// [`FreeBlocks::Cleaner`]), besides the trace's `cleaner` events and a
 /// read's wait for a free block. Not a rule of a tree (10.11.18 and 11.8.6
 /// both wake their cleaner early) but how faithfully a trace's schedule
-/// follows the server's. The oracle runs the tree's batch only at cleaner
-/// events and waits: it checks `Scheduled` only.
+/// follows the server's. The oracle runs the tree's batch at the same
+/// moments (its glue's `page_cleaner_wakeup()`, called by the tree's own
+/// `buf_LRU_get_free_block()` under the tree's condition), so it checks
+/// both.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CleanerWakeup {
