@@ -1077,5 +1077,5 @@ fn cleaner_wakeups_are_named_as_the_command_line_takes_them() {
         assert_eq!(w.name().parse::<CleanerWakeup>(), Ok(w));
     }
     let err = "soon".parse::<CleanerWakeup>().unwrap_err();
-    assert!(err.contains("`soon`"), "{err}");
+    assert!(err.contains("\"soon\""), "{err}");
 }

@@ -306,20 +306,19 @@ mod sys {
         // the model's rule is another (the tree's code is 10.5's whatever
         // rule the model is given)
         #[cfg(oracle = "10.5")]
-        {
-            let lru_flush_size = match cfg.free_blocks {
-                lru_model::FreeBlocks::ReaderFlush { lru_flush_size } => lru_flush_size,
-                lru_model::FreeBlocks::Cleaner => lru_model::LRU_FLUSH_SIZE,
-            };
-            // SAFETY: the caller holds POOL
-            unsafe { oracle_set_lru_flush_size(lru_flush_size.into()) }
-        }
+        let lru_flush_size = match cfg.free_blocks {
+            lru_model::FreeBlocks::ReaderFlush { lru_flush_size } => lru_flush_size,
+            lru_model::FreeBlocks::Cleaner => lru_model::LRU_FLUSH_SIZE,
+        };
         // when the tree's batch runs besides waits: as the model's pool says
         let early = cfg.cleaner_wakeup == lru_model::CleanerWakeup::Early;
-        // SAFETY: the caller holds POOL; the glue allocates its own pool
+        // SAFETY: the caller holds POOL; the glue allocates its own pool and
+        // takes its settings after the reset that clears them
         let code = unsafe {
             oracle_reset();
             oracle_set_cleaner_wakeup(early);
+            #[cfg(oracle = "10.5")]
+            oracle_set_lru_flush_size(lru_flush_size.into());
             oracle_init(
                 cfg.pool_pages.into(),
                 cfg.lru_scan_depth.into(),

@@ -100,7 +100,7 @@ pub struct PoolArgs {
     /// under the cleaner's rule, when its LRU batch runs besides cleaner
     /// events and waits: `scheduled` (only then) or `early` (also whenever
     /// a read leaves fewer than innodb_lru_scan_depth/2 blocks free, as
-    /// 10.6 on wakes it; the batch runs at once).
+    /// 10.11.18 and 11.8.6 wake it; the batch runs at once).
     #[arg(long, value_parser = parse_cleaner_wakeup)]
     pub cleaner_wakeup: Option<CleanerWakeup>,
 }

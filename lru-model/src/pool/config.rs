@@ -107,16 +107,12 @@ impl CleanerWakeup {
 impl std::str::FromStr for CleanerWakeup {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        CleanerWakeup::ALL
-            .into_iter()
-            .find(|w| w.name() == s)
-            .ok_or_else(|| {
-                format!(
-                    "`{s}` is no page-cleaner wake-up: `scheduled` (cleaner events and waits) \
-                     or `early` (also when a read leaves fewer than innodb_lru_scan_depth/2 \
-                     free blocks)"
-                )
-            })
+        decide::rule_named(
+            &CleanerWakeup::ALL,
+            CleanerWakeup::name,
+            "page-cleaner wake-up",
+            s,
+        )
     }
 }
 
