@@ -19,7 +19,7 @@ pub enum FfiAction {
     Check {
         /// The tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1`.
         #[arg(long)]
-        tree: String,
+        tree: crate::tree::TreeSpec,
         /// A patch variant of patches/patches.toml (`gate`, `fixed`,
         /// `mdev-41036`, ...), applied before the headers are read.
         #[arg(long, default_value = "base")]
@@ -33,7 +33,7 @@ pub fn run(cmd: FfiAction) -> Result<()> {
     }
 }
 
-fn check(spec: &str, variant: &str) -> Result<()> {
+fn check(spec: &crate::tree::TreeSpec, variant: &str) -> Result<()> {
     let tree = crate::tree_check::configure_tree(spec, variant, "ffi check", false)?;
     let inputs = crate::tree_check::TestInputs::default();
     crate::tree_check::run_tree_tests("ffi", "ffi check", &tree, &inputs, summary_line)

@@ -20,7 +20,7 @@ pub enum OracleAction {
     Check {
         /// The tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1`.
         #[arg(long)]
-        tree: String,
+        tree: crate::tree::TreeSpec,
         /// A patch variant of patches/patches.toml, applied before the
         /// tree's code is compiled: one the LRU model has a policy for
         /// (base, fixed, our remedies, old-surplus), which the code is

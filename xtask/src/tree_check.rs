@@ -28,7 +28,7 @@ pub(crate) struct CheckedTree {
 /// `needs_model_policy`, a variant the model has no policy for is refused
 /// before anything is configured.
 pub(crate) fn configure_tree(
-    spec: &str,
+    spec: &crate::tree::TreeSpec,
     variant: &str,
     check: &str,
     needs_model_policy: bool,

@@ -6,9 +6,9 @@
 //! diagnostic pass, and after a write test the post-write flush) in Mark's
 //! order (`run_order`).
 
+mod cell_run;
 mod cost_pass;
 mod idle;
-mod pass;
 mod profile_pass;
 pub mod scan_loop;
 mod sysbench;
@@ -16,11 +16,9 @@ mod sysbench;
 pub use cost_pass::{run as execute_cost_cell, COST_SEED};
 pub use profile_pass::ProfileTarget;
 
+use cell_run::{hold_purge, measured_pass, record_command, CellRun, Phases};
 pub use idle::IdleSample;
-use pass::{
-    begin_cell, cell_log, deadline, hold_purge, lua_dir, measured_pass, phase, prepare_deadline,
-    record_command, sysbench_args, Length,
-};
+use sysbench::{deadline, lua_dir, prepare_deadline, sysbench_args, Length};
 
 use crate::dims::Step;
 use crate::dims::WorkloadKind;
@@ -407,7 +405,7 @@ pub fn prepare_data(
         return scan_loop::prepare(w, server, logs);
     }
     std::fs::create_dir_all(logs)?;
-    let mut phases = Vec::new();
+    let mut phases = Phases::new(w);
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
     let script = lua_dir().join(WorkloadKind::PointsCoveredPk.script());
@@ -415,7 +413,7 @@ pub fn prepare_data(
     // prepare loads tables in parallel, one thread per table at most
     let max_threads = w.thread_counts().into_iter().max().unwrap_or(1);
     let loaders = w.tables.min(max_threads.max(2));
-    phase(&mut phases, w, Step::Prepare, || {
+    phases.time(Step::Prepare, || {
         let args = sysbench_args(
             w,
             server,
@@ -446,7 +444,7 @@ pub fn prepare_data(
                 deadline(w.arm_seconds),
             ),
         };
-        phase(&mut phases, w, Step::Arm, || {
+        phases.time(Step::Arm, || {
             let args = sysbench_args(
                 w,
                 server,
@@ -474,7 +472,7 @@ pub fn prepare_data(
             Ok(())
         })?;
     }
-    Ok(phases)
+    Ok(phases.into_vec())
 }
 
 /// Runs one cell of `w` at `threads` on a server that `prepare_data` has
@@ -492,9 +490,8 @@ pub fn execute_cell(
     if kind == WorkloadKind::ScanLoop {
         return scan_loop::execute_cell(w, threads, server, logs);
     }
-    let (mut conn, mut out, mut phases) = begin_cell(w, kind, threads, server, logs)?;
+    let mut run = CellRun::begin(w, kind, threads, server, logs)?;
     let script = lua_dir().join(kind.script()).display().to_string();
-    let log = |phase: &str| cell_log(logs, w, threads, phase);
     let pid = server.pid;
     // every pass of the cell runs the kind's script for some seconds, and
     // the report lists each command line
@@ -513,25 +510,20 @@ pub fn execute_cell(
     };
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, w, Step::WarmUp, || {
-            let args = pass_args(w.warmup_seconds, &mut out);
-            sysbench::run(&args, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
+        let log = run.log("warmup");
+        run.phase(Step::WarmUp, |_, out| {
+            let args = pass_args(w.warmup_seconds, out);
+            sysbench::run(&args, deadline(w.warmup_seconds), &log).map(|_| ())
         })?;
     }
 
     // a traced build's page trace: which of its records the measured run made
     let page_trace = server.dir.page_trace();
-    phase(&mut phases, w, Step::Measured, || {
-        let args = pass_args(w.measure_seconds, &mut out);
+    let log = run.log("measured");
+    run.phase(Step::Measured, |conn, out| {
+        let args = pass_args(w.measure_seconds, out);
         let first = page_trace::claimed(&page_trace);
-        let pass = measured_pass(
-            &mut conn,
-            pid,
-            &args,
-            w.measure_seconds,
-            &log("measured"),
-            false,
-        )?;
+        let pass = measured_pass(conn, pid, &args, w.measure_seconds, &log, false)?;
         if pass.measured.sysbench.queries == 0 {
             bail!("sysbench ran no queries in the measured run");
         }
@@ -542,13 +534,14 @@ pub fn execute_cell(
     })?;
 
     if w.diagnostic_seconds > 0 {
-        phase(&mut phases, w, Step::Diagnostic, || {
-            let args = pass_args(w.diagnostic_seconds, &mut out);
+        let log = run.log("diagnostic");
+        run.phase(Step::Diagnostic, |conn, out| {
+            let args = pass_args(w.diagnostic_seconds, out);
             let pass = diagnostic_pass(
-                &mut conn,
+                conn,
                 pid,
                 (&args, w.diagnostic_seconds),
-                &log("diagnostic"),
+                &log,
                 &mut out.not_measured,
             )?;
             out.diagnostic = Some(pass);
@@ -557,12 +550,16 @@ pub fn execute_cell(
     }
 
     if let Some(target) = profile.filter(|_| w.profile_seconds > 0) {
-        let args = pass_args(profile_pass::load_seconds(w), &mut out);
-        let logs = (log("profile"), log("profile-gdb"), log("profile-perf"));
-        let pass = phase(&mut phases, w, Step::Profile, || {
+        let args = pass_args(profile_pass::load_seconds(w), &mut run.out);
+        let logs = (
+            run.log("profile"),
+            run.log("profile-gdb"),
+            run.log("profile-perf"),
+        );
+        let pass = run.phase(Step::Profile, |conn, out| {
             profile_pass::run(
                 w,
-                &mut conn,
+                conn,
                 pid,
                 &args,
                 target,
@@ -570,16 +567,14 @@ pub fn execute_cell(
                 &mut out.not_measured,
             )
         });
-        keep_profile(pass, &mut out)?;
+        keep_profile(pass, &mut run.out)?;
     }
 
     if kind.is_write() {
-        out.post_write = Some(phase(&mut phases, w, Step::PostWrite, || {
-            post_write(&mut conn, w)
-        })?);
+        let flushed = run.phase(Step::PostWrite, |conn, _| post_write(conn, w))?;
+        run.out.post_write = Some(flushed);
     }
-    out.phases = phases;
-    Ok(out)
+    Ok(run.finish())
 }
 
 /// The profile pass's stacks into the outcome, or why they are absent:

@@ -44,7 +44,7 @@ fn commit(repo: &git2::Repository, parent: git2::Oid, tree: git2::Oid, message: 
 /// The planted history in a repository under `dir` (objects shared with
 /// the cached tree, no work tree written): (its dir, [c0, c1, c2, c3]).
 fn planted_history(dir: &Path) -> (PathBuf, [git2::Oid; 4]) {
-    let tree = xtask::tree::resolve(TREE).unwrap();
+    let tree = xtask::tree::resolve(&TREE.parse().unwrap()).unwrap();
     let dest = dir.join("planted");
     let mut no_files = git2::build::CheckoutBuilder::new();
     no_files.dry_run();

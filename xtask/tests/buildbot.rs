@@ -162,7 +162,7 @@ fn a_two_shard_matrix_runs_on_buildbot_and_its_merged_report_holds_both() {
     // the builds first, outside Buildbot: on a cold cache they take longer
     // than the coordinator's time limit, which is meant for Buildbot's own
     // work (the workers then reuse them, as on a host that built before)
-    let tree = xtask::tree::resolve(TREE).unwrap();
+    let tree = xtask::tree::resolve(&TREE.parse().unwrap()).unwrap();
     for v in ["base", "gate"] {
         let resolved = xtask::variant::resolve(&Default::default(), &tree, v).unwrap();
         xtask::build::build(&tree, &resolved.label, &resolved.change, Default::default()).unwrap();

@@ -28,7 +28,7 @@ fn a_cost_pass_counts_instructions_per_query_and_the_report_shows_them() {
     let mut m = Matrix::new(
         "cost",
         vec![TreeEntry {
-            spec: TREE.into(),
+            spec: TREE.parse().unwrap(),
             name: Some("10.11.18".into()),
             variants: vec!["base".into(), "fixed".into()],
         }],

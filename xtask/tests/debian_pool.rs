@@ -32,7 +32,7 @@ fn mariadb_11_8_6_through_the_pool_path() {
     let cache = tempfile::tempdir().unwrap();
     let start = Instant::now();
     let spec = "debian:mariadb=1:11.8.6-0+deb13u1";
-    let tree = xtask::tree::resolve_in(spec, cache.path()).unwrap();
+    let tree = xtask::tree::resolve_in(&spec.parse().unwrap(), cache.path()).unwrap();
     eprintln!("fetched {spec} in {:.0} s", start.elapsed().as_secs_f64());
     assert_eq!(tree.version, "11.8.6");
     assert_eq!(tree.series.to_string(), "11.8");
@@ -63,7 +63,7 @@ fn mysql_9_7_2_is_a_mysql_tree_that_configures() {
     use xtask::dims::Engine;
     let start = Instant::now();
     let spec = "debian:mysql-9.7=9.7.2-4";
-    let tree = xtask::tree::resolve(spec).unwrap();
+    let tree = xtask::tree::resolve(&spec.parse().unwrap()).unwrap();
     eprintln!("resolved {spec} in {:.0} s", start.elapsed().as_secs_f64());
     assert_eq!(tree.version, "9.7.2");
     assert_eq!(tree.series.engine, Engine::MySql);

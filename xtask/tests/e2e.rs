@@ -43,7 +43,7 @@ fn one_repetition(name: &str, variants: &[&str], workload: Workload) -> Matrix {
     let mut m = Matrix::new(
         name,
         vec![TreeEntry {
-            spec: TREE.into(),
+            spec: TREE.parse().unwrap(),
             name: Some("10.11.18".into()),
             variants: variants.iter().map(|v| v.to_string()).collect(),
         }],

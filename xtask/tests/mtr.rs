@@ -36,7 +36,7 @@ fn a_real_mtr_run_yields_pass_skip_and_fail_per_test() {
     );
     let out = dir.path().join("out");
     let opts = Options {
-        tree: TREE.into(),
+        tree: TREE.parse().unwrap(),
         variant: "base".into(),
         build_type: BuildType::RelWithDebInfo,
         suite: None,

@@ -20,7 +20,7 @@ fn a_traced_server_s_page_stream_is_replayed_and_the_model_gives_its_hit_ratio()
     let mut m = Matrix::new(
         "page-trace",
         vec![TreeEntry {
-            spec: TREE.into(),
+            spec: TREE.parse().unwrap(),
             name: Some("10.11.18".into()),
             variants: vec!["base".into(), "traced".into()],
         }],

@@ -39,7 +39,7 @@ fn functions(mariadbd: &Path) -> BTreeMap<String, u64> {
 #[test]
 #[ignore = "real parts (Debian's archive or PyPI, MariaDB builds, servers as innodb-lab): cargo xtask test runs it"]
 fn the_rebuilt_control_moves_bases_code_and_adds_nothing_it_runs() {
-    let tree = xtask::tree::resolve(TREE).unwrap();
+    let tree = xtask::tree::resolve(&TREE.parse().unwrap()).unwrap();
     let build = |name: &str| {
         let v = xtask::variant::resolve(&Default::default(), &tree, name).unwrap();
         xtask::build::build(&tree, &v.label, &v.change, Default::default()).unwrap()

@@ -284,29 +284,16 @@ fn every_committed_report_is_a_function_of_its_runs() {
     }
 }
 
-fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// docs/statistics.md states the rules the code decides by, and on saved results
-/// every no-slower verdict is what its rule gives from the
-/// intervals summary.json prints: pass when the lower bound of a 95%
+/// On saved results every no-slower verdict is what its rule gives from
+/// the intervals summary.json prints: pass when the lower bound of a 95%
 /// interval of the change is above the allowed change, fail when its upper
 /// bound is below it, undecided otherwise (the noise floor not consulted).
+/// The rule's sentence in docs/statistics.md is the code's own, generated
+/// (tests/figures.rs fails when it is stale).
 #[test]
-fn the_statistics_doc_states_the_rules_the_committed_verdicts_follow() {
-    use xtask::report::answers::rule_of;
+fn the_committed_no_slower_verdicts_follow_their_rule_from_their_intervals() {
     use xtask::results::question::Kind;
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = one_line(&std::fs::read_to_string(root.join("docs/statistics.md")).unwrap());
-    for kind in [Kind::Below, Kind::NoSlower, Kind::NotBelow] {
-        let rule = one_line(rule_of(kind));
-        assert!(
-            readme.contains(&rule),
-            "docs/statistics.md does not state `{rule}`"
-        );
-    }
-
     let dir = root.join("reports/mdev-37992-10.11.18");
     let files = render(&dir);
     let get = |name: &str| &files.iter().find(|(n, _)| n == name).unwrap().1;

@@ -63,7 +63,7 @@ fn shards_deal_out_whole_groups_the_same_way_every_time() {
     let m = Matrix::new(
         "s",
         vec![TreeEntry {
-            spec: "path:/x".into(),
+            spec: "path:/x".parse().unwrap(),
             name: None,
             variants: vec!["base".into(), "gate".into()],
         }],

@@ -28,7 +28,7 @@ fn profiled(
     let mut m = Matrix::new(
         "stacks",
         vec![TreeEntry {
-            spec: TREE.into(),
+            spec: TREE.parse().unwrap(),
             name: Some("10.11.18".into()),
             variants: variants.iter().map(|v| v.to_string()).collect(),
         }],

@@ -51,7 +51,7 @@ fn matrix(name: &str, workloads: Vec<Workload>) -> Matrix {
     let mut m = Matrix::new(
         name,
         vec![TreeEntry {
-            spec: TREE.into(),
+            spec: TREE.parse().unwrap(),
             name: Some("10.11.18".into()),
             variants: vec!["base".into()],
         }],

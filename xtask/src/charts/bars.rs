@@ -2,7 +2,7 @@
 //! interval) and grouped points.
 
 use super::frame::*;
-use super::look::*;
+use super::style::*;
 use super::{Band, Bar, BarGroup, RefLine, Style};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;

@@ -1,7 +1,7 @@
 //! Line charts: a metric against threads or time, one line per variant.
 
 use super::frame::*;
-use super::look::*;
+use super::style::*;
 use super::{Band, Line, Point};
 use anyhow::{bail, ensure, Result};
 use plotters::prelude::*;

@@ -11,8 +11,8 @@
 mod bars;
 mod frame;
 mod lines;
-mod look;
 pub mod png;
+mod style;
 
 pub use bars::{grouped_bars, grouped_points};
 pub use lines::{lines, lines_on_data};
@@ -112,7 +112,7 @@ pub struct Line {
 #[cfg(test)]
 mod tests {
     use super::frame::*;
-    use super::look::*;
+    use super::style::*;
     use super::*;
     use plotters::prelude::RGBColor;
     use std::path::PathBuf;

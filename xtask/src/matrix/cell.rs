@@ -3,7 +3,7 @@
 //! cells after it.
 
 use super::prepare::model_policy;
-use super::prepared::{Prepared, Shared};
+use super::run_state::{Prepared, Shared};
 use crate::children;
 use crate::dims::Step;
 use crate::provenance;

@@ -5,7 +5,7 @@
 //! (`Outcome::cost`); what it cannot measure is recorded there as not
 //! measured, and never fails a timed cell.
 
-use super::prepared::Shared;
+use super::run_state::Shared;
 use crate::children;
 use crate::dims::Series;
 use crate::record::{CostPass, MyCnf, NotMeasured, Outcome, RunResult};

@@ -1,7 +1,7 @@
 //! What the report needs to know of the matrix (`matrix.json`), with the
 //! labels the runs carry.
 
-use super::prepared::{Prepared, RunOptions};
+use super::run_state::{Prepared, RunOptions};
 use super::Matrix;
 use crate::dims::baseline_first;
 use crate::results::Manifest;

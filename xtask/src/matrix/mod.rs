@@ -14,19 +14,20 @@ pub mod plan;
 mod positions;
 pub mod preflight;
 mod prepare;
-mod prepared;
 pub mod progress;
 mod resume;
 pub mod run;
+mod run_state;
 mod server_run;
+mod timings;
 mod trace_replay;
 
 pub use positions::Positions;
 pub use resume::undecided_cells;
 
 pub use crate::variant::{VariantDef, DEFAULT_REMOTE};
-pub use prepared::RunOptions;
 pub use run::run;
+pub use run_state::RunOptions;
 
 use crate::dims::{CnfBase, Datadir};
 use crate::record::Workload;
@@ -152,8 +153,9 @@ mod defaults {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TreeEntry {
-    /// debian:<pkg>=<version>, git:<url>#<ref>, path:<dir> or pkg:<mariadbd>
-    pub spec: String,
+    /// debian:<pkg>=<version>, git:<url>#<ref>, path:<dir> or pkg:<mariadbd>,
+    /// parsed as the file is read
+    pub spec: tree::TreeSpec,
     /// Label in reports; the tree's version when absent.
     pub name: Option<String>,
     pub variants: Vec<String>,
@@ -357,7 +359,6 @@ pub fn check(matrix: &Matrix) -> Result<()> {
         bail!("busy_cpu_bound must be above 0 (cores)");
     }
     for t in &matrix.trees {
-        t.spec.parse::<tree::TreeSpec>().context("[[tree]] spec")?;
         if t.variants.is_empty() {
             bail!("tree `{}` lists no variants", t.spec);
         }
@@ -465,6 +466,35 @@ mod tests {
         let p = dir.join("m.toml");
         fs::write(&p, text).unwrap();
         p
+    }
+
+    #[test]
+    fn a_tree_spec_is_parsed_as_the_file_is_read_and_refused_with_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = "[[workload]]\nname = \"points-covered-pk\"\n";
+        let ok = write(
+            dir.path(),
+            &format!("name = \"x\"\n[[tree]]\nspec = \"debian:mariadb=1:10.11.18-0+deb12u1\"\nvariants = [\"base\"]\n{body}"),
+        );
+        let m = load(&ok).unwrap();
+        assert_eq!(
+            m.trees[0].spec,
+            tree::TreeSpec::Debian {
+                package: "mariadb".into(),
+                version: "1:10.11.18-0+deb12u1".into()
+            }
+        );
+        let bad = write(
+            dir.path(),
+            &format!("name = \"x\"\n[[tree]]\nvariants = [\"base\"]\nspec = \"svn:foo\"\n{body}"),
+        );
+        let err = format!("{:#}", load(&bad).unwrap_err());
+        assert!(
+            err.contains(&bad.display().to_string())
+                && err.contains("line 4")
+                && err.contains("tree `svn:foo`: unknown kind"),
+            "{err}"
+        );
     }
 
     #[test]

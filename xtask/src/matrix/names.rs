@@ -87,7 +87,7 @@ fn check_socket_paths(matrix: &Matrix, path: &Path) -> Result<()> {
     for t in &matrix.trees {
         // an unnamed path: tree is labelled by its version once fetched,
         // which is not known yet: its socket is checked when it runs
-        if t.name.is_none() && super::plan::version_in_spec(&t.spec).is_none() {
+        if t.name.is_none() && t.spec.version_named().is_none() {
             continue;
         }
         let tree = super::plan::tree_label(t);

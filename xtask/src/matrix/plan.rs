@@ -7,7 +7,6 @@ use super::Matrix;
 use crate::dims::CONTROL_SUFFIX;
 use crate::dims::{Engine, Series};
 use crate::record::CellKey;
-use crate::tree::TreeSpec;
 use crate::variant;
 use std::fmt::Write;
 
@@ -161,31 +160,8 @@ pub fn tree_label(entry: &super::TreeEntry) -> String {
     entry
         .name
         .clone()
-        .or_else(|| version_in_spec(&entry.spec))
-        .unwrap_or_else(|| entry.spec.clone())
-}
-
-/// The version a spec names (`...=1:10.11.18-0+deb12u1`,
-/// `...#mariadb-11.8.10`, `...=9.7.2-4`), when it names one.
-pub fn version_in_spec(spec: &str) -> Option<String> {
-    let spec_part = spec.parse::<TreeSpec>().ok()?;
-    if !matches!(spec_part, TreeSpec::Debian { .. } | TreeSpec::Git { .. }) {
-        return None;
-    }
-    let tail = spec.rsplit(['=', '#']).next()?;
-    let start = tail.find(|c: char| c.is_ascii_digit())?;
-    let tail = &tail[start..];
-    // skip a Debian epoch (`1:`)
-    let tail = match tail.split_once(':') {
-        Some((epoch, rest)) if epoch.chars().all(|c| c.is_ascii_digit()) => rest,
-        _ => tail,
-    };
-    let version: String = tail
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '.')
-        .collect();
-    let parts: Vec<&str> = version.trim_end_matches('.').split('.').collect();
-    (parts.len() == 3 && parts.iter().all(|p| !p.is_empty())).then(|| parts.join("."))
+        .or_else(|| entry.spec.version_named())
+        .unwrap_or_else(|| entry.spec.to_string())
 }
 
 /// Everything a run of `matrix` would build and run, without fetching or
@@ -257,14 +233,12 @@ fn describe_builds(matrix: &Matrix, s: &mut String) -> usize {
     );
     let mut builds = 0;
     for entry in &matrix.trees {
-        let version = version_in_spec(&entry.spec);
+        let version = entry.spec.version_named();
         // a spec that names a version but no engine is read as MariaDB's,
         // as every spec was before MySQL trees
         let engine = entry
             .spec
-            .parse::<TreeSpec>()
-            .ok()
-            .and_then(|s| s.engine_named())
+            .engine_named()
             .or(version.as_ref().map(|_| Engine::MariaDb));
         let series = engine
             .zip(version.as_deref())
@@ -392,7 +366,7 @@ mod tests {
     /// Debian's 10.11.18, base and fixed, two workloads.
     fn base_and_fixed() -> Matrix {
         let tree = TreeEntry {
-            spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
+            spec: "debian:mariadb=1:10.11.18-0+deb12u1".parse().unwrap(),
             name: None,
             variants: vec!["base".into(), "fixed".into()],
         };
@@ -523,32 +497,11 @@ mod tests {
     }
 
     #[test]
-    fn versions_come_from_debian_and_git_specs() {
-        assert_eq!(
-            version_in_spec("debian:mariadb=1:10.11.18-0+deb12u1").as_deref(),
-            Some("10.11.18")
-        );
-        assert_eq!(
-            version_in_spec("debian:mariadb-10.5=1:10.5.23-0+deb11u1").as_deref(),
-            Some("10.5.23")
-        );
-        assert_eq!(
-            version_in_spec("git:https://github.com/MariaDB/server#mariadb-11.8.10").as_deref(),
-            Some("11.8.10")
-        );
-        assert_eq!(
-            version_in_spec("git:https://github.com/MariaDB/server#main"),
-            None
-        );
-        assert_eq!(version_in_spec("path:/src/10.11.1"), None);
-    }
-
-    #[test]
     fn the_control_runs_twice_and_repetitions_rotate() {
         let mut m = Matrix::new(
             "x",
             vec![TreeEntry {
-                spec: "path:/x".into(),
+                spec: "path:/x".parse().unwrap(),
                 name: Some("t".into()),
                 variants: vec!["base".into(), "gate".into()],
             }],

@@ -4,7 +4,7 @@
 //! against the built servers.
 
 use super::plan::{run_label, tree_label, Plan};
-use super::prepared::{Failed, Prepared, Ready, ToBuild};
+use super::run_state::{Failed, Prepared, Ready, ToBuild};
 use super::Matrix;
 use crate::build;
 use crate::children;

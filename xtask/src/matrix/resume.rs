@@ -1,8 +1,8 @@
 //! Resuming: which cells of a server are already done, and which are
 //! still undecided after the planned repetitions (`--until-decided`).
 
-use super::prepared::{Prepared, Shared};
 use super::progress::Progress;
+use super::run_state::{Prepared, Shared};
 use crate::decide::analysis::{Analysis, Decision};
 use crate::decide::verdict::{self, Answer};
 use crate::record::{Cell, CellKey, MyCnf, RunResult};

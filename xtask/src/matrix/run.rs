@@ -8,9 +8,9 @@
 use super::manifest::manifest;
 use super::plan::Plan;
 use super::prepare::{build_all, builds_to_make, check_option_names, prepare};
-use super::prepared::{Prepared, RunOptions, Shared};
 use super::progress::Progress;
 use super::resume::undecided_cells;
+use super::run_state::{Prepared, RunOptions, Shared};
 use super::server_run::run_server;
 use super::Matrix;
 use crate::children;
@@ -110,6 +110,7 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
         revision: provenance::tool_revision(),
     };
     let matrix_start = Instant::now();
+    let started_unix = provenance::unix_now();
     let mut timings: Vec<(String, f64)> = Vec::new();
     let resolved = prepare(matrix, &plan, &mut timings)?;
     super::preflight::cache_space(&builds_to_make(&resolved)?)?;
@@ -152,17 +153,61 @@ pub fn run(full: &Matrix, opts: &RunOptions) -> Result<usize> {
     timings.push(("runs".into(), runs_start.elapsed().as_secs_f64()));
 
     crate::report::write(&opts.out)?;
-    timings.push(("matrix total".into(), matrix_start.elapsed().as_secs_f64()));
+    let total_seconds = matrix_start.elapsed().as_secs_f64();
+    timings.push(("matrix total".into(), total_seconds));
     eprintln!("\nstage timings:");
     for (label, secs) in &timings {
         eprintln!("  {:>9}  {label}", human_duration(*secs));
     }
+    write_timings(&ctx, timings, started_unix, total_seconds)?;
     eprintln!(
         "wrote {} and {}",
         opts.out.join("summary.json").display(),
         opts.out.join("report.md").display()
     );
     Ok(failed)
+}
+
+/// The run's costs as numbers beside its results (`timings.json`): its
+/// stages, its whole time and its floor from the records it wrote.
+fn write_timings(
+    ctx: &Shared,
+    stages: Vec<(String, f64)>,
+    started_unix: u64,
+    total_seconds: f64,
+) -> Result<()> {
+    use super::timings::{Floor, MatrixTimings, StageSeconds, TIMINGS_FILE};
+    // a resumed or --until-decided directory holds earlier invocations'
+    // runs too, whose work this one's time does not include
+    let runs: Vec<_> = crate::results::read_results(&ctx.opts.out)?
+        .into_iter()
+        .filter(|r| r.started_unix >= started_unix)
+        .collect();
+    let record = MatrixTimings {
+        matrix: ctx.matrix.name.clone(),
+        tool_revision: ctx.revision.clone(),
+        host: ctx.host.clone(),
+        finished_unix: provenance::unix_now(),
+        total_seconds,
+        stages: stages
+            .into_iter()
+            .map(|(label, seconds)| StageSeconds { label, seconds })
+            .collect(),
+        floor: Floor::of(&runs, ctx.matrix.fresh_server),
+    };
+    let f = &record.floor;
+    if f.seconds > 0.0 {
+        eprintln!(
+            "floor {} ({} build(s) made in {}, the experiment's phases {}): the run took {:.2} \
+             times it",
+            human_duration(f.seconds),
+            f.builds_made,
+            human_duration(f.make_seconds),
+            human_duration(f.experiment_seconds),
+            total_seconds / f.seconds
+        );
+    }
+    crate::util::write_json(&ctx.opts.out.join(TIMINGS_FILE), &record)
 }
 
 /// Repetition `rep`'s server groups (as `plan::server_groups` gives them)
@@ -253,7 +298,9 @@ mod tests {
         Matrix::new(
             "x",
             vec![TreeEntry {
-                spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display()),
+                spec: format!("pkg:{}", prefix.join("sbin/mariadbd").display())
+                    .parse()
+                    .unwrap(),
                 name: Some(name.into()),
                 variants: vec!["base".into()],
             }],
@@ -393,7 +440,7 @@ mod tests {
         let m = Matrix::new(
             "x",
             vec![TreeEntry {
-                spec: format!("path:{}", src.display()),
+                spec: format!("path:{}", src.display()).parse().unwrap(),
                 name: None,
                 variants: vec!["base".into(), "gate".into()],
             }],

@@ -3,9 +3,9 @@
 //! the same reason; one lost mid-way fails the cells left.
 
 use super::cell::{self, After};
-use super::prepared::{Prepared, Shared};
 use super::progress::Progress;
 use super::resume::cells_to_run;
+use super::run_state::{Prepared, Shared};
 use crate::children;
 use crate::dims::{CnfBase, Step};
 use crate::record::{CellKey, Failure, MyCnf, Phase, RunResult, Tree, Workload};

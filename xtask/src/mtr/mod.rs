@@ -29,7 +29,7 @@ pub const SCHEMA_VERSION: u32 = 1;
 /// What `run` needs, beyond the command line: where our own tests are.
 #[derive(Debug, Clone)]
 pub struct Options {
-    pub tree: String,
+    pub tree: tree::TreeSpec,
     pub variant: String,
     pub build_type: BuildType,
     pub suite: Option<String>,

@@ -48,7 +48,7 @@ pub enum PatchAction {
         /// A tree, e.g. `debian:mariadb=1:10.11.18-0+deb12u1` (repeatable;
         /// default: Debian's 10.11.18, 10.5.23 and 11.8.6).
         #[arg(long = "tree")]
-        trees: Vec<String>,
+        trees: Vec<tree::TreeSpec>,
         /// Where to write the JSON result (default:
         /// <cache>/patch-check/report.json).
         #[arg(long)]
@@ -63,8 +63,8 @@ pub enum PatchAction {
 pub fn run(cmd: PatchAction) -> Result<()> {
     match cmd {
         PatchAction::Check { trees, out, fresh } => {
-            let specs: Vec<String> = if trees.is_empty() {
-                tree::DEBIAN_TREES.iter().map(|s| s.to_string()).collect()
+            let specs = if trees.is_empty() {
+                tree::debian_trees()
             } else {
                 trees
             };
@@ -214,7 +214,7 @@ fn first_line(s: &str) -> &str {
 }
 
 /// Checks every patch of the table on every tree of `specs`.
-pub fn check(specs: &[String], fresh: bool) -> Result<Report> {
+pub fn check(specs: &[tree::TreeSpec], fresh: bool) -> Result<Report> {
     let table = Table::load()?;
     let mut trees = Vec::new();
     for spec in specs {
@@ -223,7 +223,7 @@ pub fn check(specs: &[String], fresh: bool) -> Result<Report> {
             Err(e) => {
                 eprintln!("    cannot resolve tree `{spec}`: {e:#}");
                 trees.push(TreeChecks {
-                    spec: spec.clone(),
+                    spec: spec.to_string(),
                     version: None,
                     series: None,
                     id: None,
@@ -564,7 +564,7 @@ mod tests {
         )
         .unwrap();
 
-        let t = tree::resolve(&format!("path:{}", src.display())).unwrap();
+        let t = tree::resolve(&format!("path:{}", src.display()).parse().unwrap()).unwrap();
         assert!(t.has_upstream_fix);
         // the build-noise control's layout shift serves a tree with the fix
         // too (its base is `fixed`), and so does the leak remedy (the fix
@@ -603,7 +603,7 @@ mod tests {
     #[ignore = "real parts (the Debian 10.11.18 tree and its configured build: network and \
                 ~4 min on first use, ~1 min after): cargo xtask test runs it"]
     fn the_real_10_11_18_tree() {
-        let t = tree::resolve(tree::DEBIAN_TREES[0]).unwrap();
+        let t = tree::resolve(&tree::debian_trees()[0]).unwrap();
         let table = Table::load().unwrap();
         let mut configured = Configured::NotYet;
         let mut scratch = Scratch::new(&t);

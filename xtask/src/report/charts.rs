@@ -4,9 +4,9 @@
 //! no-slower question decides, with the allowed change and each bar's
 //! decision; QPS against threads where a workload ran at several thread
 //! counts; hit ratio against the pool's turnover where workloads differ
-//! only in rate. A variant keeps one look (`look`) in all of them.
+//! only in rate. A variant keeps one style (`series_style::style_of`) in all of them.
 
-use super::look::look;
+use super::series_style::style_of;
 use crate::charts::{self, Band, Bar, BarGroup, Line, RefLine, Style};
 use crate::decide::analysis::{Analysis, Comparison};
 use crate::decide::verdict;
@@ -41,7 +41,7 @@ fn groups(a: &Analysis, metric: Metric, with_interval: bool) -> Vec<BarGroup> {
         let label = group_label(&c.cell);
         let bar = Bar {
             series: series(a, &c.cell),
-            style: look(a, &c.cell),
+            style: style_of(a, &c.cell),
             value: c.median(metric),
             interval: if with_interval {
                 c.interval(metric).map(|i| (i.lo, i.hi))
@@ -137,7 +137,7 @@ fn change_bar(a: &Analysis, cell: &Cell, c: &Comparison, decision: &str) -> Bar 
     }
     Bar {
         series: format!("{} / {}", series(a, cell), c.against),
-        style: look(a, cell),
+        style: style_of(a, cell),
         value: c.change_pct,
         interval: c
             .ratio_interval
@@ -434,7 +434,7 @@ fn turnover_chart(a: &Analysis) -> Result<Option<Chart>> {
             continue;
         };
         let point = (x, y, c.interval(Metric::HitRatioPct).map(|i| (i.lo, i.hi)));
-        add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
+        add_point(&mut lines, series(a, &c.cell), style_of(a, &c.cell), point);
     }
     if lines.iter().all(|l| l.points.len() < 3) {
         return Ok(None);
@@ -574,7 +574,7 @@ fn threads_chart(a: &Analysis, w: &str) -> Result<Option<Chart>> {
             q,
             c.interval(Metric::Qps).map(|i| (i.lo, i.hi)),
         );
-        add_point(&mut lines, series(a, &c.cell), look(a, &c.cell), point);
+        add_point(&mut lines, series(a, &c.cell), style_of(a, &c.cell), point);
     }
     if lines.is_empty() {
         return Ok(None);

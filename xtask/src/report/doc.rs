@@ -456,21 +456,6 @@ fn inline(text: &str) -> String {
 mod tests {
     use super::*;
 
-    fn sample() -> Vec<Block> {
-        vec![
-            Block::Heading(2, "Results".into()),
-            Block::Para("**pass**: `gate` removes promotion | x".into()),
-            Block::Table {
-                header: vec!["variant".into(), "QPS".into(), "note".into()],
-                rows: vec![
-                    vec!["`base`".into(), "9030".into(), "".into()],
-                    vec!["gate".into(), "n/a".into(), "a|b".into()],
-                ],
-            },
-            Block::Pre("[mysqld]\ninnodb_buffer_pool_size = 1G".into()),
-        ]
-    }
-
     #[test]
     fn a_dash_that_starts_a_word_is_escaped() {
         assert_eq!(
@@ -543,32 +528,208 @@ mod tests {
         assert!(md.contains("| tree | QPS |"), "{md}");
     }
 
+    /// What a reader takes from one rendered block: its kind and its
+    /// words with the format's markup taken away. A block's Markdown and
+    /// its Jira must read as the same `Said`, and as the block itself.
+    #[derive(Debug, PartialEq)]
+    enum Said {
+        Heading(u8, String),
+        Para(String),
+        /// (depth, text) of each item, continued lines joined by a space
+        Items(Vec<(u8, String)>),
+        /// the header, then the rows
+        Rows(Vec<Vec<String>>),
+        Pre(String),
+    }
+
+    /// The block's own words: `code` and **bold** spans as plain text.
+    fn meant(b: &Block) -> Said {
+        let plain = |t: &str| t.replace("**", "").replace('`', "");
+        match b {
+            Block::Heading(level, t) => Said::Heading(*level, plain(t)),
+            Block::Para(t) => Said::Para(plain(t)),
+            Block::Bullets(items) => {
+                let mut out: Vec<(u8, String)> = Vec::new();
+                for item in items {
+                    for (i, line) in item.split('\n').enumerate() {
+                        match line.strip_prefix("- ") {
+                            Some(nested) if i > 0 => out.push((2, plain(nested))),
+                            _ if i > 0 => {
+                                let last = out.last_mut().expect("a first line");
+                                last.1 = format!("{} {}", last.1, plain(line));
+                            }
+                            _ => out.push((1, plain(line))),
+                        }
+                    }
+                }
+                Said::Items(out)
+            }
+            Block::Table { header, rows } | Block::AlignedTable { header, rows, .. } => Said::Rows(
+                std::iter::once(header)
+                    .chain(rows)
+                    .map(|r| r.iter().map(|c| plain(&c.replace('\n', " "))).collect())
+                    .collect(),
+            ),
+            Block::Pre(t) => Said::Pre(t.trim_end().to_string()),
+            other => panic!("not a block both formats render as text: {other:?}"),
+        }
+    }
+
+    /// Splits a table line at the `|` that are not escaped.
+    fn cells(line: &str, separator: &str) -> Vec<String> {
+        let guarded = line.replace("\\|", "\u{0}");
+        let inner = guarded
+            .strip_prefix(separator)
+            .and_then(|l| l.strip_suffix(separator))
+            .unwrap_or_else(|| panic!("a table line: {line}"));
+        inner
+            .split(separator)
+            .map(|c| c.replace('\u{0}', "|"))
+            .collect()
+    }
+
+    fn read_markdown(md: &str) -> Said {
+        let md = md.trim_end();
+        let plain = |t: &str| t.replace("**", "").replace('`', "");
+        if let Some(rest) = md.strip_prefix('#') {
+            let level = 1 + rest.chars().take_while(|&c| c == '#').count();
+            return Said::Heading(level as u8, plain(rest[level - 1..].trim_start()));
+        }
+        if let Some(inner) = md.strip_prefix("```\n") {
+            return Said::Pre(inner.strip_suffix("\n```").expect("a fence").to_string());
+        }
+        if md.starts_with("- ") {
+            let mut out: Vec<(u8, String)> = Vec::new();
+            for line in md.lines() {
+                if let Some(t) = line.strip_prefix("- ") {
+                    out.push((1, plain(t)));
+                } else if let Some(t) = line.strip_prefix("  - ") {
+                    out.push((2, plain(t)));
+                } else {
+                    let last = out.last_mut().expect("an item before");
+                    last.1 = format!("{} {}", last.1, plain(line.trim_start()));
+                }
+            }
+            return Said::Items(out);
+        }
+        if md.starts_with("| ") {
+            let rows = md
+                .lines()
+                .enumerate()
+                // the second line is the rule (and the alignment)
+                .filter(|(i, _)| *i != 1)
+                .map(|(_, l)| {
+                    cells(l, "|")
+                        .iter()
+                        .map(|c| plain(c.strip_prefix(' ').unwrap_or(c)))
+                        .map(|c| c.strip_suffix(' ').unwrap_or(&c).to_string())
+                        .collect()
+                })
+                .collect();
+            return Said::Rows(rows);
+        }
+        Said::Para(plain(md))
+    }
+
+    fn read_jira(j: &str) -> Said {
+        let j = j.trim_end();
+        // {{code}} and *bold* spans taken away, then escapes undone
+        let plain = |t: &str| {
+            let t = t.replace("{{", "").replace("}}", "");
+            let mut out = String::new();
+            let mut chars = t.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => out.extend(chars.next()),
+                    '*' => {}
+                    c => out.push(c),
+                }
+            }
+            out
+        };
+        if let Some(rest) = j.strip_prefix('h') {
+            if let Some((level, text)) = rest.split_once(". ") {
+                if let Ok(level) = level.parse::<u8>() {
+                    return Said::Heading(level, plain(text));
+                }
+            }
+        }
+        if let Some(inner) = j.strip_prefix("{noformat}\n") {
+            let inner = inner.strip_suffix("\n{noformat}").expect("closed");
+            return Said::Pre(inner.to_string());
+        }
+        if j.starts_with("* ") {
+            let items = j
+                .lines()
+                .map(|l| match l.strip_prefix("** ") {
+                    Some(t) => (2, plain(t)),
+                    None => (1, plain(l.strip_prefix("* ").expect("an item"))),
+                })
+                .collect();
+            return Said::Items(items);
+        }
+        if j.starts_with("||") {
+            let mut lines = j.lines();
+            let header = cells(lines.next().expect("a header"), "||");
+            let rows = std::iter::once(header)
+                .chain(lines.map(|l| cells(l, "|")))
+                .map(|r| {
+                    r.iter()
+                        // an empty cell is written as a space
+                        .map(|c| if c == " " { String::new() } else { plain(c) })
+                        .collect()
+                })
+                .collect();
+            return Said::Rows(rows);
+        }
+        Said::Para(plain(j))
+    }
+
     #[test]
-    fn markdown_and_jira_say_the_same() {
-        let md = markdown(&sample());
-        assert!(md.contains("## Results\n"), "{md}");
-        assert!(
-            md.contains("| variant | QPS | note |\n|---|---|---|\n| `base` | 9030 |  |"),
-            "{md}"
-        );
-        assert!(md.contains("| gate | n/a | a\\|b |"), "{md}");
-        let j = jira(&sample());
-        assert!(j.contains("h2. Results\n"), "{j}");
-        assert!(
-            j.contains("*pass*: {{gate}} removes promotion \\| x"),
-            "{j}"
-        );
-        assert!(
-            j.contains("||variant||QPS||note||\n|{{base}}|9030| |\n|gate|n/a|a\\|b|"),
-            "{j}"
-        );
-        assert!(
-            !j.contains("{noformat}\n\\[mysqld\\]"),
-            "noformat content is not escaped"
-        );
-        assert!(
-            j.contains("{noformat}\n[mysqld]\ninnodb_buffer_pool_size = 1G\n{noformat}"),
-            "{j}"
+    fn markdown_and_jira_say_the_same_block_by_block() {
+        let row = |cells: &[&str]| cells.iter().map(|c| c.to_string()).collect::<Vec<_>>();
+        let blocks = vec![
+            Block::Heading(2, "Results of `fixed`".into()),
+            Block::Heading(3, "10.11.18 [base]".into()),
+            Block::Para(
+                "**pass**: `gate` removes promotion | x; -5.2% of points-covered-pk, \
+                 95% interval [-6.1, -4.0] {Hodges-Lehmann} *not* bold_"
+                    .into(),
+            ),
+            Block::Bullets(vec![
+                "skipped, by reason:\n- 101: Requires debug build\n- 5: Not as root".into(),
+                "a long item\ncontinued with `code`".into(),
+                "**fail**: -0.71 points".into(),
+            ]),
+            Block::Table {
+                header: row(&["variant", "QPS", "note"]),
+                rows: vec![
+                    row(&["`base`", "9030", ""]),
+                    row(&["gate", "n/a", "a|b"]),
+                    row(&["fixed-lookup-mark", "9 100", "**pass**"]),
+                ],
+            },
+            Block::AlignedTable {
+                header: row(&["tree", "passed", "interval"]),
+                right_aligned: vec![1],
+                rows: vec![
+                    row(&["10.11.18", "459", "-0.73 to -0.62"]),
+                    row(&["11.8.6", "12", "+92.1 to +93.5"]),
+                ],
+            },
+            Block::Pre("[mysqld]\ninnodb_buffer_pool_size = 1G\n# a | b *c*".into()),
+        ];
+        for b in &blocks {
+            let md = markdown(std::slice::from_ref(b));
+            let j = jira(std::slice::from_ref(b));
+            assert_eq!(read_markdown(&md), meant(b), "Markdown of {b:?}:\n{md}");
+            assert_eq!(read_jira(&j), meant(b), "Jira of {b:?}:\n{j}");
+        }
+        // a reader that takes the markup away still sees a changed word
+        let changed = jira(&[Block::Para("**pass**: `gate`".into())]).replace("gate", "base");
+        assert_ne!(
+            read_jira(&changed),
+            meant(&Block::Para("**pass**: `gate`".into()))
         );
     }
 

@@ -116,7 +116,8 @@ pub fn figures(text: &str, file: &Path) -> Result<Vec<Figure>> {
 /// question holds `words`, `cell(verdict, workload)` its cell of that
 /// workload, `answers(name)` a bullet per question, `runs(name)` its run
 /// records in path order, `json(path)` any JSON file under reports/ (an
-/// mtr result, one run); the filters `fixed(n)`
+/// mtr result, one run), `rule(kind)` a question kind's rule as every
+/// verdict line words it; the filters `fixed(n)`
 /// and `signed(n)` print a number with n decimals (signed: with its
 /// sign), `answer` a verdict in a few words, `thousands` an integer with
 /// commas, `lowest(attr)` and `highest(attr)` pick from a list.
@@ -262,6 +263,21 @@ pub fn environment(root: &Path) -> Environment<'static> {
             Ok(lines.join("\n"))
         });
     }
+    // a question kind's rule, in the words every verdict line uses
+    env.add_function("rule", |kind: String| -> Result<String, Error> {
+        let kind: crate::results::question::Kind = serde_json::from_value(
+            serde_json::Value::String(kind.clone()),
+        )
+        .map_err(|_| {
+            Error::new(
+                ErrorKind::InvalidOperation,
+                format!(
+                    "rule(\"{kind}\"): no such question kind (below, above, no-slower, not-below)"
+                ),
+            )
+        })?;
+        Ok(answers::rule_of(kind).to_string())
+    });
     env.add_filter("fixed", |x: f64, digits: usize| format!("{x:.digits$}"));
     env.add_filter("signed", |x: f64, digits: usize| format!("{x:+.digits$}"));
     env.add_filter("thousands", |x: f64| thousands(x.round() as i64));

@@ -12,17 +12,17 @@ pub mod cost;
 pub mod doc;
 pub mod figures;
 pub mod jira_parts;
-mod look;
 pub mod model_replay;
 pub mod relative;
 pub mod repro;
 mod reproduction;
 mod results_table;
 pub mod scan;
+mod series_style;
 pub mod stacks;
-pub mod stays;
 pub mod summary;
 pub mod ticket;
+pub mod trace_stays;
 mod words;
 
 use crate::decide::analysis::{self, Analysis, LEVEL};
@@ -312,7 +312,7 @@ fn blocks(
         cost::listed_functions(a),
     ));
     b.extend(model_replay::blocks(&model_replay::rows(a)));
-    b.extend(stays::blocks(&stays::rows(a)));
+    b.extend(trace_stays::blocks(&trace_stays::rows(a)));
     b.extend(stacks::pointer(stack_rows));
     busy_host(a, &mut b);
     chart_images(charts, &mut b);

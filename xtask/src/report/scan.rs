@@ -406,7 +406,7 @@ pub fn chart(a: &Analysis) -> Result<Option<(String, String, String)>> {
             continue;
         }
         // one variant's workloads apart by the marker
-        let mut style = super::look::look(a, &c.cell);
+        let mut style = super::series_style::style_of(a, &c.cell);
         let series = if a.manifest.workloads.len() > 1 {
             style.marker += a.manifest.workload_rank(&c.cell.workload);
             format!("{} {}", c.cell.variant, c.cell.workload)

@@ -1,4 +1,4 @@
-//! A series' look in every chart of every report: its variant's colour
+//! A series' style in every chart of every report: its variant's colour
 //! and its tree's marker, so that base or the fix is the same colour
 //! wherever it appears, and 10.11 the same marker (`charts.rs`, `scan.rs`).
 
@@ -6,7 +6,7 @@ use crate::charts::{Shade, Style};
 use crate::decide::analysis::Analysis;
 use crate::record::Cell;
 
-/// The palette's colours by name (charts::look's Okabe-Ito order).
+/// The palette's colours by name (charts::style's Okabe-Ito order).
 const BLUE: usize = 0;
 const VERMILLION: usize = 1;
 const GREEN: usize = 2;
@@ -76,16 +76,16 @@ fn stable_hash(text: &str) -> usize {
     h as usize
 }
 
-/// The look of a cell: its variant's colour and shade (`variant_look`),
+/// The look of a cell: its variant's colour and shade (`variant_style`),
 /// its tree's marker (`tree_marker`). Where two trees of the report would
 /// share a marker (11.8.9 and 11.8.10), the later takes the next one free.
-pub fn look(a: &Analysis, c: &Cell) -> Style {
-    series_look(&a.manifest.trees, &c.tree, &c.variant)
+pub fn style_of(a: &Analysis, c: &Cell) -> Style {
+    series_style(&a.manifest.trees, &c.tree, &c.variant)
 }
 
 /// The look of `variant` on `tree`, among a report's `trees` in order.
-fn series_look(trees: &[String], tree: &str, variant: &str) -> Style {
-    let (colour, shade) = variant_look(variant);
+fn series_style(trees: &[String], tree: &str, variant: &str) -> Style {
+    let (colour, shade) = variant_style(variant);
     let mut taken: Vec<usize> = Vec::new();
     let mut marker = tree_marker(tree);
     for t in trees {
@@ -108,7 +108,7 @@ fn series_look(trees: &[String], tree: &str, variant: &str) -> Style {
 
 /// A variant's colour and shade: its own in `COLOURS`; a kind of one
 /// there, that colour in the kind's shade; outside, both from a hash.
-fn variant_look(variant: &str) -> (usize, Shade) {
+fn variant_style(variant: &str) -> (usize, Shade) {
     let named = COLOURS
         .iter()
         .filter(|(name, _)| {
@@ -160,24 +160,24 @@ mod tests {
 
     #[test]
     fn a_variant_keeps_its_colour_a_kind_of_it_another_shade_and_a_tree_its_marker() {
-        assert_eq!(variant_look("base"), (BLUE, Shade::Full));
-        assert_eq!(variant_look("fixed"), (VERMILLION, Shade::Full));
-        assert_eq!(variant_look("fixed-lookup-mark"), (GREEN, Shade::Full));
-        assert_eq!(variant_look("base-again"), (BLUE, Shade::Light));
-        assert_eq!(variant_look("base-rebuilt"), (BLUE, Shade::Dark));
-        assert_eq!(variant_look("fixed-d128"), (VERMILLION, Shade::Light));
+        assert_eq!(variant_style("base"), (BLUE, Shade::Full));
+        assert_eq!(variant_style("fixed"), (VERMILLION, Shade::Full));
+        assert_eq!(variant_style("fixed-lookup-mark"), (GREEN, Shade::Full));
+        assert_eq!(variant_style("base-again"), (BLUE, Shade::Light));
+        assert_eq!(variant_style("base-rebuilt"), (BLUE, Shade::Dark));
+        assert_eq!(variant_style("fixed-d128"), (VERMILLION, Shade::Light));
         assert_eq!(
-            variant_look("fixed-lookup-mark-d128"),
+            variant_style("fixed-lookup-mark-d128"),
             (GREEN, Shade::Light)
         );
         // the longest name wins: fixed-fine-young is not a kind of fixed
-        assert_eq!(variant_look("fixed-fine-young"), (BLACK, Shade::Full));
+        assert_eq!(variant_style("fixed-fine-young"), (BLACK, Shade::Full));
         // a settings cell alone is a variant; after a variant, a kind of it
-        assert_eq!(variant_look("d512"), (PURPLE, Shade::Full));
+        assert_eq!(variant_style("d512"), (PURPLE, Shade::Full));
         // a prefix without the dash is another name
-        assert_ne!(variant_look("baseline").0, BLUE);
+        assert_ne!(variant_style("baseline").0, BLUE);
         // outside the table, the same look every time
-        assert_eq!(variant_look("candidate"), variant_look("candidate"));
+        assert_eq!(variant_style("candidate"), variant_style("candidate"));
         assert_eq!(stable_hash("a"), 0xe40c_292c);
         assert_eq!(tree_marker("10.11.18"), 0);
         assert_eq!(tree_marker("10.11.9"), 0);
@@ -187,8 +187,8 @@ mod tests {
         assert_eq!(tree_marker("mysql-9.7.2"), 5);
         // two trees of one series: the later takes the next marker
         let trees = ["11.8.9".to_string(), "11.8.10".to_string()];
-        assert_eq!(series_look(&trees, "11.8.9", "base").marker % 6, 1);
-        assert_eq!(series_look(&trees, "11.8.10", "base").marker % 6, 2);
+        assert_eq!(series_style(&trees, "11.8.9", "base").marker % 6, 1);
+        assert_eq!(series_style(&trees, "11.8.10", "base").marker % 6, 2);
     }
 
     /// In every committed report, no two series (a variant on a tree)
@@ -222,7 +222,7 @@ mod tests {
             let looks: Vec<(usize, Shade, usize)> = series
                 .iter()
                 .map(|(t, v)| {
-                    let s = series_look(&trees, t, v);
+                    let s = series_style(&trees, t, v);
                     (s.colour % 7, s.shade, s.marker % 6)
                 })
                 .collect();

@@ -183,10 +183,10 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub model_replay: Vec<super::model_replay::ReplayRow>,
     /// traced cells: their misses charged to what the server did to each
-    /// page in its last stay (`report::stays`); absent without a trace or
+    /// page in its last stay (`report::trace_stays`); absent without a trace or
     /// in records made before it was counted
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub stays: Vec<super::stays::StaysRow>,
+    pub stays: Vec<super::trace_stays::StaysRow>,
 }
 
 pub fn row(a: &Analysis, c: &CellRuns) -> SummaryRow {
@@ -252,7 +252,7 @@ pub fn summary(a: &Analysis, verdicts: &[Verdict], stacks: &[super::stacks::Stac
         cost: super::cost::rows(a),
         function_shifts: super::cost::shifts(a),
         model_replay: super::model_replay::rows(a),
-        stays: super::stays::rows(a),
+        stays: super::trace_stays::rows(a),
     }
 }
 

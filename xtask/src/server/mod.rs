@@ -5,11 +5,11 @@
 //! every exit path.
 
 mod binaries;
-mod callgrind;
 mod my_cnf;
 mod run_dir;
 mod run_root;
 mod staged;
+mod under_callgrind;
 pub mod user;
 
 use crate::children;
@@ -19,11 +19,11 @@ use crate::util::space::LowWater;
 use crate::util::{tail_lines, Child, Command};
 use anyhow::{Context, Result};
 pub use binaries::{Bootstrap, ServerBinaries};
-pub use callgrind::Callgrind;
 pub use run_dir::{RunDir, PAGE_TRACE_ENV, SOCKET_PATH_MAX};
 pub use run_root::{is_tmpfs, shm_root, trusted_shm_root, RunRoot};
 use std::fs;
 use std::time::{Duration, Instant};
+pub use under_callgrind::Callgrind;
 
 /// How a server was lost during a step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

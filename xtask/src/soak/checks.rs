@@ -200,7 +200,7 @@ mod tests {
         let mut m = Matrix::new(
             "soak-unit",
             vec![TreeEntry {
-                spec: "debian:mariadb=1:10.11.18-0+deb12u1".into(),
+                spec: "debian:mariadb=1:10.11.18-0+deb12u1".parse().unwrap(),
                 name: Some("10.11.18".into()),
                 variants: vec!["base".into(), "gate".into()],
             }],

@@ -41,7 +41,7 @@ pub struct BisectCommand {
     /// Bisect these trees in this order (the first good, the last bad)
     /// instead of commits: releases, say.
     #[arg(long, value_name = "SPEC,SPEC,...", value_delimiter = ',')]
-    trees: Option<Vec<String>>,
+    trees: Option<Vec<crate::tree::TreeSpec>>,
     /// The metric that decides (default pages_made_young_per_query).
     #[arg(long, value_name = "NAME", value_parser = parse_metric)]
     metric: Option<Metric>,

@@ -10,7 +10,7 @@ use anyhow::Result;
 #[derive(clap::Args)]
 pub struct BuildCommand {
     #[arg(long)]
-    tree: String,
+    tree: crate::tree::TreeSpec,
     #[arg(long, default_value = "base")]
     variant: String,
     /// cmake build type: RelWithDebInfo, Release or Debug.

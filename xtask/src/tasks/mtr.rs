@@ -19,7 +19,7 @@ pub struct MtrCommand {
     pub action: Option<MtrAction>,
     /// The tree (as for `cargo xtask build`).
     #[arg(long)]
-    pub tree: Option<String>,
+    pub tree: Option<crate::tree::TreeSpec>,
     #[arg(long, default_value = "base")]
     pub variant: String,
     /// cmake build type: RelWithDebInfo, Release or Debug.

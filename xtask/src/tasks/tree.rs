@@ -6,7 +6,7 @@ use anyhow::Result;
 /// Fetch a tree and print what it is.
 #[derive(clap::Args)]
 pub struct TreeCommand {
-    spec: String,
+    spec: crate::tree::TreeSpec,
 }
 
 impl TreeCommand {

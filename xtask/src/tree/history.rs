@@ -23,14 +23,13 @@ pub struct History {
 
 /// The history of the repository `spec` names (its own reference is
 /// ignored) between `good` and `bad`.
-pub fn history(spec: &str, good: &str, bad: &str) -> Result<History> {
+pub fn history(spec: &TreeSpec, good: &str, bad: &str) -> Result<History> {
     history_in(spec, good, bad, &cache_root())
 }
 
 /// `history` with the cache at `cache` (where a git remote is mirrored).
-pub fn history_in(spec: &str, good: &str, bad: &str, cache: &Path) -> Result<History> {
-    let parsed: TreeSpec = spec.parse()?;
-    let (repo, prefix) = match &parsed {
+pub fn history_in(spec: &TreeSpec, good: &str, bad: &str, cache: &Path) -> Result<History> {
+    let (repo, prefix) = match spec {
         TreeSpec::Git { url, .. } => (mirror(url, &[good, bad], cache)?.0, format!("git:{url}")),
         TreeSpec::Path { dir, .. } => {
             let dir = fs::canonicalize(dir)
@@ -140,7 +139,7 @@ mod tests {
     #[test]
     fn the_commits_after_good_up_to_bad_oldest_first() {
         let (dir, ids) = linear_repo(5);
-        let spec = format!("path:{}", dir.path().display());
+        let spec: TreeSpec = format!("path:{}", dir.path().display()).parse().unwrap();
         let h = history_in(&spec, &ids[1].to_string(), "HEAD", dir.path()).unwrap();
         assert_eq!(h.good.id, ids[1].to_string());
         let got: Vec<&str> = h.after_good.iter().map(|c| c.id.as_str()).collect();
@@ -162,7 +161,8 @@ mod tests {
         assert!(format!("{same:#}").contains("the same commit"), "{same:#}");
         let missing = history_in(&spec, "v1.0", "HEAD", dir.path()).unwrap_err();
         assert!(format!("{missing:#}").contains("`v1.0`"), "{missing:#}");
-        let debian = history_in("debian:mariadb=1", "a", "b", dir.path()).unwrap_err();
+        let debian =
+            history_in(&"debian:mariadb=1".parse().unwrap(), "a", "b", dir.path()).unwrap_err();
         assert!(
             format!("{debian:#}").contains("has no history"),
             "{debian:#}"

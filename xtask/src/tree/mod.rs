@@ -32,6 +32,14 @@ pub const DEBIAN_TREES: &[&str] = &[
     "debian:mariadb=1:11.8.6-0+deb13u1",
 ];
 
+/// `DEBIAN_TREES` as specs.
+pub fn debian_trees() -> Vec<TreeSpec> {
+    DEBIAN_TREES
+        .iter()
+        .map(|s| s.parse().expect("DEBIAN_TREES are specs"))
+        .collect()
+}
+
 /// How the user names a tree.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TreeSpec {
@@ -114,6 +122,31 @@ impl FromStr for TreeSpec {
 }
 
 impl TreeSpec {
+    /// The version the spec names (`debian:...=1:10.11.18-0+deb12u1`,
+    /// `git:...#mariadb-11.8.10`, `debian:mysql-9.7=9.7.2-4`), when it
+    /// names one: three numbers, a Debian epoch skipped. A path or a
+    /// packaged server names none before it is opened.
+    pub fn version_named(&self) -> Option<String> {
+        let named = match self {
+            TreeSpec::Debian { version, .. } => version,
+            TreeSpec::Git { reference, .. } => reference,
+            TreeSpec::Path { .. } | TreeSpec::Package { .. } => return None,
+        };
+        let start = named.find(|c: char| c.is_ascii_digit())?;
+        let tail = &named[start..];
+        // skip a Debian epoch (`1:`)
+        let tail = match tail.split_once(':') {
+            Some((epoch, rest)) if epoch.chars().all(|c| c.is_ascii_digit()) => rest,
+            _ => tail,
+        };
+        let version: String = tail
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        let parts: Vec<&str> = version.trim_end_matches('.').split('.').collect();
+        (parts.len() == 3 && parts.iter().all(|p| !p.is_empty())).then(|| parts.join("."))
+    }
+
     /// The engine the spec names, when it names one without a fetch:
     /// Debian's source packages `mariadb*` and `mysql-*`, upstream's tags
     /// `mariadb-<version>` and `mysql-<version>` or a `mysql-server`
@@ -165,21 +198,37 @@ impl fmt::Display for TreeSpec {
     }
 }
 
+/// A matrix file's `spec = "..."` is parsed where the file is read (toml
+/// names its line when the spec is refused) and written back as it was.
+impl<'de> serde::Deserialize<'de> for TreeSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<TreeSpec, D::Error> {
+        let text = <String as serde::Deserialize>::deserialize(d)?;
+        text.parse()
+            .map_err(|e: anyhow::Error| serde::de::Error::custom(format!("{e:#}")))
+    }
+}
+
+impl serde::Serialize for TreeSpec {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 /// Fetches (if needed) and opens the tree named by `spec`.
-pub fn resolve(spec: &str) -> Result<Tree> {
+pub fn resolve(spec: &TreeSpec) -> Result<Tree> {
     resolve_in(spec, &cache_root())
 }
 
 /// `resolve` with the cache at `cache`.
-pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
-    let parsed: TreeSpec = spec.parse()?;
-    if let TreeSpec::Package { mariadbd } = &parsed {
-        return package_tree(spec, mariadbd);
+pub fn resolve_in(parsed: &TreeSpec, cache: &Path) -> Result<Tree> {
+    let spec = parsed.to_string();
+    if let TreeSpec::Package { mariadbd } = parsed {
+        return package_tree(&spec, mariadbd);
     }
     // fetches share the cache's apt configuration and git mirrors: one at a
     // time (a suite beside this one may be fetching the same tree)
     let fetching = || crate::lock::work(&cache.join("trees.lock"), &format!("tree `{spec}`"));
-    let src = match &parsed {
+    let src = match parsed {
         TreeSpec::Debian { package, version } => {
             let _fetching = fetching()?;
             debian_tree(package, version, cache)?
@@ -194,7 +243,7 @@ pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
         } => {
             let dir = fs::canonicalize(dir)
                 .with_context(|| format!("tree `{spec}`: no directory {}", dir.display()))?;
-            return open_at(&parsed.to_string(), &dir, reference);
+            return open_at(&spec, &dir, reference);
         }
         TreeSpec::Path {
             dir,
@@ -212,7 +261,7 @@ pub fn resolve_in(spec: &str, cache: &Path) -> Result<Tree> {
         }
         TreeSpec::Package { .. } => unreachable!("handled above"),
     };
-    open(&parsed.to_string(), &src)
+    open(&spec, &src)
 }
 
 /// Describes the repository at `src` as a tree.
@@ -457,6 +506,49 @@ mod tests {
     }
 
     #[test]
+    fn versions_come_from_debian_and_git_specs() {
+        let version = |spec: &str| spec.parse::<TreeSpec>().unwrap().version_named();
+        assert_eq!(
+            version("debian:mariadb=1:10.11.18-0+deb12u1").as_deref(),
+            Some("10.11.18")
+        );
+        assert_eq!(
+            version("debian:mariadb-10.5=1:10.5.23-0+deb11u1").as_deref(),
+            Some("10.5.23")
+        );
+        assert_eq!(
+            version("debian:mysql-9.7=9.7.2-4").as_deref(),
+            Some("9.7.2")
+        );
+        assert_eq!(
+            version("git:https://github.com/MariaDB/server#mariadb-11.8.10").as_deref(),
+            Some("11.8.10")
+        );
+        assert_eq!(version("git:https://github.com/MariaDB/server#main"), None);
+        assert_eq!(version("path:/src/10.11.1"), None);
+        assert_eq!(version("pkg:/usr/sbin/mariadbd-10.11.18"), None);
+    }
+
+    #[test]
+    fn a_spec_is_written_back_as_it_was_read() {
+        for spec in [
+            "debian:mariadb=1:10.11.18-0+deb12u1",
+            "git:https://github.com/MariaDB/server#mariadb-11.8.10",
+            "path:/src/server",
+            "path:/src/server#mariadb-10.5.6",
+            "pkg:/usr/sbin/mariadbd",
+        ] {
+            let parsed: TreeSpec = spec.parse().unwrap();
+            assert_eq!(parsed.to_string(), spec);
+            let json = serde_json::to_string(&parsed).unwrap();
+            assert_eq!(json, format!("\"{spec}\""));
+            assert_eq!(serde_json::from_str::<TreeSpec>(&json).unwrap(), parsed);
+        }
+        let refused = serde_json::from_str::<TreeSpec>("\"svn:foo\"").unwrap_err();
+        assert!(refused.to_string().contains("unknown kind"), "{refused}");
+    }
+
+    #[test]
     fn the_engine_a_spec_names() {
         let engine = |spec: &str| spec.parse::<TreeSpec>().unwrap().engine_named();
         let (maria, mysql) = (Some(Engine::MariaDb), Some(Engine::MySql));
@@ -521,7 +613,7 @@ mod tests {
         let out = "/usr/sbin/mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n";
         assert_eq!(parse_binary_version(out).as_deref(), Some("10.11.19"));
         assert_eq!(parse_binary_version("mysqld Ver 8.4"), None);
-        let err = resolve("pkg:/nonexistent/mariadbd")
+        let err = resolve(&"pkg:/nonexistent/mariadbd".parse().unwrap())
             .unwrap_err()
             .to_string();
         assert!(
@@ -537,18 +629,29 @@ mod tests {
         let (src, id) = fake_server_tree(dir.path(), "void touch_no_stamp();\n");
         let cache = dir.path().join("cache");
 
-        let tree = resolve_in(&format!("path:{}", src.display()), &cache).unwrap();
+        let tree = resolve_in(&format!("path:{}", src.display()).parse().unwrap(), &cache).unwrap();
         assert_eq!(
             (tree.id.as_str(), tree.series),
             (id.to_string().as_str(), Series::V11_8)
         );
         assert!(tree.has_upstream_fix);
 
-        let tree = resolve_in(&format!("git:file://{}#HEAD", src.display()), &cache).unwrap();
+        let tree = resolve_in(
+            &format!("git:file://{}#HEAD", src.display())
+                .parse()
+                .unwrap(),
+            &cache,
+        )
+        .unwrap();
         assert_eq!(tree.id, id.to_string());
         assert_eq!(tree.version, "11.8.10");
-        let missing =
-            resolve_in(&format!("git:file://{}#no-such-tag", src.display()), &cache).unwrap_err();
+        let missing = resolve_in(
+            &format!("git:file://{}#no-such-tag", src.display())
+                .parse()
+                .unwrap(),
+            &cache,
+        )
+        .unwrap_err();
         assert!(
             format!("{missing:#}").contains("no-such-tag"),
             "{missing:#}"
@@ -583,7 +686,7 @@ mod tests {
             format!("path:{}", src.display()),
             format!("path:{}#HEAD", src.display()),
         ] {
-            let tree = resolve_in(&spec, &cache).unwrap();
+            let tree = resolve_in(&spec.parse().unwrap(), &cache).unwrap();
             assert_eq!(tree.id, id.to_string(), "{spec}");
             assert_eq!(tree.version, "8.4.11", "{spec}");
             assert_eq!(tree.series.to_string(), "mysql-8.4", "{spec}");

@@ -10,9 +10,9 @@
 //! the threads that made those calls, so that background work (flushing,
 //! purge), which does not follow the queries' pace, is not divided by it.
 
+use super::cell_run::{cell_log, hold_purge};
 use super::idle::{catch_up_purge, PURGE_LIMIT};
-use super::pass::{cell_log, deadline, hold_purge, lua_dir, sysbench_args, Length};
-use super::sysbench;
+use super::sysbench::{self, deadline, lua_dir, sysbench_args, Length};
 use crate::dims::WorkloadKind;
 use crate::metrics::status_counter;
 use crate::profile::callgrind;

@@ -13,8 +13,8 @@
 //! (`residency`): the throughput figures come from the `measured` pass
 //! after it, which samples nothing. Each sample's cost is recorded.
 
-use super::pass::{deadline, lua_dir, measured_pass, named_phase, phase, record_command};
-use super::sysbench;
+use super::cell_run::{measured_pass, record_command, CellRun, Phases};
+use super::sysbench::{self, deadline, lua_dir};
 use crate::dims::{Engine, Step, WorkloadKind};
 use crate::record::{NotMeasured, Outcome, Phase, PoolSettings, Sample, ScanLoopOutcome, Workload};
 use crate::server::Server;
@@ -202,20 +202,20 @@ fn args(
 /// pages.
 pub fn prepare(w: &Workload, server: &mut Server, logs: &Path) -> Result<Vec<Phase>> {
     std::fs::create_dir_all(logs)?;
-    let mut phases = Vec::new();
+    let mut phases = Phases::new(w);
     let mut conn = server.connect()?;
     conn.query_drop("CREATE DATABASE IF NOT EXISTS sbtest")?;
-    phase(&mut phases, w, Step::Prepare, || {
+    phases.time(Step::Prepare, || {
         let a = args(w, server, 1, 1, "prepare", 0);
         let rows = w.hot_rows + w.scan_rows + w.cold_rows + w.filler_rows;
         let limit = Duration::from_secs(120 + rows / 2_000);
         sysbench::run(&a, limit, &logs.join("prepare.log")).map(|_| ())
     })?;
-    named_phase(&mut phases, w, Step::Prepare, "analyze", || {
+    phases.time_as(Step::Prepare, "analyze", || {
         conn.query_drop("ANALYZE TABLE sbtest.hot, sbtest.scan")
             .map_err(Into::into)
     })?;
-    Ok(phases)
+    Ok(phases.into_vec())
 }
 
 fn settings(conn: &mut mysql::Conn) -> Result<PoolSettings> {
@@ -395,45 +395,37 @@ pub fn execute_cell(
     server: &mut Server,
     logs: &Path,
 ) -> Result<Outcome> {
-    // before the idle wait, which then waits on the restarted server
-    let mut restarted = Vec::new();
-    if w.cold_start {
-        named_phase(&mut restarted, w, Step::Start, "restart", || {
-            server.restart()
-        })?;
-    }
-    let (mut conn, mut out, mut phases) =
-        super::pass::begin_cell(w, WorkloadKind::ScanLoop, threads, server, logs)?;
-    phases.splice(0..0, restarted);
-    let log = |phase: &str| super::pass::cell_log(logs, w, threads, phase);
+    let mut run = CellRun::begin(w, WorkloadKind::ScanLoop, threads, server, logs)?;
     if w.cold_start && w.filler_rows > 0 {
-        named_phase(&mut phases, w, Step::WarmUp, "filler", || {
+        run.named_phase(Step::WarmUp, "filler", |conn, _| {
             conn.query_drop(READ_FILLER).map_err(Into::into)
         })?;
     }
     let pid = server.pid;
-    let pool = settings(&mut conn)?;
-    let spaces = Spaces::read(&mut conn, server.engine)?;
-    let hot_leaf_pages = leaf_pages(&mut conn, "hot")?;
-    let scan_pages = leaf_pages(&mut conn, "scan")?;
+    let pool = settings(&mut run.conn)?;
+    let spaces = Spaces::read(&mut run.conn, server.engine)?;
+    let hot_leaf_pages = leaf_pages(&mut run.conn, "hot")?;
+    let scan_pages = leaf_pages(&mut run.conn, "scan")?;
     check_room(w, &pool, hot_leaf_pages)?;
 
     if w.warmup_seconds > 0 {
-        phase(&mut phases, w, Step::WarmUp, || {
+        let log = run.log("warmup");
+        run.phase(Step::WarmUp, |_, out| {
             let a = args(w, server, threads, 0, "run", w.warmup_seconds);
-            out.sysbench_commands
-                .push(format!("sysbench {}", a.join(" ")));
-            sysbench::run(&a, deadline(w.warmup_seconds), &log("warmup")).map(|_| ())
+            record_command(out, &a);
+            sysbench::run(&a, deadline(w.warmup_seconds), &log).map(|_| ())
         })?;
     }
 
     // the hot table as the warm-up left it: the denominator of every share
-    let start = sample(&mut conn, spaces, 0.0)?;
+    let start = sample(&mut run.conn, spaces, 0.0)?;
     let hot_pages = start.hot_resident;
-    out.not_measured
+    run.out
+        .not_measured
         .extend(hot_table_short(hot_pages, hot_leaf_pages));
     let mut samples = vec![start];
-    let (residency_hot, residency_scans) = phase(&mut phases, w, Step::Residency, || {
+    let log = run.log("residency");
+    let (residency_hot, residency_scans) = run.phase(Step::Residency, |_, out| {
         let a = args(
             w,
             server,
@@ -442,33 +434,27 @@ pub fn execute_cell(
             "run",
             w.residency_seconds,
         );
-        record_command(&mut out, &a);
-        residency_pass(w, server, &a, spaces, &log("residency"), &mut samples)
+        record_command(out, &a);
+        residency_pass(w, server, &a, spaces, &log, &mut samples)
     })?;
 
-    let (hot, scans) = phase(&mut phases, w, Step::Measured, || {
+    let log = run.log("measured");
+    let (hot, scans) = run.phase(Step::Measured, |conn, out| {
         let a = args(w, server, threads, w.scan_threads, "run", w.measure_seconds);
-        record_command(&mut out, &a);
-        let pass = measured_pass(
-            &mut conn,
-            pid,
-            &a,
-            w.measure_seconds,
-            &log("measured"),
-            false,
-        )?;
+        record_command(out, &a);
+        let pass = measured_pass(conn, pid, &a, w.measure_seconds, &log, false)?;
         let events = parse_events(&pass.output)?;
         out.measured = Some(pass.measured);
         out.measured_output = pass.output;
         Ok(events)
     })?;
     let end = sample(
-        &mut conn,
+        &mut run.conn,
         spaces,
         (w.residency_seconds + w.measure_seconds) as f64,
     )?;
     if residency_scans == 0 {
-        out.not_measured.push(NotMeasured {
+        run.out.not_measured.push(NotMeasured {
             metric: "scan_passes".into(),
             reason: format!(
                 "no scan pass finished within the {} s residency pass",
@@ -477,7 +463,7 @@ pub fn execute_cell(
         });
     }
     let per_s = |n: u64, s: u64| n as f64 / s.max(1) as f64;
-    out.scan_loop = Some(ScanLoopOutcome {
+    run.out.scan_loop = Some(ScanLoopOutcome {
         settings: pool,
         hot_pages,
         hot_leaf_pages: Some(hot_leaf_pages),
@@ -494,8 +480,7 @@ pub fn execute_cell(
         end,
         model_policy: None,
     });
-    out.phases = phases;
-    Ok(out)
+    Ok(run.finish())
 }
 
 #[cfg(test)]

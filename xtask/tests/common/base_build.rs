@@ -9,7 +9,7 @@ use xtask::variant::SourceChange;
 
 /// The tree of `spec`, and the binaries of its base build.
 pub fn base_of(spec: &str) -> (Tree, ServerBinaries) {
-    let tree = xtask::tree::resolve(spec).unwrap();
+    let tree = xtask::tree::resolve(&spec.parse().unwrap()).unwrap();
     let built = build::build(&tree, "base", &SourceChange::None, BuildType::default()).unwrap();
     let binaries = ServerBinaries::from_build(&built).unwrap();
     (tree, binaries)
