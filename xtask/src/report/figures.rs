@@ -265,17 +265,15 @@ pub fn environment(root: &Path) -> Environment<'static> {
     }
     // a question kind's rule, in the words every verdict line uses
     env.add_function("rule", |kind: String| -> Result<String, Error> {
-        let kind: crate::results::question::Kind = serde_json::from_value(
-            serde_json::Value::String(kind.clone()),
-        )
-        .map_err(|_| {
-            Error::new(
-                ErrorKind::InvalidOperation,
-                format!(
+        let kind: crate::results::question::Kind =
+            serde_json::from_value(serde_json::Value::String(kind.clone())).map_err(|_| {
+                Error::new(
+                    ErrorKind::InvalidOperation,
+                    format!(
                     "rule(\"{kind}\"): no such question kind (below, above, no-slower, not-below)"
                 ),
-            )
-        })?;
+                )
+            })?;
         Ok(answers::rule_of(kind).to_string())
     });
     env.add_filter("fixed", |x: f64, digits: usize| format!("{x:.digits$}"));
