@@ -105,6 +105,31 @@ mod tests {
         }
     }
 
+    /// The copies docs/testing.md quotes read as this writer writes, and
+    /// each floor is its parts.
+    #[test]
+    fn the_committed_copies_read_as_the_writer_writes_them() {
+        let dir = crate::util::repo_root().join("reports/default-matrix");
+        let mut read = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            let text = std::fs::read_to_string(&p).unwrap();
+            let t: MatrixTimings =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let f = &t.floor;
+            assert!((f.seconds - (f.make_seconds + f.experiment_seconds)).abs() < 1e-6);
+            assert!(f.builds_made > 0 && f.seconds > 0.0, "{}", p.display());
+            let total = t.stages.iter().find(|s| s.label == "matrix total");
+            assert!(
+                total.is_some_and(|s| (s.seconds - t.total_seconds).abs() < 1.0),
+                "{}",
+                p.display()
+            );
+            read += 1;
+        }
+        assert!(read >= 1, "no copy under {}", dir.display());
+    }
+
     #[test]
     fn the_floor_counts_each_build_made_once_and_each_servers_arming_once() {
         let dir = crate::util::repo_root().join("reports/smoke-10.11.18");
