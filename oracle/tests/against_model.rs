@@ -108,16 +108,17 @@ fn random_traces_agree_event_by_event() {
     let mut total = Agreement::default();
     for (i, cfg) in pools().into_iter().enumerate() {
         let seed = 0x5eed_0000 + i as u64;
+        let run = format!(
+            "{version}: pool {} depth {} old {}% time {} ms, cleaner {}, seed {seed:#x}",
+            cfg.pool_pages,
+            cfg.lru_scan_depth,
+            cfg.old_pct,
+            cfg.old_blocks_time_ms,
+            cfg.cleaner_wakeup.name(),
+        );
         match replay_random(for_tree(cfg), seed, 20_000) {
             Ok(a) => {
-                println!(
-                    "{version}: pool {} depth {} old {}% time {} ms, cleaner {}, seed {seed:#x}: {a}",
-                    cfg.pool_pages,
-                    cfg.lru_scan_depth,
-                    cfg.old_pct,
-                    cfg.old_blocks_time_ms,
-                    cfg.cleaner_wakeup.name(),
-                );
+                println!("{run}: {a}");
                 assert!(
                     a.evictions > 0 && a.frees > 0 && a.cleaner_batches > 0,
                     "{a:?}"
@@ -140,14 +141,7 @@ fn random_traces_agree_event_by_event() {
                 total.events += a.events;
                 total.blocks_compared += a.blocks_compared;
             }
-            Err(stop) => panic!(
-                "{version}: pool {} depth {} old {}% time {} ms, cleaner {}, seed {seed:#x}:\n{stop}",
-                cfg.pool_pages,
-                cfg.lru_scan_depth,
-                cfg.old_pct,
-                cfg.old_blocks_time_ms,
-                cfg.cleaner_wakeup.name(),
-            ),
+            Err(stop) => panic!("{run}:\n{stop}"),
         }
     }
     println!(
