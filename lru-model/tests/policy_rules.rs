@@ -167,10 +167,11 @@ fn tiny_pool_cannot_evict_below_256_blocks() {
 }
 
 /// A full pool of 2,048 blocks, one page-cleaner batch of 128, then 128
-/// reads of new pages into the blocks it freed: how many blocks the
-/// boundary made young during the reads, and how many of the new pages
-/// are young afterwards.
-fn refill(rule: OldSurplus) -> (u64, usize) {
+/// reads of new pages into the blocks it freed, each accessed at once (a
+/// point read) or not (a read-ahead's page that its scan has not reached):
+/// how many blocks the boundary made young during the reads, and how many
+/// of the new pages are young afterwards.
+fn refill(rule: OldSurplus, accessed: bool) -> (u64, usize) {
     let mut p = BufferPool::<Classic>::new(Config {
         pool_pages: 2048,
         lru_scan_depth: 128,
@@ -178,12 +179,16 @@ fn refill(rule: OldSurplus) -> (u64, usize) {
         ..Config::default()
     })
     .unwrap();
-    load(&mut p, 0, 2048, 0);
+    // at 1 ms: an access time of 0 would read as never accessed
+    load(&mut p, 0, 2048, 1);
     p.cleaner_batch();
     assert_eq!(p.free_len(), 128);
     let before = p.counters().boundary_made_young;
     for page in 10_000..10_128 {
         p.read(page).unwrap();
+        if accessed {
+            p.access(page).unwrap();
+        }
     }
     p.check_invariants().unwrap();
     let young = (10_000..10_128)
@@ -198,11 +203,27 @@ fn a_refill_makes_just_read_pages_young_unless_the_old_sublist_may_hold_the_surp
     // short of its target; 128 midpoint inserts lengthen it by 128 and its
     // target by 47 (old_ratio 378/1024), so the boundary steps toward the
     // tail 128 - 47 - 20 - 20 = 41 times, over the pages just read
-    let (moved, young) = refill(OldSurplus::Upstream);
-    assert!((38..=44).contains(&moved), "{moved}");
-    assert!(young > 0 && young as u64 <= moved, "{young} of {moved}");
-    // hold: the surplus fits the allowance of one batch, nothing moves
-    assert_eq!(refill(OldSurplus::Hold), (0, 0));
+    for accessed in [false, true] {
+        let (moved, young) = refill(OldSurplus::Upstream, accessed);
+        assert!((38..=44).contains(&moved), "{moved}");
+        assert!(young > 0 && young as u64 <= moved, "{young} of {moved}");
+        // hold: the surplus fits the allowance of one batch, nothing moves
+        assert_eq!(refill(OldSurplus::Hold, accessed), (0, 0));
+    }
+}
+
+#[test]
+fn hold_unaccessed_holds_for_a_read_aheads_pages_and_not_for_point_reads() {
+    // pages not yet accessed: once the old sublist is over the tolerance,
+    // the boundary steps once, over the block that was at its head before
+    // the refill (a page of the full pool, accessed), and then holds at
+    // the last page read; none of the pages read is made young
+    assert_eq!(refill(OldSurplus::HoldUnaccessed, false), (1, 0));
+    // pages each accessed as soon as read: the boundary moves as upstream's
+    assert_eq!(
+        refill(OldSurplus::HoldUnaccessed, true),
+        refill(OldSurplus::Upstream, true)
+    );
 }
 
 #[test]
@@ -233,10 +254,15 @@ fn the_surplus_allowance_is_the_scan_depth_and_at_most_an_eighth_of_the_list() {
     assert_eq!(OldSurplus::Hold.allowance(1024, 16384), 1024);
     assert_eq!(OldSurplus::Hold.allowance(1024, 4096), 512);
     assert_eq!(OldSurplus::Hold.allowance(100, 4096), 100);
+    assert_eq!(OldSurplus::HoldUnaccessed.allowance(1024, 4096), 512);
     assert_eq!("hold".parse::<OldSurplus>(), Ok(OldSurplus::Hold));
     assert_eq!(
+        "hold-unaccessed".parse::<OldSurplus>(),
+        Ok(OldSurplus::HoldUnaccessed)
+    );
+    assert_eq!(
         "x".parse::<OldSurplus>(),
-        Err("unknown old surplus rule \"x\": expected upstream or hold".into())
+        Err("unknown old surplus rule \"x\": expected upstream, hold or hold-unaccessed".into())
     );
 }
 

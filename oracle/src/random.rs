@@ -1,5 +1,6 @@
 //! Seeded random traces for the differential replay: reads and creations
-//! of pages not in the pool (each followed by the reader's access), accesses and lookups of
+//! of pages not in the pool (each followed by the reader's access, but for
+//! a read-ahead's pages, which no reader has asked for yet), accesses and lookups of
 //! resident pages, frees, and page-cleaner batches, over a set of pages
 //! about twice the pool, so that reads evict; the clock moves by steps
 //! short and long against `innodb_old_blocks_time`.
@@ -22,6 +23,9 @@ pub struct Shape {
     pub cleaners_per_mille: u64,
     /// of a thousand pages not in the pool: those created rather than read
     pub creates_per_mille: u64,
+    /// of a thousand pages not in the pool: those read ahead, which no
+    /// access follows (drawn from the same roll as creations, after them)
+    pub read_ahead_per_mille: u64,
     /// the longest step of the clock, in ms
     pub max_step_ms: u64,
 }
@@ -79,12 +83,16 @@ impl RandomTrace {
         }
         let page = SPACE + 1 + self.rng.below(self.shape.pages);
         if !pool.is_resident(page) {
-            self.pending_access = Some(page);
-            return if self.rng.below(1000) < self.shape.creates_per_mille {
-                Op::Create(page)
-            } else {
-                Op::Read(page)
-            };
+            let kind = self.rng.below(1000);
+            let creates = self.shape.creates_per_mille;
+            if kind < creates {
+                self.pending_access = Some(page);
+                return Op::Create(page);
+            }
+            if kind >= creates + self.shape.read_ahead_per_mille {
+                self.pending_access = Some(page);
+            }
+            return Op::Read(page);
         }
         if roll < self.shape.cleaners_per_mille + self.shape.frees_per_mille {
             Op::Free(page)

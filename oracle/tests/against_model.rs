@@ -65,6 +65,7 @@ fn shape(cfg: &Config) -> Shape {
         frees_per_mille: 20,
         cleaners_per_mille: 10,
         creates_per_mille: 50,
+        read_ahead_per_mille: 50,
         max_step_ms: 2500,
     }
 }

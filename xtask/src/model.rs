@@ -86,8 +86,10 @@ pub struct PoolArgs {
     pub move_stamp: Option<MoveStamp>,
     /// every policy: how far the old sublist may outgrow its target before
     /// the boundary moves toward the tail: `upstream` (the tolerance of 20
-    /// blocks) or `hold` (also innodb_lru_scan_depth blocks, at most an
-    /// eighth of the list: the leak remedy of patches/mysql-9.7/old-surplus.md).
+    /// blocks), `hold` (also innodb_lru_scan_depth blocks, at most an
+    /// eighth of the list: the leak remedy of patches/mysql-9.7/old-surplus.md)
+    /// or `hold-unaccessed` (that surplus only while the old sublist's first
+    /// block has not been accessed since its read: a read-ahead's page).
     #[arg(long, value_parser = parse_old_surplus)]
     pub old_surplus: Option<OldSurplus>,
     /// every policy: who frees blocks for a read that finds none free:

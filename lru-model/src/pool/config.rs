@@ -202,17 +202,39 @@ pub enum OldSurplus {
     /// which take old blocks, bring it back. A refill then makes no block
     /// young, and the batch before it makes no young block old.
     Hold,
+    /// [`OldSurplus::Hold`] only while the block at the old sublist's head
+    /// (the one the boundary's next step would make young) has never been
+    /// accessed since it was read: a read-ahead's page that its scan has
+    /// not reached yet. A page a reader asked for is accessed as soon as it
+    /// is read, so under point reads the boundary moves as upstream's does.
+    HoldUnaccessed,
 }
 
 impl OldSurplus {
-    /// Both rules, upstream's first.
-    pub const ALL: [OldSurplus; 2] = [OldSurplus::Upstream, OldSurplus::Hold];
+    /// Every rule, upstream's first.
+    pub const ALL: [OldSurplus; 3] = [
+        OldSurplus::Upstream,
+        OldSurplus::Hold,
+        OldSurplus::HoldUnaccessed,
+    ];
 
     /// The name on the command line and in records (as serialized).
     pub fn name(self) -> &'static str {
         match self {
             OldSurplus::Upstream => "upstream",
             OldSurplus::Hold => "hold",
+            OldSurplus::HoldUnaccessed => "hold-unaccessed",
+        }
+    }
+
+    /// Whether the surplus holds the boundary while `first_old`, the block
+    /// at the old sublist's head, is there (`accessed`: it has been accessed
+    /// since it was read).
+    pub fn holds_at(self, accessed: bool) -> bool {
+        match self {
+            OldSurplus::Upstream => false,
+            OldSurplus::Hold => true,
+            OldSurplus::HoldUnaccessed => !accessed,
         }
     }
 
@@ -223,7 +245,9 @@ impl OldSurplus {
     pub fn allowance(self, lru_scan_depth: u32, lru_len: u32) -> u64 {
         match self {
             OldSurplus::Upstream => 0,
-            OldSurplus::Hold => u64::from(lru_scan_depth.min(lru_len / 8)),
+            OldSurplus::Hold | OldSurplus::HoldUnaccessed => {
+                u64::from(lru_scan_depth.min(lru_len / 8))
+            }
         }
     }
 }

@@ -252,16 +252,29 @@ impl PoolState {
         (target + OLD_TOLERANCE + surplus).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
     }
 
+    /// [`Self::old_len_most`] while the block at the old sublist's head is
+    /// `first_old`: without the surplus where [`OldSurplus::holds_at`] says
+    /// the rule does not hold for it.
+    fn old_len_most_at(&self, target: u64, first_old: u32) -> u64 {
+        let frame = &self.frames[first_old as usize];
+        let accessed = frame.access_ms != 0 || frame.access_s != 0;
+        if self.cfg.old_surplus.holds_at(accessed) {
+            self.old_len_most(target)
+        } else {
+            (target + OLD_TOLERANCE).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
+        }
+    }
+
     /// `buf_LRU_old_adjust_len()` (buf/buf0lru.cc:440-501), with the
     /// surplus that [`OldSurplus`] allows above the tolerance
     pub(super) fn old_adjust_len(&mut self) {
         debug_assert_ne!(self.lru_old, NIL);
         let new_len = self.old_len_target();
-        let most = self.old_len_most(new_len);
         let mut moves = 0;
         loop {
             let old_len = u64::from(self.lru_old_len);
             let lru_old = self.lru_old;
+            let most = self.old_len_most_at(new_len, lru_old);
             if old_len + OLD_TOLERANCE < new_len {
                 let prev = self.frames[lru_old as usize].prev;
                 if self.cfg.boundary == Boundary::MoveFlagged
