@@ -78,6 +78,15 @@ pub enum ModelPolicy {
     /// `Eager` (MariaDB 10.11, 11.8).
     #[serde(rename = "eager-old-surplus")]
     EagerOldSurplus,
+    /// the leak remedy's second form `old-surplus-unaccessed` on a tree
+    /// whose accesses follow `Classic`: the surplus only while the old
+    /// sublist's first block has not been accessed since its read
+    /// ([`OldSurplus::HoldUnaccessed`]).
+    #[serde(rename = "classic-old-surplus-unaccessed")]
+    ClassicOldSurplusUnaccessed,
+    /// `old-surplus-unaccessed` on a tree whose accesses follow `Eager`.
+    #[serde(rename = "eager-old-surplus-unaccessed")]
+    EagerOldSurplusUnaccessed,
 }
 
 /// What the model runs for a policy: the policy, its short-LRU rule, its
@@ -147,12 +156,20 @@ impl FromStr for ModelPolicy {
 }
 
 impl ModelPolicy {
-    /// The leak remedy's policy on a tree whose accesses follow this one;
-    /// None for a policy the remedy has not been written for.
-    pub fn with_old_surplus(self) -> Option<ModelPolicy> {
-        match self {
-            ModelPolicy::Classic => Some(ModelPolicy::ClassicOldSurplus),
-            ModelPolicy::Eager => Some(ModelPolicy::EagerOldSurplus),
+    /// The leak remedy's policy, with its `rule` for the old sublist, on a
+    /// tree whose accesses follow this one; None for a policy the remedy
+    /// has not been written for.
+    pub fn with_old_surplus(self, rule: OldSurplus) -> Option<ModelPolicy> {
+        match (self, rule) {
+            (_, OldSurplus::Upstream) => Some(self),
+            (ModelPolicy::Classic, OldSurplus::Hold) => Some(ModelPolicy::ClassicOldSurplus),
+            (ModelPolicy::Eager, OldSurplus::Hold) => Some(ModelPolicy::EagerOldSurplus),
+            (ModelPolicy::Classic, OldSurplus::HoldUnaccessed) => {
+                Some(ModelPolicy::ClassicOldSurplusUnaccessed)
+            }
+            (ModelPolicy::Eager, OldSurplus::HoldUnaccessed) => {
+                Some(ModelPolicy::EagerOldSurplusUnaccessed)
+            }
             _ => None,
         }
     }
@@ -161,13 +178,18 @@ impl ModelPolicy {
     pub fn model(self) -> ModelRules {
         use YoungTouch::{AgeChecked, LookedUp, Lookup, LookupMark, OldOnly};
         let (policy, short_lru, clock_tick_ms, young_touch) = match self {
-            ModelPolicy::Classic | ModelPolicy::ClassicOldSurplus => (
+            ModelPolicy::Classic
+            | ModelPolicy::ClassicOldSurplus
+            | ModelPolicy::ClassicOldSurplusUnaccessed => (
                 PolicyKind::Classic,
                 ShortLru::Upstream,
                 LAZY_CLOCK_TICK_MS,
                 AgeChecked,
             ),
-            ModelPolicy::Eager | ModelPolicy::Eager10_5 | ModelPolicy::EagerOldSurplus => (
+            ModelPolicy::Eager
+            | ModelPolicy::Eager10_5
+            | ModelPolicy::EagerOldSurplus
+            | ModelPolicy::EagerOldSurplusUnaccessed => (
                 PolicyKind::Eager,
                 ShortLru::Upstream,
                 LAZY_CLOCK_TICK_MS,
@@ -225,6 +247,9 @@ impl ModelPolicy {
         };
         let old_surplus = match self {
             ModelPolicy::ClassicOldSurplus | ModelPolicy::EagerOldSurplus => OldSurplus::Hold,
+            ModelPolicy::ClassicOldSurplusUnaccessed | ModelPolicy::EagerOldSurplusUnaccessed => {
+                OldSurplus::HoldUnaccessed
+            }
             _ => OldSurplus::Upstream,
         };
         let free_blocks = match self {
@@ -274,6 +299,14 @@ mod tests {
             ),
             (ModelPolicy::ClassicOldSurplus, "classic-old-surplus"),
             (ModelPolicy::EagerOldSurplus, "eager-old-surplus"),
+            (
+                ModelPolicy::ClassicOldSurplusUnaccessed,
+                "classic-old-surplus-unaccessed",
+            ),
+            (
+                ModelPolicy::EagerOldSurplusUnaccessed,
+                "eager-old-surplus-unaccessed",
+            ),
         ] {
             assert_eq!(serde_json::to_string(&p).unwrap(), format!("\"{name}\""));
             assert_eq!(p.name(), name);

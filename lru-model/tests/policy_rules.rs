@@ -227,6 +227,41 @@ fn hold_unaccessed_holds_for_a_read_aheads_pages_and_not_for_point_reads() {
 }
 
 #[test]
+fn what_hold_unaccessed_held_stays_held_once_the_scan_reaches_it() {
+    // a batch, then 128 read-ahead pages into the blocks it freed, then the
+    // scan reaches them all, then point reads take the blocks of a second
+    // batch: the surplus held over the read-ahead pages is not given back
+    // by stepping over them (only evictions take it), and each point read
+    // moves the boundary by at most one block, as upstream's
+    let mut p = BufferPool::<Classic>::new(Config {
+        pool_pages: 2048,
+        lru_scan_depth: 128,
+        old_surplus: OldSurplus::HoldUnaccessed,
+        ..Config::default()
+    })
+    .unwrap();
+    load(&mut p, 0, 2048, 1);
+    p.cleaner_batch();
+    p.set_time(2).unwrap();
+    for page in 10_000..10_128 {
+        p.read(page).unwrap();
+    }
+    for page in 10_000..10_128 {
+        p.access(page).unwrap();
+    }
+    p.check_invariants().unwrap();
+    let before = p.counters().boundary_made_young;
+    p.read(20_000).unwrap();
+    p.access(20_000).unwrap();
+    p.check_invariants().unwrap();
+    assert!(p.counters().boundary_made_young - before <= 1);
+    let young = (10_000..10_128)
+        .filter(|&page| p.is_old(page) == Some(false))
+        .count();
+    assert_eq!(young, 0, "the scan's pages stay old");
+}
+
+#[test]
 fn the_surplus_never_leaves_fewer_than_five_young_blocks() {
     // innodb_old_blocks_pct=95: the target is already the list less 25
     // blocks, and an eighth of the list on top would reach the head

@@ -88,8 +88,9 @@ pub struct PoolArgs {
     /// the boundary moves toward the tail: `upstream` (the tolerance of 20
     /// blocks), `hold` (also innodb_lru_scan_depth blocks, at most an
     /// eighth of the list: the leak remedy of patches/mysql-9.7/old-surplus.md)
-    /// or `hold-unaccessed` (that surplus only while the old sublist's first
-    /// block has not been accessed since its read: a read-ahead's page).
+    /// or `hold-unaccessed` (that surplus gained only where the boundary
+    /// would step over a block not accessed since its read, a read-ahead's
+    /// page, and kept until evictions take it: patches/10.11/old-surplus-unaccessed.md).
     #[arg(long, value_parser = parse_old_surplus)]
     pub old_surplus: Option<OldSurplus>,
     /// every policy: who frees blocks for a read that finds none free:

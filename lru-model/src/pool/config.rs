@@ -202,11 +202,16 @@ pub enum OldSurplus {
     /// which take old blocks, bring it back. A refill then makes no block
     /// young, and the batch before it makes no young block old.
     Hold,
-    /// [`OldSurplus::Hold`] only while the block at the old sublist's head
-    /// (the one the boundary's next step would make young) has never been
-    /// accessed since it was read: a read-ahead's page that its scan has
-    /// not reached yet. A page a reader asked for is accessed as soon as it
-    /// is read, so under point reads the boundary moves as upstream's does.
+    /// [`OldSurplus::Hold`]'s surplus gained only where the boundary would
+    /// step over a block not accessed since its read (a read-ahead's page
+    /// that its scan has not reached yet): there it stops, and the blocks
+    /// the old sublist then holds over upstream's bound stay held, whatever
+    /// is accessed later, until evictions take them back. A page a reader
+    /// asked for is accessed as soon as it is read, so under point reads
+    /// nothing is held and the boundary moves as upstream's does. (Holding
+    /// only while the old sublist's first block is unaccessed is not
+    /// enough: once the scan reaches it, the boundary steps over the whole
+    /// surplus at once, over the scan's pages.)
     HoldUnaccessed,
 }
 
@@ -227,8 +232,8 @@ impl OldSurplus {
         }
     }
 
-    /// Whether the surplus holds the boundary while `first_old`, the block
-    /// at the old sublist's head, is there (`accessed`: it has been accessed
+    /// Whether the surplus may grow to hold the boundary at the block at
+    /// the old sublist's head (`accessed`: whether it has been accessed
     /// since it was read).
     pub fn holds_at(self, accessed: bool) -> bool {
         match self {

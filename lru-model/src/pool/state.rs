@@ -97,6 +97,11 @@ pub struct PoolState {
     pub(super) lru_len: u32,
     pub(super) lru_old: u32,
     pub(super) lru_old_len: u32,
+    /// [`OldSurplus::HoldUnaccessed`]: the blocks the old sublist holds
+    /// over its target and tolerance because the boundary stopped at a
+    /// block not accessed since its read (`buf_LRU_old_held` in the patch);
+    /// evictions, not the boundary, take them back
+    pub(super) old_held: u64,
     /// `buf_pool.lru_hp`, the page cleaner's position
     pub(super) lru_hp: u32,
     /// `buf_pool.lru_scan_itr`, the user threads' position
@@ -151,6 +156,7 @@ impl PoolState {
             lru_len: 0,
             lru_old: NIL,
             lru_old_len: 0,
+            old_held: 0,
             lru_hp: NIL,
             lru_scan_itr: NIL,
             freed_page_clock: 0,
@@ -252,29 +258,20 @@ impl PoolState {
         (target + OLD_TOLERANCE + surplus).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
     }
 
-    /// [`Self::old_len_most`] while the block at the old sublist's head is
-    /// `first_old`: without the surplus where [`OldSurplus::holds_at`] says
-    /// the rule does not hold for it.
-    fn old_len_most_at(&self, target: u64, first_old: u32) -> u64 {
-        let frame = &self.frames[first_old as usize];
-        let accessed = frame.access_ms != 0 || frame.access_s != 0;
-        if self.cfg.old_surplus.holds_at(accessed) {
-            self.old_len_most(target)
-        } else {
-            (target + OLD_TOLERANCE).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
-        }
-    }
-
     /// `buf_LRU_old_adjust_len()` (buf/buf0lru.cc:440-501), with the
     /// surplus that [`OldSurplus`] allows above the tolerance
     pub(super) fn old_adjust_len(&mut self) {
         debug_assert_ne!(self.lru_old, NIL);
         let new_len = self.old_len_target();
+        let most = self.old_len_most(new_len);
+        // upstream's bound, which the surplus of OldSurplus::HoldUnaccessed
+        // extends by what it holds
+        let tolerated = (new_len + OLD_TOLERANCE).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN);
         let mut moves = 0;
         loop {
             let old_len = u64::from(self.lru_old_len);
             let lru_old = self.lru_old;
-            let most = self.old_len_most_at(new_len, lru_old);
+            let over_held = old_len > tolerated + self.old_held;
             if old_len + OLD_TOLERANCE < new_len {
                 let prev = self.frames[lru_old as usize].prev;
                 if self.cfg.boundary == Boundary::MoveFlagged
@@ -289,15 +286,29 @@ impl PoolState {
                 self.lru_old = prev;
                 self.lru_old_len += 1;
                 self.frames[prev as usize].old = true;
-            } else if old_len > most {
+            } else if old_len > most || (over_held && !self.holds_at(lru_old)) {
                 self.lru_old = self.frames[lru_old as usize].next;
                 self.lru_old_len -= 1;
                 self.frames[lru_old as usize].old = false;
                 self.counters.boundary_made_young += 1;
             } else {
+                if over_held {
+                    // the boundary stops at a block no one has accessed
+                    self.old_held = old_len - tolerated;
+                }
+                // what evictions took is no longer held
+                self.old_held = self.old_held.min(old_len.saturating_sub(tolerated));
                 return;
             }
         }
+    }
+
+    /// Whether the old sublist's surplus holds the boundary at `first_old`
+    /// ([`OldSurplus::holds_at`]: whether it has been accessed since its read).
+    fn holds_at(&self, first_old: u32) -> bool {
+        let frame = &self.frames[first_old as usize];
+        let accessed = frame.access_ms != 0 || frame.access_s != 0;
+        self.cfg.old_surplus.holds_at(accessed)
     }
 
     /// The hazard-pointer adjustment of `buf_pool_t::LRU_remove()`
@@ -346,6 +357,7 @@ impl PoolState {
         }
         self.lru_old = self.lru_head;
         self.lru_old_len = self.lru_len;
+        self.old_held = 0;
         self.old_adjust_len();
     }
 

@@ -41,5 +41,14 @@ pub const LEAK_REMEDY: &str = "old-surplus";
 /// too (its patch table entries have no `refuse_on`).
 pub const SERVES_FIXED_TREES: [&str; 2] = [REBUILT_CONTROL, LEAK_REMEDY];
 
-/// The remedy's patch file name, the same in each series' folder.
-pub const LEAK_REMEDY_PATCH: &str = "old-surplus.patch";
+/// The leak remedy's patch file names, the same in each series' folder,
+/// each with its rule for the old sublist: `old-surplus` holds a surplus
+/// always, `old-surplus-unaccessed` only over a block no one has accessed
+/// since its read (a read-ahead's page).
+pub const LEAK_REMEDY_PATCHES: [(&str, lru_model::OldSurplus); 2] = [
+    ("old-surplus.patch", lru_model::OldSurplus::Hold),
+    (
+        "old-surplus-unaccessed.patch",
+        lru_model::OldSurplus::HoldUnaccessed,
+    ),
+];

@@ -10,7 +10,7 @@
 //! sweep runs and the counter is 0 whatever the accesses did: that 0 is
 //! not gate's 0, and a report says "no sweep ran" instead.
 
-use crate::dims::{ModelPolicy, Series, LAYOUT_SHIFT_PATCH, LEAK_REMEDY_PATCH};
+use crate::dims::{ModelPolicy, Series, LAYOUT_SHIFT_PATCH, LEAK_REMEDY_PATCHES};
 use crate::record::{Measured, RunResult, Tree};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -42,9 +42,11 @@ pub fn model_policy(
         None => Some(own),
         // the leak remedy changes the old sublist's rule; the accesses
         // follow the tree's own
-        Some(f) if f.file_name().is_some_and(|n| n == LEAK_REMEDY_PATCH) => own.with_old_surplus(),
         Some(f) => {
             let name = f.file_name()?;
+            if let Some(&(_, rule)) = LEAK_REMEDY_PATCHES.iter().find(|(file, _)| name == *file) {
+                return own.with_old_surplus(rule);
+            }
             PORT_POLICIES
                 .iter()
                 .find(|(file, _)| name == *file)
@@ -182,6 +184,16 @@ mod tests {
         assert_eq!(
             model_policy(&tree("mysql-9.7"), None, false),
             Some(ModelPolicy::Classic)
+        );
+        let patch = Path::new("patches/11.8/old-surplus-unaccessed.patch");
+        assert_eq!(
+            model_policy(&tree("11.8"), Some(patch), false),
+            Some(ModelPolicy::EagerOldSurplusUnaccessed)
+        );
+        let patch = Path::new("patches/mysql-9.7/old-surplus-unaccessed.patch");
+        assert_eq!(
+            model_policy(&tree("mysql-9.7"), Some(patch), false),
+            Some(ModelPolicy::ClassicOldSurplusUnaccessed)
         );
     }
 
