@@ -172,6 +172,16 @@ fn tiny_pool_cannot_evict_below_256_blocks() {
 /// how many blocks the boundary made young during the reads, and how many
 /// of the new pages are young afterwards.
 fn refill(rule: OldSurplus, accessed: bool) -> (u64, usize) {
+    let (p, before) = refilled(rule, accessed);
+    let young = (10_000..10_128)
+        .filter(|&page| p.is_old(page) == Some(false))
+        .count();
+    (p.counters().boundary_made_young - before, young)
+}
+
+/// The pool of [`refill`] after its reads, and the blocks the boundary had
+/// made young before them.
+fn refilled(rule: OldSurplus, accessed: bool) -> (BufferPool<Classic>, u64) {
     let mut p = BufferPool::<Classic>::new(Config {
         pool_pages: 2048,
         lru_scan_depth: 128,
@@ -191,10 +201,7 @@ fn refill(rule: OldSurplus, accessed: bool) -> (u64, usize) {
         }
     }
     p.check_invariants().unwrap();
-    let young = (10_000..10_128)
-        .filter(|&page| p.is_old(page) == Some(false))
-        .count();
-    (p.counters().boundary_made_young - before, young)
+    (p, before)
 }
 
 #[test]
@@ -229,23 +236,11 @@ fn hold_unaccessed_holds_for_a_read_aheads_pages_and_not_for_point_reads() {
 #[test]
 fn what_hold_unaccessed_held_stays_held_once_the_scan_reaches_it() {
     // a batch, then 128 read-ahead pages into the blocks it freed, then the
-    // scan reaches them all, then point reads take the blocks of a second
-    // batch: the surplus held over the read-ahead pages is not given back
-    // by stepping over them (only evictions take it), and each point read
-    // moves the boundary by at most one block, as upstream's
-    let mut p = BufferPool::<Classic>::new(Config {
-        pool_pages: 2048,
-        lru_scan_depth: 128,
-        old_surplus: OldSurplus::HoldUnaccessed,
-        ..Config::default()
-    })
-    .unwrap();
-    load(&mut p, 0, 2048, 1);
-    p.cleaner_batch();
-    p.set_time(2).unwrap();
-    for page in 10_000..10_128 {
-        p.read(page).unwrap();
-    }
+    // scan reaches them all, then one point read: the surplus held over the
+    // read-ahead pages is not given back by stepping over them (only
+    // evictions take it), and the point read moves the boundary by at most
+    // one block, as upstream's
+    let (mut p, _) = refilled(OldSurplus::HoldUnaccessed, false);
     for page in 10_000..10_128 {
         p.access(page).unwrap();
     }

@@ -255,6 +255,12 @@ impl PoolState {
             .cfg
             .old_surplus
             .allowance(self.cfg.lru_scan_depth, self.lru_len);
+        self.old_len_bound(target, surplus)
+    }
+
+    /// The target plus the tolerance and `surplus`, never more than leaves
+    /// `NON_OLD_MIN_LEN` blocks in the new sublist.
+    fn old_len_bound(&self, target: u64, surplus: u64) -> u64 {
         (target + OLD_TOLERANCE + surplus).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN)
     }
 
@@ -266,7 +272,7 @@ impl PoolState {
         let most = self.old_len_most(new_len);
         // upstream's bound, which the surplus of OldSurplus::HoldUnaccessed
         // extends by what it holds
-        let tolerated = (new_len + OLD_TOLERANCE).min(u64::from(self.lru_len) - NON_OLD_MIN_LEN);
+        let tolerated = self.old_len_bound(new_len, 0);
         let mut moves = 0;
         loop {
             let old_len = u64::from(self.lru_old_len);
